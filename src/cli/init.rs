@@ -1,0 +1,105 @@
+//! `nexusq init`: create the vault, the identity and its revocation statement.
+
+use super::{Context, kdf_json, kdf_params, now, output};
+use crate::armor;
+use crate::error::{Error, Result};
+use crate::identity::revocation;
+use crate::vault::{self, KdfParams, atomic, storage};
+use std::path::{Path, PathBuf};
+
+fn default_revocation_path(vault: &Path) -> PathBuf {
+    let mut s = vault.as_os_str().to_os_string();
+    s.push(".revocation.asc");
+    PathBuf::from(s)
+}
+
+pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
+    let path = ctx.vault_path()?;
+    let backend = ctx.backend()?;
+    let opts = ctx.save_options()?;
+    // Everything that can be refused is refused before the password is asked for.
+    if path.exists() {
+        return Err(Error::usage(
+            format!(
+                "a vault already exists at {}; it was left untouched",
+                path.display()
+            ),
+            "use it (`nexusq vault open`), or pass --vault PATH to create another one elsewhere",
+        ));
+    }
+    let folder = storage::parent_folder(&path).to_path_buf();
+    if !folder.exists() {
+        if ctx.global.vault.is_some() || std::env::var_os("NEXUSQ_VAULT").is_some() {
+            return Err(Error::usage(
+                format!("the folder {} does not exist", folder.display()),
+                "create it first, or choose another --vault path",
+            ));
+        }
+        create_private_dir(&folder)?;
+    }
+    vault::check_save_location(&path, &opts)?;
+    let revocation_out = args
+        .revocation_out
+        .clone()
+        .unwrap_or_else(|| default_revocation_path(&path));
+    let to_stdout = revocation_out == Path::new("-");
+    if !to_stdout && revocation_out.exists() {
+        return Err(Error::usage(
+            format!("{} already exists", revocation_out.display()),
+            "move it away or pass --revocation-out FILE",
+        ));
+    }
+    if to_stdout && ctx.global.json {
+        return Err(Error::usage(
+            "--revocation-out - and --json both want stdout",
+            "write the revocation statement to a file with --revocation-out FILE",
+        ));
+    }
+    let params = kdf_params(&ctx.out, &args.kdf, KdfParams::DEFAULT)?;
+    let password = ctx.password(true)?;
+    ctx.out
+        .note("creating the identity (SLH-DSA root, generation 1) and the vault...");
+    let created = vault::create(&path, &password, params, &opts, backend, now(), |rev| {
+        let text = armor::encode(revocation::ARMOR_KIND, &rev.encode());
+        if to_stdout {
+            print!("{text}");
+            Ok(())
+        } else {
+            atomic::create_new_private(&revocation_out, text.as_bytes())
+        }
+    })?;
+    let fp = created.public.root_id().fingerprint().to_string();
+    let cert = created.public.newest();
+    ctx.out.json(&serde_json::json!({
+        "vault": path.display().to_string(),
+        "fingerprint": fp,
+        "generation": cert.generation,
+        "created": output::time(created.created),
+        "not_after": output::time(cert.not_after),
+        "kdf": kdf_json(&created.params),
+        "revocation": if to_stdout { "-".to_string() } else { revocation_out.display().to_string() },
+    }));
+    if !to_stdout {
+        ctx.out.data(&format!(
+            "created {}\nfingerprint: {fp}\ngeneration:  1, valid until {}",
+            path.display(),
+            output::time(cert.not_after)
+        ));
+        ctx.out.note(&format!(
+            "A revocation statement for this identity is in {}.\nMove it off this phone (print \
+             it, or keep it on another device) and delete it here: anyone who has it can \
+             declare your identity revoked, and you need it if the phone is lost.",
+            revocation_out.display()
+        ));
+    }
+    Ok(())
+}
+
+fn create_private_dir(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| Error::io_at("create the folder", dir, &e))
+}

@@ -1,0 +1,197 @@
+//! The command line: clap definitions, one module per command, and the shared context they use.
+//! No crypto here: commands call `vault` and `identity`, and print what they return.
+
+pub mod args;
+pub mod hardening;
+mod identity_cmd;
+mod init;
+pub mod output;
+pub mod password;
+mod vault_cmd;
+
+use crate::error::{Error, Result};
+use crate::secret::Password;
+use crate::suite::{Backend, BackendChoice};
+use crate::vault::{SaveOptions, storage};
+use args::{Cli, Command, GlobalArgs, IdentityCommand, KdfArgs, VaultCommand};
+use output::Output;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Run a parsed command line.
+pub fn run(cli: Cli) -> Result<()> {
+    let ctx = Context::new(cli.global);
+    match cli.command {
+        Command::Init(a) => init::run(&ctx, &a),
+        Command::Vault(VaultCommand::Open) => vault_cmd::open(&ctx),
+        Command::Vault(VaultCommand::Unlock) => vault_cmd::unlock(&ctx),
+        Command::Vault(VaultCommand::Passwd { kdf }) => vault_cmd::passwd(&ctx, &kdf),
+        Command::Identity(IdentityCommand::Export {
+            output,
+            full_history,
+            unlock,
+        }) => identity_cmd::export(&ctx, output.as_deref(), full_history, unlock),
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            clap_complete::generate(shell, &mut Cli::command(), "nexusq", &mut std::io::stdout());
+            Ok(())
+        }
+    }
+}
+
+/// What every command needs: the global options and the output.
+pub struct Context {
+    pub global: GlobalArgs,
+    pub out: Output,
+}
+
+impl Context {
+    pub fn new(global: GlobalArgs) -> Self {
+        let out = Output::new(global.json);
+        Context { global, out }
+    }
+
+    pub fn vault_path(&self) -> Result<PathBuf> {
+        storage::default_vault_path(
+            self.global.vault.as_deref(),
+            std::env::var_os("NEXUSQ_VAULT"),
+            storage::platform_data_dir(),
+        )
+        .ok_or_else(|| {
+            Error::usage(
+                "cannot tell where the vault lives: no --vault, no NEXUSQ_VAULT and no home folder",
+                "pass --vault PATH or set NEXUSQ_VAULT",
+            )
+        })
+    }
+
+    pub fn backend(&self) -> Result<&'static dyn Backend> {
+        let name = match &self.global.backend {
+            Some(b) => b.clone(),
+            None => std::env::var("NEXUSQ_BACKEND")
+                .ok()
+                .filter(|s| !s.is_empty())
+                .unwrap_or_else(|| "rustcrypto".into()),
+        };
+        BackendChoice::parse(&name)?.backend()
+    }
+
+    pub fn save_options(&self) -> Result<SaveOptions> {
+        let t = self.global.lock_timeout;
+        if !t.is_finite() || !(0.0..=86_400.0).contains(&t) {
+            return Err(Error::usage(
+                format!("--lock-timeout {t} is not a number of seconds between 0 and 86400"),
+                "pass e.g. --lock-timeout 30",
+            ));
+        }
+        Ok(SaveOptions {
+            lock_timeout: Duration::from_secs_f64(t),
+            allow_shared_storage: self.global.allow_shared_storage,
+        })
+    }
+
+    fn read_password(
+        &self,
+        source: &password::Source,
+        what: &str,
+        confirm: bool,
+    ) -> Result<Password> {
+        for failure in hardening::harden_process() {
+            self.out
+                .warn(&format!("could not harden the process: {failure}"));
+        }
+        let read = password::read(source, what, confirm)?;
+        for w in &read.warnings {
+            self.out.warn(w);
+        }
+        Ok(read.password)
+    }
+
+    pub fn password_source(&self) -> password::Source {
+        password::Source::from_options(self.global.password_file.as_ref(), self.global.password_fd)
+    }
+
+    /// The vault password; `confirm` asks twice on a terminal.
+    pub fn password(&self, confirm: bool) -> Result<Password> {
+        self.read_password(&self.password_source(), "password", confirm)
+    }
+
+    /// The new password of `vault passwd` (asked twice on a terminal).
+    pub fn new_password(&self) -> Result<Password> {
+        let source = password::Source::from_options(
+            self.global.new_password_file.as_ref(),
+            self.global.new_password_fd,
+        );
+        self.read_password(&source, "new password", true)
+    }
+}
+
+/// Seconds since the Unix epoch.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// Turn the --kdf-* / --calibrate-ms options into parameters, starting from `base`.
+pub fn kdf_params(
+    out: &Output,
+    args: &KdfArgs,
+    base: crate::vault::KdfParams,
+) -> Result<crate::vault::KdfParams> {
+    use crate::vault::kdf;
+    let memory_kib = match args.kdf_memory_mib {
+        Some(m) => m.checked_mul(1024).ok_or_else(|| {
+            Error::usage(
+                format!("--kdf-memory-mib {m} is far too large"),
+                "use at most 2048",
+            )
+        })?,
+        None => base.memory_kib,
+    };
+    let parallelism = args.kdf_parallelism.unwrap_or(base.parallelism);
+    let mut params = crate::vault::KdfParams {
+        memory_kib,
+        iterations: args.kdf_iterations.unwrap_or(base.iterations),
+        parallelism,
+    };
+    params.check_bounds(kdf::device_ram_bytes()).map_err(|m| {
+        Error::usage(
+            m,
+            "choose --kdf-memory-mib 8..2048, --kdf-iterations 1..64, --kdf-parallelism 1..16",
+        )
+    })?;
+    if let Some(ms) = args.calibrate_ms {
+        if !(1..=60_000).contains(&ms) {
+            return Err(Error::usage(
+                format!("--calibrate-ms {ms} is outside 1..60000"),
+                "pass a target in milliseconds, e.g. --calibrate-ms 1000",
+            ));
+        }
+        out.note(&format!(
+            "calibrating Argon2id for about {ms} ms on this device..."
+        ));
+        params = kdf::calibrate(Duration::from_millis(ms), memory_kib, parallelism)?;
+        out.note(&format!("chose {}", params.describe()));
+    }
+    if params.is_weaker_than_default() {
+        out.warn(&format!(
+            "{} is weaker than the default ({}); a stolen vault is cheaper to attack",
+            params.describe(),
+            crate::vault::KdfParams::DEFAULT.describe()
+        ));
+    }
+    Ok(params)
+}
+
+/// The KDF parameters as JSON.
+pub fn kdf_json(p: &crate::vault::KdfParams) -> serde_json::Value {
+    serde_json::json!({
+        "algorithm": "argon2id",
+        "version": 19,
+        "memory_kib": p.memory_kib,
+        "iterations": p.iterations,
+        "parallelism": p.parallelism,
+    })
+}

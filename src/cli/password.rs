@@ -1,0 +1,238 @@
+//! Where passwords come from: a file, an inherited file descriptor, or the terminal.
+//! Never stdin, never an environment variable, never a command-line argument.
+
+use crate::error::{Error, Result};
+use crate::secret::Password;
+use crate::vault::storage;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use zeroize::Zeroizing;
+
+const MAX_PASSWORD_BYTES: u64 = 64 * 1024;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    File(PathBuf),
+    Fd(u32),
+    Terminal,
+}
+
+impl Source {
+    pub fn from_options(file: Option<&PathBuf>, fd: Option<u32>) -> Source {
+        match (file, fd) {
+            (Some(f), _) => Source::File(f.clone()),
+            (None, Some(fd)) => Source::Fd(fd),
+            (None, None) => Source::Terminal,
+        }
+    }
+
+    pub fn is_terminal(&self) -> bool {
+        matches!(self, Source::Terminal)
+    }
+}
+
+/// What a password read produced besides the password: warnings for the user.
+#[derive(Debug)]
+pub struct PasswordRead {
+    pub password: Password,
+    pub warnings: Vec<String>,
+}
+
+/// Read a password. `confirm` asks twice on a terminal (init, new passwords); `what` names it
+/// in prompts and errors ("password", "new password").
+pub fn read(source: &Source, what: &str, confirm: bool) -> Result<PasswordRead> {
+    let mut warnings = Vec::new();
+    let password = match source {
+        Source::File(path) => {
+            warnings.extend(password_file_warnings(path));
+            first_line(
+                open_limited(path)?,
+                &format!("the {what} file {}", path.display()),
+            )?
+        }
+        Source::Fd(fd) => {
+            // /proc/self/fd/N opens the inherited descriptor without unsafe code; it works for
+            // pipes and files on Linux and Android.
+            let proc_path = PathBuf::from(format!("/proc/self/fd/{fd}"));
+            let file = std::fs::File::open(&proc_path).map_err(|e| {
+                Error::usage(
+                    format!("cannot read the {what} from file descriptor {fd}: {e}"),
+                    "pass a descriptor this process inherited, e.g. `--password-fd 3 3<pwfile`",
+                )
+            })?;
+            first_line(file, &format!("file descriptor {fd}"))?
+        }
+        Source::Terminal => prompt(what, confirm)?,
+    };
+    if password.is_empty() {
+        return Err(Error::usage(
+            format!("the {what} is empty"),
+            "an empty password protects nothing; use a long passphrase",
+        ));
+    }
+    Ok(PasswordRead { password, warnings })
+}
+
+fn open_limited(path: &Path) -> Result<std::fs::File> {
+    std::fs::File::open(path).map_err(|e| {
+        let mut err = Error::io_at("read the password file", path, &e);
+        if e.kind() == std::io::ErrorKind::NotFound {
+            err = Error::usage(err.message().to_string(), "check the --password-file path");
+        }
+        err
+    })
+}
+
+/// The first line, without its line ending (LF or CRLF), read one byte at a time so nothing
+/// past the first line is consumed from a pipe.
+fn first_line(reader: impl Read, what: &str) -> Result<Password> {
+    let mut line = Zeroizing::new(Vec::new());
+    let mut byte = [0u8; 1];
+    let mut reader = reader.take(MAX_PASSWORD_BYTES + 1);
+    loop {
+        match reader.read(&mut byte) {
+            Ok(0) => break,
+            Ok(_) if byte[0] == b'\n' => break,
+            Ok(_) => line.push(byte[0]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(Error::io(
+                    format!("cannot read the password from {what}: {e}"),
+                    "check that it is readable",
+                ));
+            }
+        }
+        if line.len() as u64 > MAX_PASSWORD_BYTES {
+            return Err(Error::usage(
+                format!("the first line of {what} is longer than 64 KiB"),
+                "the password must be the file's first line",
+            ));
+        }
+    }
+    if line.last() == Some(&b'\r') {
+        line.pop();
+    }
+    let text = String::from_utf8(std::mem::take(&mut *line)).map_err(|e| {
+        let mut bytes = e.into_bytes();
+        zeroize::Zeroize::zeroize(&mut bytes);
+        Error::usage(
+            format!("the password in {what} is not valid UTF-8"),
+            "save the password file as UTF-8 text",
+        )
+    })?;
+    Ok(Password::new(Zeroizing::new(text)))
+}
+
+fn password_file_warnings(path: &Path) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut out = Vec::new();
+    if let Ok(meta) = std::fs::metadata(path)
+        && meta.permissions().mode() & 0o077 != 0
+    {
+        out.push(format!(
+            "the password file {} is readable by other users (mode {:o}); run `chmod 600` on it",
+            path.display(),
+            meta.permissions().mode() & 0o777
+        ));
+    }
+    let shared = std::fs::canonicalize(path)
+        .map(|p| storage::is_shared_storage(&p))
+        .unwrap_or(false);
+    if shared {
+        out.push(format!(
+            "the password file {} is in Android shared storage, where other apps can read it; \
+             keep it in Termux's home",
+            path.display()
+        ));
+    }
+    out
+}
+
+/// Hidden prompt on the controlling terminal. Without one, fail at once (never hang).
+fn prompt(what: &str, confirm: bool) -> Result<Password> {
+    if std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .is_err()
+    {
+        return Err(Error::usage(
+            format!("no terminal to ask for the {what}"),
+            "pass --password-file PATH or --password-fd N (and --new-password-file / \
+             --new-password-fd for a new password)",
+        ));
+    }
+    let ask = |prompt: &str| {
+        rpassword::prompt_password(prompt)
+            .map(|s| Password::new(Zeroizing::new(s)))
+            .map_err(|e| {
+                Error::io(
+                    format!("cannot read the {what} from the terminal: {e}"),
+                    "try again, or use --password-file",
+                )
+            })
+    };
+    let capitalised = {
+        let mut c = what.chars();
+        c.next()
+            .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+            .unwrap_or_default()
+    };
+    let first = ask(&format!("{capitalised}: "))?;
+    if confirm {
+        let again = ask(&format!("{capitalised} again: "))?;
+        if first != again {
+            return Err(Error::usage(
+                format!("the two {what}s did not match"),
+                "run the command again and type the same password twice",
+            ));
+        }
+    }
+    Ok(first)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_line_rules() {
+        let p = first_line(&b"secret\nsecond line"[..], "t").unwrap();
+        assert_eq!(p.as_bytes(), b"secret");
+        let p = first_line(&b"secret\r\n"[..], "t").unwrap();
+        assert_eq!(p.as_bytes(), b"secret");
+        let p = first_line(&b"no newline"[..], "t").unwrap();
+        assert_eq!(p.as_bytes(), b"no newline");
+        let p = first_line(&b"  spaces kept  \n"[..], "t").unwrap();
+        assert_eq!(p.as_bytes(), b"  spaces kept  ");
+        assert!(first_line(&b"\xff\xfe\n"[..], "t").is_err());
+    }
+
+    #[test]
+    fn empty_password_file_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("pw");
+        std::fs::write(&f, "\nsecond").unwrap();
+        let err = read(&Source::File(f), "password", false).unwrap_err();
+        assert_eq!(err.exit(), crate::error::Exit::Usage);
+        assert!(err.message().contains("empty"));
+    }
+
+    #[test]
+    fn loose_permissions_warn() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("pw");
+        std::fs::write(&f, "pw\n").unwrap();
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let r = read(&Source::File(f.clone()), "password", false).unwrap();
+        assert_eq!(r.warnings.len(), 1);
+        std::fs::set_permissions(&f, std::fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(
+            read(&Source::File(f), "password", false)
+                .unwrap()
+                .warnings
+                .is_empty()
+        );
+    }
+}

@@ -1,0 +1,146 @@
+//! `nexusq vault open | unlock | passwd`.
+
+use super::{Context, kdf_json, kdf_params, output};
+use crate::error::Result;
+use crate::identity::PublicIdentity;
+use crate::suite::SuiteId;
+use crate::vault::{self, Argon2id, VaultFile, storage};
+use serde_json::json;
+
+fn shared_storage_warning(ctx: &Context, path: &std::path::Path) {
+    if storage::folder_is_shared_storage(path) {
+        ctx.out.warn(&format!(
+            "{} is in Android shared storage, where other apps can read it; move it to Termux's home",
+            path.display()
+        ));
+    }
+}
+
+fn suites() -> Vec<&'static str> {
+    [
+        SuiteId::MlKem768X25519,
+        SuiteId::MlKem1024X25519,
+        SuiteId::MlDsa65Ed25519,
+    ]
+    .map(SuiteId::name)
+    .to_vec()
+}
+
+fn identity_json(public: &PublicIdentity) -> serde_json::Value {
+    let cert = public.newest();
+    json!({
+        "fingerprint": public.root_id().fingerprint().to_string(),
+        "generation": cert.generation,
+        "generations": public.certificates.len(),
+        "not_after": output::time(cert.not_after),
+    })
+}
+
+pub fn open(ctx: &Context) -> Result<()> {
+    let path = ctx.vault_path()?;
+    shared_storage_warning(ctx, &path);
+    let file: VaultFile = vault::open(&path)?;
+    let public = &file.public;
+    let cert = public.newest();
+    let now = super::now();
+    let expired = cert.is_expired(now);
+    if file.header.kdf.is_weaker_than_default() {
+        ctx.out.warn(&format!(
+            "the vault's password hashing ({}) is weaker than the default ({}); run `nexusq vault passwd` to strengthen it",
+            file.header.kdf.describe(),
+            vault::KdfParams::DEFAULT.describe()
+        ));
+    }
+    if expired {
+        ctx.out.warn(&format!(
+            "generation {} expired on {}; others will refuse to encrypt to it",
+            cert.generation,
+            output::time(cert.not_after)
+        ));
+    }
+    let mut j = identity_json(public);
+    let obj = j.as_object_mut().expect("object");
+    obj.insert("vault".into(), json!(path.display().to_string()));
+    obj.insert("status".into(), json!("intact"));
+    obj.insert("authenticated".into(), json!(false));
+    obj.insert("kdf".into(), kdf_json(&file.header.kdf));
+    obj.insert(
+        "kdf_below_default".into(),
+        json!(file.header.kdf.is_weaker_than_default()),
+    );
+    obj.insert("created".into(), json!(output::time(file.created)));
+    obj.insert("suites".into(), json!(suites()));
+    obj.insert("root_suite".into(), json!(SuiteId::SlhDsaShake128f.name()));
+    obj.insert("expired".into(), json!(expired));
+    obj.insert(
+        "shared_storage".into(),
+        json!(storage::folder_is_shared_storage(&path)),
+    );
+    ctx.out.json(&j);
+    ctx.out.data(&format!(
+        "vault:       {}\nstatus:      intact (not authenticated: unlock checks it)\n\
+         fingerprint: {}\ngeneration:  {} ({} in history)\nkdf:         {}\n\
+         suites:      {} (root: {})\ncreated:     {}\nvalid until: {}{}",
+        path.display(),
+        public.root_id().fingerprint(),
+        cert.generation,
+        public.certificates.len(),
+        file.header.kdf.describe(),
+        suites().join(", "),
+        SuiteId::SlhDsaShake128f.name(),
+        output::time(file.created),
+        output::time(cert.not_after),
+        if expired { " (expired)" } else { "" },
+    ));
+    Ok(())
+}
+
+pub fn unlock(ctx: &Context) -> Result<()> {
+    let path = ctx.vault_path()?;
+    let backend = ctx.backend()?;
+    shared_storage_warning(ctx, &path);
+    let file = vault::open(&path)?;
+    let password = ctx.password(false)?;
+    let unlocked = file.unlock(&password, &Argon2id, backend)?;
+    let public = &unlocked.file.public;
+    let mut j = identity_json(public);
+    j.as_object_mut()
+        .expect("object")
+        .insert("unlocked".into(), json!(true));
+    ctx.out.json(&j);
+    ctx.out.data(&format!(
+        "unlocked: the secret keys match the public identity\nfingerprint: {}\ngeneration:  {}",
+        public.root_id().fingerprint(),
+        public.newest().generation
+    ));
+    Ok(())
+}
+
+pub fn passwd(ctx: &Context, kdf: &super::args::KdfArgs) -> Result<()> {
+    let path = ctx.vault_path()?;
+    let backend = ctx.backend()?;
+    let opts = ctx.save_options()?;
+    // Read and check the file first so a missing or corrupted vault fails before any prompt.
+    let current = vault::open(&path)?;
+    let new_params = if kdf.any() {
+        Some(kdf_params(&ctx.out, kdf, current.header.kdf)?)
+    } else {
+        None
+    };
+    let old = ctx.password(false)?;
+    let new = ctx.new_password()?;
+    let params = vault::change_password(&path, &old, &new, new_params, &opts, backend)?;
+    ctx.out.json(&json!({
+        "vault": path.display().to_string(),
+        "changed": true,
+        "kdf": kdf_json(&params),
+    }));
+    ctx.out.data(&format!(
+        "password changed for {}\nkdf: {}",
+        path.display(),
+        params.describe()
+    ));
+    ctx.out
+        .note("Older copies of the vault still open with the old password; delete them.");
+    Ok(())
+}

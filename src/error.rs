@@ -1,0 +1,144 @@
+//! One error type for the whole program: what happened, what to do next, and the exit code.
+//!
+//! Messages never contain secret material; callers build them from public facts only.
+
+use std::fmt;
+
+/// Exit codes of DESIGN.md section 5.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// A check failed: bad signature, not-authentic ciphertext, any defect in a non-vault input.
+    CheckFailed = 1,
+    /// The command line or its inputs are unusable as given.
+    Usage = 2,
+    /// The password did not open the vault (or its public part was altered).
+    WrongPassword = 3,
+    /// The vault is missing, corrupted or unsupported.
+    Vault = 4,
+    /// Any other I/O problem, including a busy vault.
+    Io = 5,
+}
+
+impl Exit {
+    pub fn code(self) -> i32 {
+        self as i32
+    }
+}
+
+/// An error with a message (what went wrong) and a hint (what to do next).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Error {
+    exit: Exit,
+    message: String,
+    hint: String,
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    pub fn new(exit: Exit, message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Error {
+            exit,
+            message: message.into(),
+            hint: hint.into(),
+        }
+    }
+
+    pub fn check(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Self::new(Exit::CheckFailed, message, hint)
+    }
+
+    pub fn usage(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Self::new(Exit::Usage, message, hint)
+    }
+
+    pub fn wrong_password() -> Self {
+        Self::new(
+            Exit::WrongPassword,
+            "wrong password, or the vault's public part was altered",
+            "try again; if the password is right, restore the vault from a backup",
+        )
+    }
+
+    pub fn vault(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Self::new(Exit::Vault, message, hint)
+    }
+
+    pub fn io(message: impl Into<String>, hint: impl Into<String>) -> Self {
+        Self::new(Exit::Io, message, hint)
+    }
+
+    /// An I/O error while doing `what` to `path`, with a hint chosen by the error kind.
+    pub fn io_at(what: &str, path: &std::path::Path, err: &std::io::Error) -> Self {
+        use std::io::ErrorKind;
+        let hint = match err.kind() {
+            ErrorKind::NotFound => "check the path",
+            ErrorKind::PermissionDenied => "check the file's and its folder's permissions",
+            ErrorKind::AlreadyExists => "choose another path or remove the existing file",
+            ErrorKind::StorageFull | ErrorKind::QuotaExceeded => "free some space and try again",
+            _ => "check the path and the device, then try again",
+        };
+        Self::io(format!("cannot {what} {}: {err}", path.display()), hint)
+    }
+
+    pub fn exit(&self) -> Exit {
+        self.exit
+    }
+
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+
+    pub fn hint(&self) -> &str {
+        &self.hint
+    }
+
+    /// Prefix the message with context, keeping the hint and exit code.
+    pub fn context(mut self, what: impl fmt::Display) -> Self {
+        self.message = format!("{what}: {}", self.message);
+        self
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.message)?;
+        if !self.hint.is_empty() {
+            write!(f, "\nhint: {}", self.hint)?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Error({:?}: {}; hint: {})",
+            self.exit, self.message, self.hint
+        )
+    }
+}
+
+impl std::error::Error for Error {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_has_message_and_hint() {
+        let e = Error::vault("vault is missing", "run `nexusq init`");
+        assert_eq!(e.to_string(), "vault is missing\nhint: run `nexusq init`");
+        assert_eq!(e.exit().code(), 4);
+    }
+
+    #[test]
+    fn exit_codes_match_design() {
+        assert_eq!(Exit::CheckFailed.code(), 1);
+        assert_eq!(Exit::Usage.code(), 2);
+        assert_eq!(Exit::WrongPassword.code(), 3);
+        assert_eq!(Exit::Vault.code(), 4);
+        assert_eq!(Exit::Io.code(), 5);
+    }
+}

@@ -1,0 +1,249 @@
+//! The secret seeds of each key generation and the vault's secret section that holds them.
+//!
+//! Plaintext encoding (sealed by the vault; docs/vault-format.md):
+//! `u32 count || count x (u32 g || u8 flags || [xwing seed(32) || mlkem1024 seed(32)] if
+//! flags & 1 || [ML-DSA xi(32) || Ed25519 secret(32)] if flags & 2)`.
+//! Flag 1: decapsulation seeds kept (not retired). Flag 2: signing seeds kept (newest only).
+
+use super::certificate::{Certificate, GenerationKeys};
+use crate::secret::SecretBytes;
+use crate::suite::Backend;
+use crate::suite::hybrid_kem::{self, KemLevel};
+use crate::suite::hybrid_sig;
+use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
+use zeroize::Zeroizing;
+
+const FLAG_KEM: u8 = 1;
+const FLAG_SIG: u8 = 2;
+
+pub struct KemSeeds {
+    pub xwing: SecretBytes<32>,
+    pub mlkem1024_x25519: SecretBytes<32>,
+}
+
+pub struct SigSeeds {
+    pub mldsa_xi: SecretBytes<32>,
+    pub ed25519: SecretBytes<32>,
+}
+
+pub struct GenerationSecrets {
+    pub generation: u32,
+    pub kem: Option<KemSeeds>,
+    pub sig: Option<SigSeeds>,
+}
+
+impl GenerationSecrets {
+    pub fn generate(generation: u32) -> Self {
+        GenerationSecrets {
+            generation,
+            kem: Some(KemSeeds {
+                xwing: SecretBytes::random(),
+                mlkem1024_x25519: SecretBytes::random(),
+            }),
+            sig: Some(SigSeeds {
+                mldsa_xi: SecretBytes::random(),
+                ed25519: SecretBytes::random(),
+            }),
+        }
+    }
+
+    /// All three public keys, if this generation still holds every seed.
+    pub fn public_keys(&self, backend: &dyn Backend) -> Option<GenerationKeys> {
+        let (kem, sig) = (self.kem.as_ref()?, self.sig.as_ref()?);
+        Some(GenerationKeys {
+            xwing: hybrid_kem::public_key(backend, KemLevel::MlKem768, &kem.xwing),
+            mlkem1024_x25519: hybrid_kem::public_key(
+                backend,
+                KemLevel::MlKem1024,
+                &kem.mlkem1024_x25519,
+            ),
+            mldsa65_ed25519: hybrid_sig::public_key(backend, &sig.mldsa_xi, &sig.ed25519),
+        })
+    }
+
+    /// The seeds this generation still holds give exactly the public keys its certificate names.
+    pub fn matches(&self, cert: &Certificate, backend: &dyn Backend) -> bool {
+        use subtle::ConstantTimeEq;
+        if cert.generation != self.generation {
+            return false;
+        }
+        let eq = |a: &[u8], b: &[u8]| a.len() == b.len() && bool::from(a.ct_eq(b));
+        let kem_ok = self.kem.as_ref().is_none_or(|k| {
+            eq(
+                &hybrid_kem::public_key(backend, KemLevel::MlKem768, &k.xwing),
+                &cert.keys.xwing,
+            ) && eq(
+                &hybrid_kem::public_key(backend, KemLevel::MlKem1024, &k.mlkem1024_x25519),
+                &cert.keys.mlkem1024_x25519,
+            )
+        });
+        let sig_ok = self.sig.as_ref().is_none_or(|s| {
+            eq(
+                &hybrid_sig::public_key(backend, &s.mldsa_xi, &s.ed25519),
+                &cert.keys.mldsa65_ed25519,
+            )
+        });
+        kem_ok && sig_ok
+    }
+}
+
+impl std::fmt::Debug for GenerationSecrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "GenerationSecrets {{ generation: {}, kem: {}, sig: {} }}",
+            self.generation,
+            if self.kem.is_some() {
+                "kept (redacted)"
+            } else {
+                "erased"
+            },
+            if self.sig.is_some() {
+                "kept (redacted)"
+            } else {
+                "erased"
+            },
+        )
+    }
+}
+
+/// Every generation's seeds, oldest first.
+#[derive(Debug)]
+pub struct SecretSection {
+    pub generations: Vec<GenerationSecrets>,
+}
+
+fn seed(r: &mut Reader<'_>, what: &str) -> DecodeResult<SecretBytes<32>> {
+    Ok(SecretBytes::from_slice(r.take(32, what)?).expect("took 32 bytes"))
+}
+
+impl SecretSection {
+    pub fn encode(&self) -> Zeroizing<Vec<u8>> {
+        let mut w = Writer::new();
+        w.u32(self.generations.len() as u32);
+        for g in &self.generations {
+            let flags = if g.kem.is_some() { FLAG_KEM } else { 0 }
+                | if g.sig.is_some() { FLAG_SIG } else { 0 };
+            w.u32(g.generation).u8(flags);
+            if let Some(k) = &g.kem {
+                w.bytes(k.xwing.expose()).bytes(k.mlkem1024_x25519.expose());
+            }
+            if let Some(s) = &g.sig {
+                w.bytes(s.mldsa_xi.expose()).bytes(s.ed25519.expose());
+            }
+        }
+        Zeroizing::new(w.into_inner())
+    }
+
+    pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
+        let mut r = Reader::new(bytes);
+        let n = r.count_u32(5, "generation count")?;
+        let mut generations = Vec::with_capacity(n);
+        for _ in 0..n {
+            let generation = r.u32("generation number")?;
+            let flags = r.u8("generation flags")?;
+            if flags & !(FLAG_KEM | FLAG_SIG) != 0 {
+                return Err(DecodeError("unknown generation flags".into()));
+            }
+            let kem = if flags & FLAG_KEM != 0 {
+                Some(KemSeeds {
+                    xwing: seed(&mut r, "X-Wing seed")?,
+                    mlkem1024_x25519: seed(&mut r, "ML-KEM-1024 seed")?,
+                })
+            } else {
+                None
+            };
+            let sig = if flags & FLAG_SIG != 0 {
+                Some(SigSeeds {
+                    mldsa_xi: seed(&mut r, "ML-DSA seed")?,
+                    ed25519: seed(&mut r, "Ed25519 seed")?,
+                })
+            } else {
+                None
+            };
+            generations.push(GenerationSecrets {
+                generation,
+                kem,
+                sig,
+            });
+        }
+        r.finish("secret section")?;
+        Ok(SecretSection { generations })
+    }
+
+    /// The secrets belong to these certificates: same generations in the same order, every
+    /// kept seed gives the certified public key, and the newest generation keeps every seed.
+    pub fn check_against(&self, certs: &[Certificate], backend: &dyn Backend) -> DecodeResult<()> {
+        if self.generations.len() != certs.len() {
+            return Err(DecodeError(
+                "the secret section and the public section list different generations".into(),
+            ));
+        }
+        let newest = self.generations.last();
+        if newest.is_none_or(|g| g.kem.is_none() || g.sig.is_none()) {
+            return Err(DecodeError(
+                "the newest generation is missing secret keys".into(),
+            ));
+        }
+        for (g, cert) in self.generations.iter().zip(certs) {
+            if !g.matches(cert, backend) {
+                return Err(DecodeError(format!(
+                    "the secret keys of generation {} do not match its public keys",
+                    cert.generation
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn section(flags: &[u8]) -> SecretSection {
+        SecretSection {
+            generations: flags
+                .iter()
+                .enumerate()
+                .map(|(i, f)| {
+                    let mut g = GenerationSecrets::generate(i as u32 + 1);
+                    if f & FLAG_KEM == 0 {
+                        g.kem = None;
+                    }
+                    if f & FLAG_SIG == 0 {
+                        g.sig = None;
+                    }
+                    g
+                })
+                .collect(),
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn encode_decode_round_trip(flags in proptest::collection::vec(0u8..4, 0..6)) {
+            let s = section(&flags);
+            let bytes = s.encode();
+            let back = SecretSection::decode(&bytes).unwrap();
+            prop_assert_eq!(&back.encode()[..], &bytes[..]);
+        }
+
+        #[test]
+        fn decode_never_panics(data in proptest::collection::vec(any::<u8>(), 0..400)) {
+            let _ = SecretSection::decode(&data);
+        }
+    }
+
+    #[test]
+    fn debug_shows_no_seed() {
+        let s = section(&[3]);
+        let d = format!("{s:?}");
+        let seed_hex: String = s.generations[0].kem.as_ref().unwrap().xwing.expose()[..4]
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert!(!d.contains(&seed_hex) && d.contains("redacted"), "{d}");
+    }
+}

@@ -1,0 +1,71 @@
+//! The identity model (DESIGN.md section 3): an SLH-DSA root key that never changes, and key
+//! generations it certifies.
+
+pub mod certificate;
+pub mod generation;
+pub mod public;
+pub mod revocation;
+pub mod root_id;
+
+pub use certificate::{Certificate, GenerationKeys};
+pub use generation::{GenerationSecrets, SecretSection};
+pub use public::PublicIdentity;
+pub use revocation::{Revocation, RevocationScope};
+pub use root_id::{Fingerprint, RootId};
+
+use crate::suite::Backend;
+use crate::suite::root_sig::RootSecret;
+
+/// Default certificate validity: created + 180 days.
+pub const DEFAULT_VALIDITY_DAYS: u32 = 180;
+pub const SECONDS_PER_DAY: u64 = 86_400;
+
+/// Everything `init` makes: the root, generation 1 and its certificate, and the revocation
+/// statement for the whole identity.
+pub struct NewIdentity {
+    pub root: RootSecret,
+    pub public: PublicIdentity,
+    pub secrets: SecretSection,
+    pub revocation: Revocation,
+}
+
+impl NewIdentity {
+    pub fn generate(backend: &dyn Backend, now: u64) -> Self {
+        let root = RootSecret::generate();
+        let root_pk = root.public_key();
+        let root_id = RootId::of(&root_pk);
+        let gen1 = GenerationSecrets::generate(1);
+        let keys = gen1
+            .public_keys(backend)
+            .expect("a new generation holds every key");
+        let cert = Certificate::issue(
+            &root,
+            root_id,
+            1,
+            now,
+            now + u64::from(DEFAULT_VALIDITY_DAYS) * SECONDS_PER_DAY,
+            keys,
+            [0u8; 32],
+            String::new(),
+        );
+        let revocation = Revocation::issue(
+            &root,
+            root_id,
+            RevocationScope::Identity,
+            now,
+            "revocation statement written at init".into(),
+        );
+        NewIdentity {
+            public: PublicIdentity {
+                root_pk,
+                certificates: vec![cert],
+                revocations: Vec::new(),
+            },
+            secrets: SecretSection {
+                generations: vec![gen1],
+            },
+            root,
+            revocation,
+        }
+    }
+}

@@ -1,0 +1,131 @@
+//! Root-signed revocation statements (DESIGN.md section 3.1).
+//!
+//! Encoding: `"NXQR" || u8 version=1 || root_id(32) || u8 scope || u32 generation ||
+//! u64 created || u16 reason_len || reason || signature (17088)`, signed by the root over
+//! everything before the signature, context "nexusq/revoke/v1".
+//! Scope 1 revokes the whole identity (generation field 0); scope 2 revokes the signing keys of
+//! every generation before `generation` (`rotate --compromised`).
+
+use super::root_id::RootId;
+use crate::suite::root_sig::{self, RootSecret};
+use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
+
+const MAGIC: &[u8; 4] = b"NXQR";
+const VERSION: u8 = 1;
+pub const CONTEXT: &[u8] = b"nexusq/revoke/v1";
+pub const ARMOR_KIND: &str = "REVOCATION";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RevocationScope {
+    Identity,
+    SigningKeysBefore(u32),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Revocation {
+    pub root_id: RootId,
+    pub scope: RevocationScope,
+    pub created: u64,
+    pub reason: String,
+    pub signature: Vec<u8>,
+}
+
+impl Revocation {
+    pub fn issue(
+        root: &RootSecret,
+        root_id: RootId,
+        scope: RevocationScope,
+        created: u64,
+        reason: String,
+    ) -> Self {
+        let mut r = Revocation {
+            root_id,
+            scope,
+            created,
+            reason,
+            signature: Vec::new(),
+        };
+        r.signature = root.sign(&r.to_be_signed(), CONTEXT);
+        r
+    }
+
+    pub fn to_be_signed(&self) -> Vec<u8> {
+        let (scope, g) = match self.scope {
+            RevocationScope::Identity => (1u8, 0u32),
+            RevocationScope::SigningKeysBefore(g) => (2u8, g),
+        };
+        let mut w = Writer::new();
+        w.bytes(MAGIC)
+            .u8(VERSION)
+            .bytes(&self.root_id.0)
+            .u8(scope)
+            .u32(g)
+            .u64(self.created)
+            .bytes_u16(self.reason.as_bytes());
+        w.into_inner()
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = self.to_be_signed();
+        out.extend_from_slice(&self.signature);
+        out
+    }
+
+    pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
+        let mut r = Reader::new(bytes);
+        r.expect_tag(MAGIC, "revocation")?;
+        let version = r.u8("revocation version")?;
+        if version != VERSION {
+            return Err(DecodeError(format!(
+                "revocation version {version} is not supported (made by a newer nexusq?)"
+            )));
+        }
+        let root_id = RootId(r.array("revocation root_id")?);
+        let scope = match (r.u8("revocation scope")?, r.u32("revocation generation")?) {
+            (1, 0) => RevocationScope::Identity,
+            (2, g) if g >= 2 => RevocationScope::SigningKeysBefore(g),
+            _ => return Err(DecodeError("revocation has an unknown scope".into())),
+        };
+        let created = r.u64("revocation created")?;
+        let reason = String::from_utf8(r.bytes_u16("revocation reason")?.to_vec())
+            .map_err(|_| DecodeError("revocation reason is not UTF-8".into()))?;
+        let signature = r
+            .take(root_sig::SIGNATURE_LEN, "revocation signature")?
+            .to_vec();
+        r.finish("revocation")?;
+        Ok(Revocation {
+            root_id,
+            scope,
+            created,
+            reason,
+            signature,
+        })
+    }
+
+    pub fn verify(&self, root_pk: &[u8]) -> bool {
+        RootId::of(root_pk) == self.root_id
+            && root_sig::verify(root_pk, &self.to_be_signed(), CONTEXT, &self.signature)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_verify() {
+        let root = RootSecret::generate();
+        let pk = root.public_key();
+        let id = RootId::of(&pk);
+        for scope in [
+            RevocationScope::Identity,
+            RevocationScope::SigningKeysBefore(4),
+        ] {
+            let rev = Revocation::issue(&root, id, scope, 99, "lost phone".into());
+            let back = Revocation::decode(&rev.encode()).unwrap();
+            assert_eq!(back, rev);
+            assert!(back.verify(&pk));
+            assert!(!back.verify(&RootSecret::generate().public_key()));
+        }
+    }
+}

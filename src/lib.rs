@@ -1,0 +1,13 @@
+//! nexusq: a vault for one person's post-quantum identity.
+//!
+//! Data flows one way: `cli` -> `identity` / `vault` -> `suite` -> backend. Nothing below `cli`
+//! prints; nothing below `suite` knows about files.
+
+pub mod armor;
+pub mod cli;
+pub mod error;
+pub mod identity;
+pub mod secret;
+pub mod suite;
+pub mod vault;
+pub mod wire;

@@ -1,0 +1,217 @@
+//! The vault file's byte layout (docs/vault-format.md). Parsing is defensive: every length is
+//! bounded by the bytes that remain, and the KDF parameters by section 4, before anything is
+//! allocated or derived.
+
+use super::kdf::{self, KdfParams, SALT_LEN};
+use super::seal::{NONCE_LEN, TAG_LEN};
+use crate::error::{Error, Result};
+use crate::identity::PublicIdentity;
+use crate::suite::root_sig;
+use crate::wire::{DecodeError, Reader, Writer};
+use sha2::{Digest, Sha256};
+
+pub const MAGIC: &[u8; 4] = b"NXQV";
+pub const FORMAT_VERSION: u16 = 1;
+pub const KDF_ARGON2ID: u8 = 1;
+pub const CHECKSUM_LEN: usize = 32;
+pub const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;
+pub const ROOT_CIPHERTEXT_LEN: usize = root_sig::SEED_LEN + TAG_LEN;
+/// Smallest possible file: fixed header fields, empty sections, tags, checksum.
+pub const MIN_FILE_LEN: usize = 4
+    + 2
+    + 1
+    + 4 * 4
+    + 1
+    + SALT_LEN
+    + 32
+    + 2 * NONCE_LEN
+    + 4
+    + 4
+    + 4
+    + TAG_LEN
+    + ROOT_CIPHERTEXT_LEN
+    + CHECKSUM_LEN;
+
+/// Everything the header says besides the public section.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub kdf: KdfParams,
+    pub salt: [u8; SALT_LEN],
+    pub seal_salt: [u8; 32],
+    pub secret_nonce: [u8; NONCE_LEN],
+    pub root_nonce: [u8; NONCE_LEN],
+}
+
+/// A parsed vault file: public facts plus the two sealed sections.
+#[derive(Clone, Debug)]
+pub struct VaultFile {
+    pub header: Header,
+    /// When the vault was created (Unix seconds).
+    pub created: u64,
+    pub public: PublicIdentity,
+    /// The authenticated header: every byte before the ciphertexts (AEAD associated data).
+    pub aad: Vec<u8>,
+    pub secret_ciphertext: Vec<u8>,
+    pub root_ciphertext: Vec<u8>,
+}
+
+fn corrupt(what: impl std::fmt::Display) -> Error {
+    Error::vault(
+        format!("the vault file is corrupted: {what}"),
+        "restore the vault from a backup copy",
+    )
+}
+
+impl From<DecodeError> for Error {
+    fn from(e: DecodeError) -> Self {
+        corrupt(e.0)
+    }
+}
+
+/// Encode the header (the AEAD associated data) for the given sections' lengths.
+pub fn encode_header(
+    header: &Header,
+    created: u64,
+    public: &PublicIdentity,
+    secret_ciphertext_len: usize,
+) -> Vec<u8> {
+    let mut public_section = Writer::new();
+    public_section.u64(created).bytes(&public.encode());
+    let mut w = Writer::new();
+    w.bytes(MAGIC)
+        .u16(FORMAT_VERSION)
+        .u8(KDF_ARGON2ID)
+        .u32(kdf::ARGON2_VERSION)
+        .u32(header.kdf.memory_kib)
+        .u32(header.kdf.iterations)
+        .u32(header.kdf.parallelism)
+        .u8(SALT_LEN as u8)
+        .bytes(&header.salt)
+        .bytes(&header.seal_salt)
+        .bytes(&header.secret_nonce)
+        .bytes(&header.root_nonce)
+        .bytes_u32(&public_section.into_inner())
+        .u32(secret_ciphertext_len as u32)
+        .u32(ROOT_CIPHERTEXT_LEN as u32);
+    w.into_inner()
+}
+
+/// Header, ciphertexts, then SHA-256 of everything before the checksum.
+pub fn assemble(aad: &[u8], secret_ciphertext: &[u8], root_ciphertext: &[u8]) -> Vec<u8> {
+    let mut out =
+        Vec::with_capacity(aad.len() + secret_ciphertext.len() + root_ciphertext.len() + 32);
+    out.extend_from_slice(aad);
+    out.extend_from_slice(secret_ciphertext);
+    out.extend_from_slice(root_ciphertext);
+    let sum = Sha256::digest(&out);
+    out.extend_from_slice(&sum);
+    out
+}
+
+/// The plain checksum: detects accidents, not attacks (anyone can recompute it).
+pub fn checksum_ok(bytes: &[u8]) -> bool {
+    if bytes.len() < CHECKSUM_LEN {
+        return false;
+    }
+    let (body, sum) = bytes.split_at(bytes.len() - CHECKSUM_LEN);
+    Sha256::digest(body).as_slice() == sum
+}
+
+/// Parse a whole vault file. `device_ram` bounds the Argon2 memory a file may ask for.
+pub fn parse(bytes: &[u8], device_ram: Option<u64>) -> Result<VaultFile> {
+    if bytes.len() < 4 || &bytes[..4] != MAGIC {
+        return Err(Error::vault(
+            "this is not a nexusq vault (wrong magic bytes)",
+            "check --vault / NEXUSQ_VAULT; a vault file starts with \"NXQV\"",
+        ));
+    }
+    if bytes.len() as u64 > MAX_FILE_LEN {
+        return Err(corrupt("larger than the 64 MiB a vault may be"));
+    }
+    if bytes.len() < MIN_FILE_LEN {
+        return Err(corrupt(format!(
+            "only {} bytes, too short to be a vault (truncated?)",
+            bytes.len()
+        )));
+    }
+    let version = u16::from_be_bytes([bytes[4], bytes[5]]);
+    if version != FORMAT_VERSION {
+        return Err(Error::vault(
+            format!("vault format version {version} was made by a newer nexusq"),
+            "upgrade nexusq to open this vault",
+        ));
+    }
+    if !checksum_ok(bytes) {
+        return Err(corrupt(
+            "checksum mismatch (the file was truncated or changed on disk)",
+        ));
+    }
+    let body = &bytes[..bytes.len() - CHECKSUM_LEN];
+    let mut r = Reader::new(body);
+    r.take(6, "magic and version")?;
+    if r.u8("KDF algorithm")? != KDF_ARGON2ID {
+        return Err(corrupt(
+            "unknown password hashing algorithm (only Argon2id is supported)",
+        ));
+    }
+    if r.u32("Argon2 version")? != kdf::ARGON2_VERSION {
+        return Err(corrupt(
+            "unsupported Argon2 version (only v1.3, 0x13, is supported)",
+        ));
+    }
+    let params = KdfParams {
+        memory_kib: r.u32("Argon2 memory")?,
+        iterations: r.u32("Argon2 iterations")?,
+        parallelism: r.u32("Argon2 parallelism")?,
+    };
+    params.check_bounds(device_ram).map_err(|m| {
+        Error::vault(
+            format!("the vault's KDF parameters are refused: {m}"),
+            "the file is corrupted or was crafted; restore the vault from a backup",
+        )
+    })?;
+    if r.u8("salt length")? as usize != SALT_LEN {
+        return Err(corrupt("the Argon2 salt must be exactly 32 bytes"));
+    }
+    let header = Header {
+        kdf: params,
+        salt: r.array("salt")?,
+        seal_salt: r.array("seal salt")?,
+        secret_nonce: r.array("secret nonce")?,
+        root_nonce: r.array("root nonce")?,
+    };
+    let public_section = r.bytes_u32("public section")?;
+    let secret_len = r.u32("secret ciphertext length")? as usize;
+    let root_len = r.u32("root ciphertext length")? as usize;
+    let aad = body[..r.position()].to_vec();
+    if secret_len < TAG_LEN + 4 {
+        return Err(corrupt("the secret section is too short"));
+    }
+    if root_len != ROOT_CIPHERTEXT_LEN {
+        return Err(corrupt("the root section has the wrong length"));
+    }
+    let secret_ciphertext = r.take(secret_len, "secret section")?.to_vec();
+    let root_ciphertext = r.take(root_len, "root section")?.to_vec();
+    r.finish("the root section")?;
+
+    let mut p = Reader::new(public_section);
+    let created = p.u64("creation time")?;
+    let public = PublicIdentity::decode(&public_section[p.position()..])?;
+    Ok(VaultFile {
+        header,
+        created,
+        public,
+        aad,
+        secret_ciphertext,
+        root_ciphertext,
+    })
+}
+
+/// Recompute the trailing checksum (for tests that tamper past the checksum).
+pub fn fix_checksum(bytes: &mut [u8]) {
+    if bytes.len() >= CHECKSUM_LEN {
+        let n = bytes.len() - CHECKSUM_LEN;
+        let sum = Sha256::digest(&bytes[..n]);
+        bytes[n..].copy_from_slice(&sum);
+    }
+}

@@ -1,0 +1,318 @@
+//! The vault: one password-protected file holding the identity (DESIGN.md section 4).
+//!
+//! Reading needs no lock (saves are atomic renames). Writers take `<vault>.lock` before they
+//! read and keep it until the new file is renamed into place and the folder synced.
+
+pub mod atomic;
+pub mod format;
+pub mod kdf;
+pub mod lock;
+pub mod seal;
+pub mod storage;
+
+use crate::error::{Error, Result};
+use crate::identity::{NewIdentity, PublicIdentity, SecretSection};
+use crate::secret::{Password, SecretBytes, random_array};
+use crate::suite::Backend;
+use crate::suite::root_sig::{self, RootSecret};
+pub use format::{Header, VaultFile};
+pub use kdf::{Argon2id, KdfParams, KeyDerivation};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+use zeroize::Zeroizing;
+
+/// How writers behave: lock wait, and whether shared storage is acceptable.
+#[derive(Clone, Debug)]
+pub struct SaveOptions {
+    pub lock_timeout: Duration,
+    pub allow_shared_storage: bool,
+}
+
+impl Default for SaveOptions {
+    fn default() -> Self {
+        SaveOptions {
+            lock_timeout: lock::DEFAULT_TIMEOUT,
+            allow_shared_storage: false,
+        }
+    }
+}
+
+/// Read the vault file, refusing anything over the size bound before reading it.
+pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+    let file = std::fs::File::open(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => Error::vault(
+            format!("no vault at {}", path.display()),
+            "run `nexusq init` to create one, or point --vault / NEXUSQ_VAULT at yours",
+        ),
+        _ => Error::io_at("open the vault", path, &e),
+    })?;
+    let meta = file
+        .metadata()
+        .map_err(|e| Error::io_at("inspect", path, &e))?;
+    if meta.is_dir() {
+        return Err(Error::vault(
+            format!("{} is a folder, not a vault file", path.display()),
+            "point --vault at the vault file itself",
+        ));
+    }
+    if meta.len() > format::MAX_FILE_LEN {
+        return Err(Error::vault(
+            format!(
+                "{} is larger than the 64 MiB a vault may be",
+                path.display()
+            ),
+            "check --vault; this is not a nexusq vault or it is corrupted",
+        ));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(format::MAX_FILE_LEN + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| Error::io_at("read the vault", path, &e))?;
+    Ok(bytes)
+}
+
+/// Read and parse the vault: no password (`vault open`).
+pub fn open(path: &Path) -> Result<VaultFile> {
+    format::parse(&read_bytes(path)?, kdf::device_ram_bytes())
+}
+
+/// A vault whose secret section has been decrypted and checked against its public section.
+pub struct Unlocked {
+    pub file: VaultFile,
+    /// K = Argon2id(password, salt, params); kept so a re-save need not run Argon2 again.
+    key: SecretBytes<32>,
+    pub secrets: SecretSection,
+}
+
+impl VaultFile {
+    /// Derive K, open the secret section, and check that every kept seed gives the public keys
+    /// of the public section.
+    pub fn unlock(
+        self,
+        password: &Password,
+        kdf: &dyn KeyDerivation,
+        backend: &dyn Backend,
+    ) -> Result<Unlocked> {
+        let key = kdf.derive(password, &self.header.salt, &self.header.kdf)?;
+        let aead_key = seal::derive_key(&key, &self.header.seal_salt, seal::SECRET_LABEL);
+        let plain = seal::open(
+            &aead_key,
+            &self.header.secret_nonce,
+            &self.aad,
+            &self.secret_ciphertext,
+        )
+        .ok_or_else(Error::wrong_password)?;
+        let secrets = SecretSection::decode(&plain)?;
+        secrets
+            .check_against(&self.public.certificates, backend)
+            .map_err(|e| {
+                Error::vault(
+                    format!(
+                        "the vault's secret keys do not match its public keys: {}",
+                        e.0
+                    ),
+                    "the vault is damaged; restore it from a backup copy",
+                )
+            })?;
+        Ok(Unlocked {
+            file: self,
+            key,
+            secrets,
+        })
+    }
+}
+
+impl Unlocked {
+    /// Decrypt the root seed (only for init, rotate, passwd, revoke) and check it gives the
+    /// root public key.
+    pub fn root(&self) -> Result<RootSecret> {
+        let h = &self.file.header;
+        let aead_key = seal::derive_key(&self.key, &h.seal_salt, seal::ROOT_LABEL);
+        let plain = seal::open(
+            &aead_key,
+            &h.root_nonce,
+            &self.file.aad,
+            &self.file.root_ciphertext,
+        )
+        .ok_or_else(Error::wrong_password)?;
+        let seeds = SecretBytes::<{ root_sig::SEED_LEN }>::from_slice(&plain).ok_or_else(|| {
+            Error::vault(
+                "the root section has the wrong length",
+                "restore the vault from a backup copy",
+            )
+        })?;
+        let root = RootSecret::from_seeds(seeds);
+        if root.public_key() != self.file.public.root_pk {
+            return Err(Error::vault(
+                "the vault's root secret does not match its root public key",
+                "the vault is damaged; restore it from a backup copy",
+            ));
+        }
+        Ok(root)
+    }
+
+    /// Encode this vault for saving, with fresh seal salt and nonces, under the same K.
+    pub fn encode(&self, root: &RootSecret) -> Vec<u8> {
+        seal_vault(
+            self.file.header.kdf,
+            self.file.header.salt,
+            &self.key,
+            self.file.created,
+            &self.file.public,
+            &self.secrets,
+            root,
+        )
+    }
+
+    pub fn params(&self) -> KdfParams {
+        self.file.header.kdf
+    }
+}
+
+/// Build a complete vault file. Every call draws a fresh seal salt and fresh nonces, so no
+/// (key, nonce) pair is ever reused, and re-encodes the header from scratch.
+pub fn seal_vault(
+    kdf: KdfParams,
+    salt: [u8; kdf::SALT_LEN],
+    key: &SecretBytes<32>,
+    created: u64,
+    public: &PublicIdentity,
+    secrets: &SecretSection,
+    root: &RootSecret,
+) -> Vec<u8> {
+    let header = Header {
+        kdf,
+        salt,
+        seal_salt: random_array(),
+        secret_nonce: random_array(),
+        root_nonce: random_array(),
+    };
+    let secret_plain: Zeroizing<Vec<u8>> = secrets.encode();
+    let secret_len = secret_plain.len() + seal::TAG_LEN;
+    let aad = format::encode_header(&header, created, public, secret_len);
+    let secret_ct = seal::seal(
+        &seal::derive_key(key, &header.seal_salt, seal::SECRET_LABEL),
+        &header.secret_nonce,
+        &aad,
+        &secret_plain,
+    );
+    let root_ct = seal::seal(
+        &seal::derive_key(key, &header.seal_salt, seal::ROOT_LABEL),
+        &header.root_nonce,
+        &aad,
+        root.seeds().expose(),
+    );
+    format::assemble(&aad, &secret_ct, &root_ct)
+}
+
+/// Refuse to write into Android shared storage unless explicitly allowed.
+pub fn check_save_location(path: &Path, opts: &SaveOptions) -> Result<()> {
+    if !opts.allow_shared_storage && storage::folder_is_shared_storage(path) {
+        return Err(Error::usage(
+            format!(
+                "refusing to save the vault in Android shared storage ({}): other apps can read \
+                 files there",
+                storage::parent_folder(path).display()
+            ),
+            "keep the vault in Termux's home (the default path), or pass --allow-shared-storage \
+             if you accept the risk",
+        ));
+    }
+    Ok(())
+}
+
+/// What `init` made.
+pub struct Created {
+    pub path: PathBuf,
+    pub public: PublicIdentity,
+    pub params: KdfParams,
+    pub created: u64,
+}
+
+/// Create a new vault at `path`; never overwrites. The revocation statement is handed to
+/// `write_revocation` (which writes it to its own file) before the vault is put in place.
+pub fn create(
+    path: &Path,
+    password: &Password,
+    params: KdfParams,
+    opts: &SaveOptions,
+    backend: &dyn Backend,
+    now: u64,
+    write_revocation: impl FnOnce(&crate::identity::Revocation) -> Result<()>,
+) -> Result<Created> {
+    params
+        .check_bounds(kdf::device_ram_bytes())
+        .map_err(|m| Error::usage(m, "choose other --kdf-* values"))?;
+    check_save_location(path, opts)?;
+    let refuse_existing = || {
+        Error::usage(
+            format!(
+                "a vault already exists at {}; it was left untouched",
+                path.display()
+            ),
+            "use it (`nexusq vault open`), or pass --vault PATH to create another one elsewhere",
+        )
+    };
+    if path.exists() {
+        return Err(refuse_existing());
+    }
+    let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
+    // Re-check under the lock: another init may have won the race.
+    if path.exists() {
+        return Err(refuse_existing());
+    }
+    let identity = NewIdentity::generate(backend, now);
+    let salt = random_array();
+    let key = Argon2id.derive(password, &salt, &params)?;
+    let bytes = seal_vault(
+        params,
+        salt,
+        &key,
+        now,
+        &identity.public,
+        &identity.secrets,
+        &identity.root,
+    );
+    write_revocation(&identity.revocation)?;
+    atomic::replace(path, &bytes)?;
+    Ok(Created {
+        path: path.to_path_buf(),
+        public: identity.public,
+        params,
+        created: now,
+    })
+}
+
+/// Change the vault's password: new Argon2 salt, new seal salt and nonces.
+/// `new_params` defaults to max(current, default).
+pub fn change_password(
+    path: &Path,
+    old: &Password,
+    new: &Password,
+    new_params: Option<KdfParams>,
+    opts: &SaveOptions,
+    backend: &dyn Backend,
+) -> Result<KdfParams> {
+    check_save_location(path, opts)?;
+    let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
+    let unlocked = open(path)?.unlock(old, &Argon2id, backend)?;
+    let root = unlocked.root()?;
+    let params = new_params.unwrap_or_else(|| unlocked.params().at_least_default());
+    params
+        .check_bounds(kdf::device_ram_bytes())
+        .map_err(|m| Error::usage(m, "choose other --kdf-* values"))?;
+    let salt = random_array();
+    let key = Argon2id.derive(new, &salt, &params)?;
+    let bytes = seal_vault(
+        params,
+        salt,
+        &key,
+        unlocked.file.created,
+        &unlocked.file.public,
+        &unlocked.secrets,
+        &root,
+    );
+    atomic::replace(path, &bytes)?;
+    Ok(params)
+}

@@ -1,0 +1,206 @@
+//! Big-endian binary encoding shared by every nexusq format.
+//!
+//! `Reader` never allocates on the strength of a length field: every length is checked against
+//! the bytes that remain before anything is copied, so a hostile length costs nothing.
+
+/// What went wrong while decoding; callers turn it into an error with the right exit code.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DecodeError(pub String);
+
+pub type DecodeResult<T> = Result<T, DecodeError>;
+
+fn err<T>(msg: impl Into<String>) -> DecodeResult<T> {
+    Err(DecodeError(msg.into()))
+}
+
+/// A cursor over borrowed bytes.
+pub struct Reader<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    pub fn new(bytes: &'a [u8]) -> Self {
+        Reader { bytes, pos: 0 }
+    }
+
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    pub fn remaining(&self) -> usize {
+        self.bytes.len() - self.pos
+    }
+
+    pub fn take(&mut self, n: usize, what: &str) -> DecodeResult<&'a [u8]> {
+        if n > self.remaining() {
+            return err(format!(
+                "{what} needs {n} bytes but only {} remain (truncated?)",
+                self.remaining()
+            ));
+        }
+        let out = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    pub fn array<const N: usize>(&mut self, what: &str) -> DecodeResult<[u8; N]> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.take(N, what)?);
+        Ok(out)
+    }
+
+    pub fn u8(&mut self, what: &str) -> DecodeResult<u8> {
+        Ok(self.take(1, what)?[0])
+    }
+
+    pub fn u16(&mut self, what: &str) -> DecodeResult<u16> {
+        Ok(u16::from_be_bytes(self.array(what)?))
+    }
+
+    pub fn u32(&mut self, what: &str) -> DecodeResult<u32> {
+        Ok(u32::from_be_bytes(self.array(what)?))
+    }
+
+    pub fn u64(&mut self, what: &str) -> DecodeResult<u64> {
+        Ok(u64::from_be_bytes(self.array(what)?))
+    }
+
+    /// A u32 length prefix followed by that many bytes; the length is bounded by what remains.
+    pub fn bytes_u32(&mut self, what: &str) -> DecodeResult<&'a [u8]> {
+        let len = self.u32(what)? as usize;
+        self.take(len, what)
+    }
+
+    /// A u16 length prefix followed by that many bytes.
+    pub fn bytes_u16(&mut self, what: &str) -> DecodeResult<&'a [u8]> {
+        let len = self.u16(what)? as usize;
+        self.take(len, what)
+    }
+
+    /// A u32 element count, bounded so that `count * min_element_len` fits in what remains.
+    pub fn count_u32(&mut self, min_element_len: usize, what: &str) -> DecodeResult<usize> {
+        let count = self.u32(what)? as usize;
+        if count.saturating_mul(min_element_len.max(1)) > self.remaining() {
+            return err(format!(
+                "{what} claims {count} entries, more than the remaining {} bytes can hold",
+                self.remaining()
+            ));
+        }
+        Ok(count)
+    }
+
+    pub fn expect_tag(&mut self, tag: &[u8], what: &str) -> DecodeResult<()> {
+        if self.take(tag.len(), what)? != tag {
+            return err(format!("{what}: wrong magic bytes"));
+        }
+        Ok(())
+    }
+
+    /// Every format ends exactly where its last field ends.
+    pub fn finish(&self, what: &str) -> DecodeResult<()> {
+        if self.remaining() != 0 {
+            return err(format!(
+                "{} unexpected trailing bytes after {what}",
+                self.remaining()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Appends big-endian fields to a byte vector.
+#[derive(Default)]
+pub struct Writer {
+    pub buf: Vec<u8>,
+}
+
+impl Writer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn bytes(&mut self, b: &[u8]) -> &mut Self {
+        self.buf.extend_from_slice(b);
+        self
+    }
+
+    pub fn u8(&mut self, v: u8) -> &mut Self {
+        self.buf.push(v);
+        self
+    }
+
+    pub fn u16(&mut self, v: u16) -> &mut Self {
+        self.bytes(&v.to_be_bytes())
+    }
+
+    pub fn u32(&mut self, v: u32) -> &mut Self {
+        self.bytes(&v.to_be_bytes())
+    }
+
+    pub fn u64(&mut self, v: u64) -> &mut Self {
+        self.bytes(&v.to_be_bytes())
+    }
+
+    /// u32 length prefix, then the bytes. Lengths above u32::MAX cannot occur in nexusq formats.
+    pub fn bytes_u32(&mut self, b: &[u8]) -> &mut Self {
+        self.u32(u32::try_from(b.len()).expect("field longer than 4 GiB"));
+        self.bytes(b)
+    }
+
+    pub fn bytes_u16(&mut self, b: &[u8]) -> &mut Self {
+        self.u16(u16::try_from(b.len()).expect("field longer than 64 KiB"));
+        self.bytes(b)
+    }
+
+    pub fn into_inner(self) -> Vec<u8> {
+        self.buf
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn hostile_lengths_are_refused_before_copying() {
+        let mut r = Reader::new(&[0xff, 0xff, 0xff, 0xff, 1, 2]);
+        assert!(r.bytes_u32("blob").is_err());
+        let mut r = Reader::new(&[0x40, 0, 0, 0, 1]);
+        assert!(r.count_u32(1, "list").is_err());
+    }
+
+    #[test]
+    fn finish_rejects_trailing_bytes() {
+        let mut r = Reader::new(&[1, 2]);
+        r.u8("a").unwrap();
+        assert!(r.finish("x").is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn fields_round_trip(a: u8, b: u16, c: u32, d: u64, blob in proptest::collection::vec(any::<u8>(), 0..300)) {
+            let mut w = Writer::new();
+            w.u8(a).u16(b).u32(c).u64(d).bytes_u32(&blob).bytes_u16(&blob);
+            let buf = w.into_inner();
+            let mut r = Reader::new(&buf);
+            prop_assert_eq!(r.u8("a").unwrap(), a);
+            prop_assert_eq!(r.u16("b").unwrap(), b);
+            prop_assert_eq!(r.u32("c").unwrap(), c);
+            prop_assert_eq!(r.u64("d").unwrap(), d);
+            prop_assert_eq!(r.bytes_u32("e").unwrap(), &blob[..]);
+            prop_assert_eq!(r.bytes_u16("f").unwrap(), &blob[..]);
+            prop_assert!(r.finish("all").is_ok());
+        }
+
+        #[test]
+        fn reader_never_panics(data in proptest::collection::vec(any::<u8>(), 0..64)) {
+            let mut r = Reader::new(&data);
+            let _ = r.u16("a");
+            let _ = r.bytes_u32("b");
+            let _ = r.count_u32(8, "c");
+            let _ = r.bytes_u16("d");
+        }
+    }
+}

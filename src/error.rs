@@ -5,7 +5,7 @@
 use std::fmt;
 
 /// Exit codes of DESIGN.md section 5.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Exit {
     /// A check failed: bad signature, not-authentic ciphertext, any defect in a non-vault input.
     CheckFailed = 1,

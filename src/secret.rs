@@ -68,35 +68,36 @@ impl<const N: usize> fmt::Debug for SecretBytes<N> {
     }
 }
 
-/// A password: zeroized on drop, never printed.
-pub struct Password(Zeroizing<String>);
+/// A password: zeroized on drop, never printed, best-effort locked in RAM.
+pub struct Password {
+    // Declared first: zeroized and freed before the pages are unlocked.
+    text: Zeroizing<String>,
+    _lock: Option<region::LockGuard>,
+}
 
 impl Password {
-    pub fn new(s: Zeroizing<String>) -> Self {
+    pub fn new(text: Zeroizing<String>) -> Self {
         // Best effort: the buffer may already have been copied by whoever produced it.
-        if !s.is_empty() {
-            if let Ok(guard) = region::lock(s.as_ptr(), s.len()) {
-                // Kept locked until the process exits: unlocking would need the same page math
-                // and a stray unlock could release a neighbouring seed's page.
-                std::mem::forget(guard);
-            }
-        }
-        Password(s)
+        let _lock = (!text.is_empty())
+            .then(|| region::lock(text.as_ptr(), text.len()).ok())
+            .flatten();
+        Password { text, _lock }
     }
 
     pub fn as_bytes(&self) -> &[u8] {
-        self.0.as_bytes()
+        self.text.as_bytes()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
+        self.text.is_empty()
     }
 }
 
 impl PartialEq for Password {
     fn eq(&self, other: &Self) -> bool {
         use subtle::ConstantTimeEq;
-        self.0.len() == other.0.len() && bool::from(self.0.as_bytes().ct_eq(other.0.as_bytes()))
+        let (a, b) = (self.as_bytes(), other.as_bytes());
+        a.len() == b.len() && bool::from(a.ct_eq(b))
     }
 }
 

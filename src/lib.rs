@@ -4,6 +4,7 @@
 //! prints; nothing below `suite` knows about files.
 
 pub mod armor;
+pub mod bench;
 pub mod cli;
 pub mod error;
 pub mod identity;

@@ -134,10 +134,26 @@ fn memory_bound_follows_device_ram() {
 }
 
 #[test]
-fn newer_version_is_named() {
+fn versions_are_named() {
     let base = small_vault();
     let bytes = with_field(&base, 4, &2u16.to_be_bytes());
     let err = format::parse(&bytes, None).unwrap_err();
-    assert!(err.message().contains("newer nexusq"), "{err}");
+    assert!(err.message().contains("made by a newer nexusq"), "{err}");
     assert_eq!(err.exit(), Exit::Vault);
+    // Without a matching checksum it may be either: say both.
+    let mut unchecked = base.clone();
+    unchecked[4..6].copy_from_slice(&2u16.to_be_bytes());
+    let err = format::parse(&unchecked, None).unwrap_err();
+    assert!(
+        err.message()
+            .contains("newer nexusq, or the file is corrupted"),
+        "{err}"
+    );
+    // Version 0 never existed: corrupted, not newer.
+    let zero = with_field(&base, 4, &0u16.to_be_bytes());
+    let err = format::parse(&zero, None).unwrap_err();
+    assert!(
+        err.message().contains("corrupted") && !err.message().contains("newer"),
+        "{err}"
+    );
 }

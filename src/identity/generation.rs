@@ -185,6 +185,14 @@ impl SecretSection {
                 "the newest generation is missing secret keys".into(),
             ));
         }
+        // Superseded generations have their signing secrets erased.
+        let older = &self.generations[..self.generations.len() - 1];
+        if let Some(g) = older.iter().find(|g| g.sig.is_some()) {
+            return Err(DecodeError(format!(
+                "superseded generation {} still holds signing keys",
+                g.generation
+            )));
+        }
         for (g, cert) in self.generations.iter().zip(certs) {
             if !g.matches(cert, backend) {
                 return Err(DecodeError(format!(
@@ -245,5 +253,34 @@ mod tests {
             .map(|b| format!("{b:02x}"))
             .collect();
         assert!(!d.contains(&seed_hex) && d.contains("redacted"), "{d}");
+    }
+
+    #[test]
+    fn check_against_certificates() {
+        use crate::identity::RootId;
+        use crate::suite::root_sig::RootSecret;
+        use crate::suite::rustcrypto::RustCrypto;
+        let root = RootSecret::generate();
+        let id = RootId::of(&root.public_key());
+        let section = section(&[3, 3]);
+        let certs: Vec<Certificate> = section
+            .generations
+            .iter()
+            .map(|g| {
+                let keys = g.public_keys(&RustCrypto).unwrap();
+                Certificate::issue(&root, id, g.generation, 0, 1, keys, [0; 32], String::new())
+            })
+            .collect();
+        // Generation 1 still has its signing seeds: refused.
+        let err = section.check_against(&certs, &RustCrypto).unwrap_err();
+        assert!(err.0.contains("superseded generation 1"), "{}", err.0);
+        let mut superseded = section;
+        superseded.generations[0].sig = None;
+        superseded.check_against(&certs, &RustCrypto).unwrap();
+        // Keys that do not match their certificate: refused.
+        superseded.generations[1].kem.as_mut().unwrap().xwing = SecretBytes::random();
+        assert!(superseded.check_against(&certs, &RustCrypto).is_err());
+        // Missing generations: refused.
+        assert!(superseded.check_against(&certs[..1], &RustCrypto).is_err());
     }
 }

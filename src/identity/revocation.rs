@@ -1,11 +1,12 @@
 //! Root-signed revocation statements (DESIGN.md section 3.1).
 //!
 //! Encoding: `"NXQR" || u8 version=1 || root_id(32) || u8 scope || u32 generation ||
-//! u64 created || u16 reason_len || reason || signature (17088)`, signed by the root over
-//! everything before the signature, context "nexusq/revoke/v1".
+//! u64 created || u16 reason_len || reason (UTF-8, at most 200 bytes) || signature (17088)`,
+//! signed by the root over everything before the signature, context "nexusq/revoke/v1".
 //! Scope 1 revokes the whole identity (generation field 0); scope 2 revokes the signing keys of
 //! every generation before `generation` (`rotate --compromised`).
 
+use super::certificate::MAX_REASON_LEN;
 use super::root_id::RootId;
 use crate::suite::root_sig::{self, RootSecret};
 use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
@@ -38,6 +39,10 @@ impl Revocation {
         created: u64,
         reason: String,
     ) -> Self {
+        assert!(
+            reason.len() <= MAX_REASON_LEN,
+            "callers check the reason length"
+        );
         let mut r = Revocation {
             root_id,
             scope,
@@ -87,7 +92,13 @@ impl Revocation {
             _ => return Err(DecodeError("revocation has an unknown scope".into())),
         };
         let created = r.u64("revocation created")?;
-        let reason = String::from_utf8(r.bytes_u16("revocation reason")?.to_vec())
+        let reason = r.bytes_u16("revocation reason")?;
+        if reason.len() > MAX_REASON_LEN {
+            return Err(DecodeError(
+                "revocation reason is longer than 200 bytes".into(),
+            ));
+        }
+        let reason = String::from_utf8(reason.to_vec())
             .map_err(|_| DecodeError("revocation reason is not UTF-8".into()))?;
         let signature = r
             .take(root_sig::SIGNATURE_LEN, "revocation signature")?

@@ -18,8 +18,8 @@ fn temp_path(target: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Create `path` with mode 0600, failing if it exists; for files written once (revocation
-/// statements, exports with -o), not for the vault.
+/// Create `path` with mode 0600, failing if it exists; for files that must never replace
+/// another (the revocation statement written by init).
 pub fn create_new_private(path: &Path, bytes: &[u8]) -> Result<()> {
     let mut f = OpenOptions::new()
         .write(true)
@@ -35,7 +35,8 @@ pub fn create_new_private(path: &Path, bytes: &[u8]) -> Result<()> {
     Ok(())
 }
 
-/// Atomically replace (or create) `target` with `bytes`.
+/// Atomically replace (or create) `target` with `bytes`: the vault, and exports with `-o`
+/// (scripts re-export to the same file).
 pub fn replace(target: &Path, bytes: &[u8]) -> Result<()> {
     let tmp = temp_path(target);
     let result = write_then_rename(&tmp, target, bytes);

@@ -49,10 +49,29 @@ pub struct VaultFile {
     /// When the vault was created (Unix seconds).
     pub created: u64,
     pub public: PublicIdentity,
-    /// The authenticated header: every byte before the ciphertexts (AEAD associated data).
-    pub aad: Vec<u8>,
+    /// The header and the root ciphertext, as in the file. The header (`prefix[..header_len]`)
+    /// is the associated data of the root section; the whole prefix is the associated data of
+    /// the secret section, so everyday unlock also authenticates the root ciphertext without
+    /// decrypting it.
+    pub prefix: Vec<u8>,
+    pub header_len: usize,
     pub secret_ciphertext: Vec<u8>,
-    pub root_ciphertext: Vec<u8>,
+}
+
+impl VaultFile {
+    /// Associated data of the root section: every byte before the ciphertexts.
+    pub fn header_bytes(&self) -> &[u8] {
+        &self.prefix[..self.header_len]
+    }
+
+    /// Associated data of the secret section: the header and the root ciphertext.
+    pub fn secret_aad(&self) -> &[u8] {
+        &self.prefix
+    }
+
+    pub fn root_ciphertext(&self) -> &[u8] {
+        &self.prefix[self.header_len..]
+    }
 }
 
 fn corrupt(what: impl std::fmt::Display) -> Error {
@@ -91,18 +110,18 @@ pub fn encode_header(
         .bytes(&header.secret_nonce)
         .bytes(&header.root_nonce)
         .bytes_u32(&public_section.into_inner())
-        .u32(secret_ciphertext_len as u32)
-        .u32(ROOT_CIPHERTEXT_LEN as u32);
+        .u32(ROOT_CIPHERTEXT_LEN as u32)
+        .u32(secret_ciphertext_len as u32);
     w.into_inner()
 }
 
-/// Header, ciphertexts, then SHA-256 of everything before the checksum.
-pub fn assemble(aad: &[u8], secret_ciphertext: &[u8], root_ciphertext: &[u8]) -> Vec<u8> {
+/// Header, root ciphertext, secret ciphertext, then SHA-256 of everything before the checksum.
+pub fn assemble(header: &[u8], root_ciphertext: &[u8], secret_ciphertext: &[u8]) -> Vec<u8> {
     let mut out =
-        Vec::with_capacity(aad.len() + secret_ciphertext.len() + root_ciphertext.len() + 32);
-    out.extend_from_slice(aad);
-    out.extend_from_slice(secret_ciphertext);
+        Vec::with_capacity(header.len() + secret_ciphertext.len() + root_ciphertext.len() + 32);
+    out.extend_from_slice(header);
     out.extend_from_slice(root_ciphertext);
+    out.extend_from_slice(secret_ciphertext);
     let sum = Sha256::digest(&out);
     out.extend_from_slice(&sum);
     out
@@ -135,11 +154,26 @@ pub fn parse(bytes: &[u8], device_ram: Option<u64>) -> Result<VaultFile> {
         )));
     }
     let version = u16::from_be_bytes([bytes[4], bytes[5]]);
-    if version != FORMAT_VERSION {
-        return Err(Error::vault(
-            format!("vault format version {version} was made by a newer nexusq"),
-            "upgrade nexusq to open this vault",
-        ));
+    if version > FORMAT_VERSION {
+        // A newer format may lay out its checksum differently, so a mismatch here cannot tell
+        // "newer" from "corrupted"; say both when the checksum does not hold.
+        return Err(if checksum_ok(bytes) {
+            Error::vault(
+                format!("vault format version {version} was made by a newer nexusq"),
+                "upgrade nexusq to open this vault",
+            )
+        } else {
+            Error::vault(
+                format!(
+                    "vault format version {version} is unknown: made by a newer nexusq, or the \
+                     file is corrupted"
+                ),
+                "upgrade nexusq; if this is the newest nexusq, restore the vault from a backup",
+            )
+        });
+    }
+    if version == 0 {
+        return Err(corrupt("format version 0 does not exist"));
     }
     if !checksum_ok(bytes) {
         return Err(corrupt(
@@ -181,18 +215,19 @@ pub fn parse(bytes: &[u8], device_ram: Option<u64>) -> Result<VaultFile> {
         root_nonce: r.array("root nonce")?,
     };
     let public_section = r.bytes_u32("public section")?;
-    let secret_len = r.u32("secret ciphertext length")? as usize;
     let root_len = r.u32("root ciphertext length")? as usize;
-    let aad = body[..r.position()].to_vec();
-    if secret_len < TAG_LEN + 4 {
-        return Err(corrupt("the secret section is too short"));
-    }
+    let secret_len = r.u32("secret ciphertext length")? as usize;
+    let header_len = r.position();
     if root_len != ROOT_CIPHERTEXT_LEN {
         return Err(corrupt("the root section has the wrong length"));
     }
+    if secret_len < TAG_LEN + 4 {
+        return Err(corrupt("the secret section is too short"));
+    }
+    r.take(root_len, "root section")?;
+    let prefix = body[..r.position()].to_vec();
     let secret_ciphertext = r.take(secret_len, "secret section")?.to_vec();
-    let root_ciphertext = r.take(root_len, "root section")?.to_vec();
-    r.finish("the root section")?;
+    r.finish("the secret section")?;
 
     let mut p = Reader::new(public_section);
     let created = p.u64("creation time")?;
@@ -201,9 +236,9 @@ pub fn parse(bytes: &[u8], device_ram: Option<u64>) -> Result<VaultFile> {
         header,
         created,
         public,
-        aad,
+        prefix,
+        header_len,
         secret_ciphertext,
-        root_ciphertext,
     })
 }
 

@@ -36,6 +36,17 @@ impl VaultLock {
             .mode(0o600)
             .open(&path)
             .map_err(|e| Error::io_at("open the lock file", &path, &e))?;
+        // A lock file made by someone else may be looser; it holds nothing secret, but keep
+        // the promise of mode 0600. Best effort: it may belong to another user.
+        {
+            use std::os::unix::fs::PermissionsExt;
+            if file
+                .metadata()
+                .is_ok_and(|m| m.permissions().mode() & 0o777 != 0o600)
+            {
+                let _ = file.set_permissions(std::fs::Permissions::from_mode(0o600));
+            }
+        }
         let deadline = Instant::now() + timeout;
         loop {
             match flock(&file, FlockOperation::NonBlockingLockExclusive) {

@@ -99,7 +99,7 @@ impl VaultFile {
         let plain = seal::open(
             &aead_key,
             &self.header.secret_nonce,
-            &self.aad,
+            self.secret_aad(),
             &self.secret_ciphertext,
         )
         .ok_or_else(Error::wrong_password)?;
@@ -132,8 +132,8 @@ impl Unlocked {
         let plain = seal::open(
             &aead_key,
             &h.root_nonce,
-            &self.file.aad,
-            &self.file.root_ciphertext,
+            self.file.header_bytes(),
+            self.file.root_ciphertext(),
         )
         .ok_or_else(Error::wrong_password)?;
         let seeds = SecretBytes::<{ root_sig::SEED_LEN }>::from_slice(&plain).ok_or_else(|| {
@@ -190,20 +190,24 @@ pub fn seal_vault(
     };
     let secret_plain: Zeroizing<Vec<u8>> = secrets.encode();
     let secret_len = secret_plain.len() + seal::TAG_LEN;
-    let aad = format::encode_header(&header, created, public, secret_len);
-    let secret_ct = seal::seal(
-        &seal::derive_key(key, &header.seal_salt, seal::SECRET_LABEL),
-        &header.secret_nonce,
-        &aad,
-        &secret_plain,
-    );
+    let header_bytes = format::encode_header(&header, created, public, secret_len);
     let root_ct = seal::seal(
         &seal::derive_key(key, &header.seal_salt, seal::ROOT_LABEL),
         &header.root_nonce,
-        &aad,
+        &header_bytes,
         root.seeds().expose(),
     );
-    format::assemble(&aad, &secret_ct, &root_ct)
+    // The secret section's associated data covers the root ciphertext too, so everyday unlock
+    // detects a changed root section without decrypting it.
+    let mut secret_aad = header_bytes.clone();
+    secret_aad.extend_from_slice(&root_ct);
+    let secret_ct = seal::seal(
+        &seal::derive_key(key, &header.seal_salt, seal::SECRET_LABEL),
+        &header.secret_nonce,
+        &secret_aad,
+        &secret_plain,
+    );
+    format::assemble(&header_bytes, &root_ct, &secret_ct)
 }
 
 /// Refuse to write into Android shared storage unless explicitly allowed.

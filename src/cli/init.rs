@@ -29,7 +29,9 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
     }
     let folder = storage::parent_folder(&path).to_path_buf();
     if !folder.exists() {
-        if ctx.global.vault.is_some() || std::env::var_os("NEXUSQ_VAULT").is_some() {
+        let chosen_by_user = ctx.global.vault.is_some()
+            || std::env::var_os("NEXUSQ_VAULT").is_some_and(|v| !v.is_empty());
+        if chosen_by_user {
             return Err(Error::usage(
                 format!("the folder {} does not exist", folder.display()),
                 "create it first, or choose another --vault path",

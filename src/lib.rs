@@ -10,5 +10,6 @@ pub mod error;
 pub mod identity;
 pub mod secret;
 pub mod suite;
+pub mod time;
 pub mod vault;
 pub mod wire;

@@ -81,6 +81,18 @@ pub enum Command {
     /// Export your public identity
     #[command(subcommand)]
     Identity(IdentityCommand),
+    /// Make a detached hybrid signature (ML-DSA-65 + Ed25519) of a file or stdin
+    Sign(SignArgs),
+    /// Check a detached signature against the vault's identity or someone's export
+    Verify(VerifyArgs),
+    /// Encapsulate a fresh shared secret to someone's identity (hybrid ML-KEM + X25519)
+    Encapsulate(EncapsulateArgs),
+    /// Recover the shared secret of a KEM envelope made for you
+    Decapsulate(DecapsulateArgs),
+    /// Encrypt a file or stdin to one or more identities (streaming)
+    Encrypt(EncryptArgs),
+    /// Decrypt a file or stdin encrypted to you (streaming)
+    Decrypt(DecryptArgs),
     /// Print shell completions (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_enum)]
@@ -136,8 +148,132 @@ pub enum VaultCommand {
     },
 }
 
+/// `--to PUB` recipients and the checks on them, shared by encrypt and encapsulate.
+#[derive(Args, Debug, Clone)]
+pub struct PeerArgs {
+    /// Refuse unless every recipient's fingerprint is one of these (with or without dashes,
+    /// any case); repeat for several recipients
+    #[arg(long, value_name = "FP")]
+    pub expect_fingerprint: Vec<String>,
+    /// Use a generation whose certificate has expired (normally refused: get a fresh export)
+    #[arg(long)]
+    pub allow_expired: bool,
+}
+
+/// The hybrid KEM suites users can choose.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum KemSuiteArg {
+    /// X-Wing: ML-KEM-768 + X25519 (the default)
+    #[default]
+    #[value(name = "mlkem768-x25519")]
+    MlKem768X25519,
+    /// ML-KEM-1024 + X25519 (nexusq-specific)
+    #[value(name = "mlkem1024-x25519")]
+    MlKem1024X25519,
+}
+
+#[derive(Args, Debug)]
+pub struct SignArgs {
+    /// The file to sign; `-` or nothing for stdin
+    #[arg(value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// Write the signature to SIG instead of stdout
+    #[arg(short = 'o', long = "output", value_name = "SIG")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// The signed file; `-` or nothing for stdin
+    #[arg(value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// The detached signature
+    #[arg(long, value_name = "SIG")]
+    pub sig: PathBuf,
+    /// The signer's exported identity [default: this vault's own identity]
+    #[arg(long, value_name = "PUB")]
+    pub identity: Option<PathBuf>,
+    /// Refuse unless the signer's fingerprint is FP; without --identity, trust the root key in
+    /// the signature only if it matches FP
+    #[arg(long, value_name = "FP")]
+    pub expect_fingerprint: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct EncapsulateArgs {
+    /// The recipient's exported identity
+    #[arg(long, value_name = "PUB")]
+    pub to: PathBuf,
+    /// Which hybrid KEM
+    #[arg(long, value_enum, default_value_t = KemSuiteArg::MlKem768X25519)]
+    pub suite: KemSuiteArg,
+    /// Where to write the envelope (or the bare ciphertext with --raw)
+    #[arg(short = 'o', long = "output", value_name = "CT")]
+    pub output: PathBuf,
+    /// Write the bare KEM ciphertext, without envelope; the recipient then cannot detect a
+    /// ciphertext that is not for them (decapsulation gives a random secret instead)
+    #[arg(long)]
+    pub raw: bool,
+    #[command(flatten)]
+    pub peer: PeerArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct DecapsulateArgs {
+    /// The KEM envelope (or bare ciphertext with --raw)
+    #[arg(value_name = "CT")]
+    pub input: PathBuf,
+    /// Read a bare ciphertext: no envelope, no confirmation tag, so a wrong or damaged
+    /// ciphertext yields a random secret instead of an error
+    #[arg(long, requires = "generation")]
+    pub raw: bool,
+    /// With --raw: the generation whose key to use
+    #[arg(long, value_name = "N")]
+    pub generation: Option<u32>,
+    /// With --raw: which hybrid KEM the ciphertext is for
+    #[arg(long, value_enum, default_value_t = KemSuiteArg::MlKem768X25519)]
+    pub suite: KemSuiteArg,
+}
+
+#[derive(Args, Debug)]
+pub struct EncryptArgs {
+    /// The file to encrypt; `-` or nothing for stdin
+    #[arg(value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// Recipient's exported identity (repeat for up to 64 recipients)
+    #[arg(long, value_name = "PUB", required = true)]
+    pub to: Vec<PathBuf>,
+    /// Which hybrid KEM to use for every recipient
+    #[arg(long, value_enum, default_value_t = KemSuiteArg::MlKem768X25519)]
+    pub suite: KemSuiteArg,
+    /// Write to OUT instead of stdout (`-o -` forces binary output to a terminal)
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+    /// Write armored text instead of binary
+    #[arg(long)]
+    pub armor: bool,
+    #[command(flatten)]
+    pub peer: PeerArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct DecryptArgs {
+    /// The encrypted file (binary or armored); `-` or nothing for stdin
+    #[arg(value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// Write to OUT; nothing is left behind if authentication fails
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<PathBuf>,
+}
+
 #[derive(Subcommand, Debug)]
 pub enum IdentityCommand {
+    /// Show someone's exported identity: fingerprint, generations, validity, revocations
+    Show {
+        /// The exported identity file
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
     /// Print your public identity as armored text to give to others
     Export {
         /// Write to FILE instead of stdout

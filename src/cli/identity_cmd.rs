@@ -68,3 +68,7 @@ pub fn export(
     }
     Ok(())
 }
+
+pub fn show(_ctx: &Context, _file: &Path) -> Result<()> {
+    Err(Error::usage("not yet", "see README.md"))
+}

@@ -2,11 +2,15 @@
 //! No crypto here: commands call `vault` and `identity`, and print what they return.
 
 pub mod args;
+mod crypt_cmd;
 pub mod hardening;
 mod identity_cmd;
 mod init;
+pub mod io;
+mod kem_cmd;
 pub mod output;
 pub mod password;
+mod sign_cmd;
 mod vault_cmd;
 
 use crate::error::{Error, Result};
@@ -31,6 +35,13 @@ pub fn run(cli: Cli) -> Result<()> {
             full_history,
             unlock,
         }) => identity_cmd::export(&ctx, output.as_deref(), full_history, unlock),
+        Command::Identity(IdentityCommand::Show { file }) => identity_cmd::show(&ctx, &file),
+        Command::Sign(a) => sign_cmd::sign(&ctx, &a),
+        Command::Verify(a) => sign_cmd::verify(&ctx, &a),
+        Command::Encapsulate(a) => kem_cmd::encapsulate(&ctx, &a),
+        Command::Decapsulate(a) => kem_cmd::decapsulate(&ctx, &a),
+        Command::Encrypt(a) => crypt_cmd::encrypt(&ctx, &a),
+        Command::Decrypt(a) => crypt_cmd::decrypt(&ctx, &a),
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "nexusq", &mut std::io::stdout());
@@ -116,6 +127,21 @@ impl Context {
         self.read_password(&self.password_source(), "password", confirm)
     }
 
+    /// Open the vault, ask for the password and unlock it (secret section only).
+    pub fn unlock(&self) -> Result<crate::vault::Unlocked> {
+        let path = self.vault_path()?;
+        let backend = self.backend()?;
+        if storage::folder_is_shared_storage(&path) {
+            self.out.warn(&format!(
+                "{} is in Android shared storage, where other apps can read it; move it to Termux's home",
+                path.display()
+            ));
+        }
+        let file = crate::vault::open(&path)?;
+        let password = self.password(false)?;
+        file.unlock(&password, &crate::vault::Argon2id, backend)
+    }
+
     /// The new password of `vault passwd` (asked twice on a terminal).
     pub fn new_password(&self) -> Result<Password> {
         let source = password::Source::from_options(
@@ -126,13 +152,7 @@ impl Context {
     }
 }
 
-/// Seconds since the Unix epoch.
-pub fn now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0)
-}
+pub use crate::time::now;
 
 /// Turn the --kdf-* / --calibrate-ms options into parameters, starting from `base`.
 pub fn kdf_params(

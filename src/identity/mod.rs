@@ -3,6 +3,7 @@
 
 pub mod certificate;
 pub mod generation;
+pub mod peer;
 pub mod public;
 pub mod revocation;
 pub mod root_id;

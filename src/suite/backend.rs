@@ -1,19 +1,87 @@
 //! The one small interface between `suite` and the ML-KEM / ML-DSA implementations
-//! (DESIGN.md section 7). Everything else (X25519, Ed25519, SLH-DSA, AES-GCM, Argon2id) is
-//! shared by both backends and lives in `suite` directly.
+//! (DESIGN.md section 7): the deterministic FIPS 203/204 internal functions, so both backends
+//! produce identical bytes and tests can pin every random input. Everything else (X25519,
+//! Ed25519, SLH-DSA, AES-GCM, Argon2id) is shared by both backends and lives in `suite`.
 
 use crate::error::{Error, Result};
+use crate::secret::SecretBytes;
 
-/// ML-KEM and ML-DSA from seeds, as FIPS 203/204 internal functions, so both backends produce
-/// identical bytes.
+/// Which ML-KEM parameter set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KemLevel {
+    MlKem768,
+    MlKem1024,
+}
+
+impl KemLevel {
+    pub fn encapsulation_key_len(self) -> usize {
+        match self {
+            KemLevel::MlKem768 => 1184,
+            KemLevel::MlKem1024 => 1568,
+        }
+    }
+
+    pub fn ciphertext_len(self) -> usize {
+        match self {
+            KemLevel::MlKem768 => 1088,
+            KemLevel::MlKem1024 => 1568,
+        }
+    }
+}
+
+pub const MLDSA65_SIGNATURE_LEN: usize = 3309;
+pub const MLDSA65_VERIFYING_KEY_LEN: usize = 1952;
+
+/// Why a backend refused an input. Callers choose the exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendError {
+    /// Wrong length, or an encapsulation key that fails the FIPS 203 modulus check.
+    InvalidEncapsulationKey,
+    /// Wrong ciphertext length.
+    InvalidCiphertext,
+    /// ML-DSA context longer than 255 bytes.
+    ContextTooLong,
+}
+
+/// ML-KEM and ML-DSA from seeds and pinned randomness.
 pub trait Backend: Sync {
     fn name(&self) -> &'static str;
-    /// ML-KEM-768 KeyGen_internal(d, z): the encapsulation key (1184 bytes).
-    fn mlkem768_keygen(&self, d: &[u8; 32], z: &[u8; 32]) -> Vec<u8>;
-    /// ML-KEM-1024 KeyGen_internal(d, z): the encapsulation key (1568 bytes).
-    fn mlkem1024_keygen(&self, d: &[u8; 32], z: &[u8; 32]) -> Vec<u8>;
+
+    /// ML-KEM KeyGen_internal(d, z): the encapsulation key.
+    fn mlkem_keygen(&self, level: KemLevel, d: &[u8; 32], z: &[u8; 32]) -> Vec<u8>;
+
+    /// ML-KEM Encaps_internal(ek, m) after the FIPS 203 input check: (ciphertext, shared key).
+    fn mlkem_encaps(
+        &self,
+        level: KemLevel,
+        ek: &[u8],
+        m: &[u8; 32],
+    ) -> Result<(Vec<u8>, SecretBytes<32>), BackendError>;
+
+    /// ML-KEM Decaps_internal with the key from KeyGen_internal(d, z); implicit rejection.
+    fn mlkem_decaps(
+        &self,
+        level: KemLevel,
+        d: &[u8; 32],
+        z: &[u8; 32],
+        ct: &[u8],
+    ) -> Result<SecretBytes<32>, BackendError>;
+
     /// ML-DSA-65 KeyGen_internal(xi): the verifying key (1952 bytes).
     fn mldsa65_keygen(&self, xi: &[u8; 32]) -> Vec<u8>;
+
+    /// Pure ML-DSA-65 signature of `msg` with context `ctx` and the given `rnd`
+    /// (Sign_internal over `0 || len(ctx) || ctx || msg`); rnd = 0 is the deterministic variant.
+    fn mldsa65_sign(
+        &self,
+        xi: &[u8; 32],
+        msg: &[u8],
+        ctx: &[u8],
+        rnd: &[u8; 32],
+    ) -> Result<Vec<u8>, BackendError>;
+
+    /// Pure ML-DSA-65 verification with context; malformed keys or signatures are invalid.
+    fn mldsa65_verify(&self, vk: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> bool;
 }
 
 /// Which backend the user asked for (`--backend`, `$NEXUSQ_BACKEND`).

@@ -1,21 +1,81 @@
-//! Hybrid KEM keys (DESIGN.md section 6): X-Wing (ML-KEM-768 + X25519) and the nexusq-specific
-//! ML-KEM-1024 + X25519, both kept as one 32-byte seed and expanded the X-Wing way:
+//! Hybrid KEMs (DESIGN.md section 6), written once over the backend's ML-KEM internal functions:
+//!
+//! - X-Wing = ML-KEM-768 + X25519 (draft-connolly-cfrg-xwing-kem), label `\.//^\`;
+//! - ML-KEM-1024 + X25519, nexusq-specific, label `nexusq/MLKEM1024-X25519/v1`.
+//!
+//! Both keep one 32-byte seed, expanded the X-Wing way:
 //! `SHAKE256(seed, 96)` = ML-KEM d (32) || ML-KEM z (32) || X25519 secret (32).
-//! Public key = ML-KEM encapsulation key || X25519 public key.
+//! Public key = ML-KEM encapsulation key || X25519 public key; ciphertext = ML-KEM ciphertext ||
+//! X25519 ephemeral public key; shared secret = `SHA3-256(ss_M || ss_X || ct_X || pk_X || label)`.
 
-use super::backend::Backend;
+use super::SuiteId;
+use super::backend::{Backend, BackendError};
 use crate::secret::SecretBytes;
+use sha3::{Digest, Sha3_256};
 use shake::Shake256;
 use shake::{ExtendableOutput, Update, XofReader};
+use subtle::ConstantTimeEq;
 
+pub use super::backend::KemLevel;
+
+pub const XWING_LABEL: &[u8] = b"\\.//^\\";
+pub const MLKEM1024_X25519_LABEL: &[u8] = b"nexusq/MLKEM1024-X25519/v1";
 pub const XWING_PUBLIC_KEY_LEN: usize = 1184 + 32;
 pub const MLKEM1024_X25519_PUBLIC_KEY_LEN: usize = 1568 + 32;
 
-/// Which ML-KEM parameter set sits under the hybrid.
+/// Why a hybrid KEM operation was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KemLevel {
-    MlKem768,
-    MlKem1024,
+pub enum KemError {
+    /// Wrong length, a low-order X25519 key, or an ML-KEM key failing the FIPS 203 check.
+    InvalidPublicKey(&'static str),
+    /// Wrong ciphertext length.
+    InvalidCiphertext,
+    /// The X25519 part gave the all-zero secret (a low-order ephemeral key).
+    ZeroX25519Secret,
+}
+
+impl std::fmt::Display for KemError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KemError::InvalidPublicKey(why) => write!(f, "invalid public key: {why}"),
+            KemError::InvalidCiphertext => f.write_str("the KEM ciphertext has the wrong length"),
+            KemError::ZeroX25519Secret => {
+                f.write_str("the X25519 part gave an all-zero secret (low-order key)")
+            }
+        }
+    }
+}
+
+impl KemLevel {
+    pub fn suite(self) -> SuiteId {
+        match self {
+            KemLevel::MlKem768 => SuiteId::MlKem768X25519,
+            KemLevel::MlKem1024 => SuiteId::MlKem1024X25519,
+        }
+    }
+
+    pub fn from_suite(suite: SuiteId) -> Option<Self> {
+        match suite {
+            SuiteId::MlKem768X25519 => Some(KemLevel::MlKem768),
+            SuiteId::MlKem1024X25519 => Some(KemLevel::MlKem1024),
+            _ => None,
+        }
+    }
+
+    pub fn label(self) -> &'static [u8] {
+        match self {
+            KemLevel::MlKem768 => XWING_LABEL,
+            KemLevel::MlKem1024 => MLKEM1024_X25519_LABEL,
+        }
+    }
+
+    pub fn hybrid_public_key_len(self) -> usize {
+        self.encapsulation_key_len() + 32
+    }
+
+    pub fn hybrid_ciphertext_len(self) -> usize {
+        self.ciphertext_len() + 32
+    }
 }
 
 /// The three secrets a hybrid KEM seed expands to.
@@ -40,16 +100,118 @@ pub fn expand_seed(seed: &SecretBytes<32>) -> ExpandedSeed {
     out
 }
 
+fn x25519(k: &[u8; 32], u: &[u8; 32]) -> SecretBytes<32> {
+    let mut out = SecretBytes::<32>::zero();
+    *out.expose_mut() = x25519_dalek::x25519(*k, *u);
+    out
+}
+
+fn is_all_zero(b: &[u8; 32]) -> bool {
+    bool::from(b.ct_eq(&[0u8; 32]))
+}
+
 /// The hybrid public key for `seed`.
 pub fn public_key(backend: &dyn Backend, level: KemLevel, seed: &SecretBytes<32>) -> Vec<u8> {
     let e = expand_seed(seed);
-    let mut pk = match level {
-        KemLevel::MlKem768 => backend.mlkem768_keygen(e.d.expose(), e.z.expose()),
-        KemLevel::MlKem1024 => backend.mlkem1024_keygen(e.d.expose(), e.z.expose()),
-    };
-    let x_secret = x25519_dalek::StaticSecret::from(*e.x25519.expose());
-    pk.extend_from_slice(x25519_dalek::PublicKey::from(&x_secret).as_bytes());
+    let mut pk = backend.mlkem_keygen(level, e.d.expose(), e.z.expose());
+    let pk_x = x25519(e.x25519.expose(), &x25519_dalek::X25519_BASEPOINT_BYTES);
+    pk.extend_from_slice(pk_x.expose());
     pk
+}
+
+/// Import check of someone's hybrid public key: length, and an X25519 part of small order is
+/// refused (it would make the X25519 half contribute nothing). The ML-KEM half gets the
+/// FIPS 203 modulus check at every encapsulation.
+pub fn check_public_key(level: KemLevel, pk: &[u8]) -> Result<(), KemError> {
+    if pk.len() != level.hybrid_public_key_len() {
+        return Err(KemError::InvalidPublicKey("wrong length"));
+    }
+    let pk_x: [u8; 32] = pk[level.encapsulation_key_len()..]
+        .try_into()
+        .expect("32 bytes");
+    // A clamped scalar is a multiple of 8, so the product is zero exactly for small-order points.
+    if is_all_zero(&x25519_dalek::x25519([1u8; 32], pk_x)) {
+        return Err(KemError::InvalidPublicKey("low-order X25519 key"));
+    }
+    Ok(())
+}
+
+fn combine(
+    level: KemLevel,
+    ss_m: &SecretBytes<32>,
+    ss_x: &SecretBytes<32>,
+    ct_x: &[u8],
+    pk_x: &[u8],
+) -> SecretBytes<32> {
+    let mut h = Sha3_256::new();
+    Digest::update(&mut h, ss_m.expose());
+    Digest::update(&mut h, ss_x.expose());
+    Digest::update(&mut h, ct_x);
+    Digest::update(&mut h, pk_x);
+    Digest::update(&mut h, level.label());
+    let mut out = SecretBytes::<32>::zero();
+    out.expose_mut().copy_from_slice(&h.finalize());
+    out
+}
+
+/// Encapsulate with pinned randomness: `eseed` = ML-KEM m (32) || X25519 ephemeral secret (32).
+pub fn encapsulate_derand(
+    backend: &dyn Backend,
+    level: KemLevel,
+    pk: &[u8],
+    eseed: &SecretBytes<64>,
+) -> Result<(Vec<u8>, SecretBytes<32>), KemError> {
+    check_public_key(level, pk)?;
+    let (pk_m, pk_x) = pk.split_at(level.encapsulation_key_len());
+    let m: [u8; 32] = eseed.expose()[..32].try_into().expect("32 bytes");
+    let ek_x: [u8; 32] = eseed.expose()[32..].try_into().expect("32 bytes");
+    let (mut ct, ss_m) = backend.mlkem_encaps(level, pk_m, &m).map_err(|e| match e {
+        BackendError::InvalidEncapsulationKey => {
+            KemError::InvalidPublicKey("the ML-KEM key fails the FIPS 203 modulus check")
+        }
+        _ => KemError::InvalidPublicKey("rejected by ML-KEM"),
+    })?;
+    let ct_x = x25519(&ek_x, &x25519_dalek::X25519_BASEPOINT_BYTES);
+    let ss_x = x25519(&ek_x, pk_x.try_into().expect("32 bytes"));
+    if is_all_zero(ss_x.expose()) {
+        return Err(KemError::ZeroX25519Secret);
+    }
+    let ss = combine(level, &ss_m, &ss_x, ct_x.expose(), pk_x);
+    ct.extend_from_slice(ct_x.expose());
+    Ok((ct, ss))
+}
+
+/// Encapsulate with fresh randomness from the operating system.
+pub fn encapsulate(
+    backend: &dyn Backend,
+    level: KemLevel,
+    pk: &[u8],
+) -> Result<(Vec<u8>, SecretBytes<32>), KemError> {
+    encapsulate_derand(backend, level, pk, &SecretBytes::random())
+}
+
+/// Decapsulate with the key from `seed`. ML-KEM's implicit rejection means a wrong ciphertext
+/// gives a random-looking secret, not an error; callers that must know check a tag.
+pub fn decapsulate(
+    backend: &dyn Backend,
+    level: KemLevel,
+    seed: &SecretBytes<32>,
+    ct: &[u8],
+) -> Result<SecretBytes<32>, KemError> {
+    if ct.len() != level.hybrid_ciphertext_len() {
+        return Err(KemError::InvalidCiphertext);
+    }
+    let (ct_m, ct_x) = ct.split_at(level.ciphertext_len());
+    let e = expand_seed(seed);
+    let ss_m = backend
+        .mlkem_decaps(level, e.d.expose(), e.z.expose(), ct_m)
+        .map_err(|_| KemError::InvalidCiphertext)?;
+    let ss_x = x25519(e.x25519.expose(), ct_x.try_into().expect("32 bytes"));
+    if is_all_zero(ss_x.expose()) {
+        return Err(KemError::ZeroX25519Secret);
+    }
+    let pk_x = x25519(e.x25519.expose(), &x25519_dalek::X25519_BASEPOINT_BYTES);
+    Ok(combine(level, &ss_m, &ss_x, ct_x, pk_x.expose()))
 }
 
 #[cfg(test)]
@@ -61,42 +223,117 @@ mod tests {
         hex::decode(s).unwrap()
     }
 
-    /// The X-Wing draft's own vectors: our seed expansion and key layout give its public keys.
-    #[test]
-    fn xwing_public_keys_match_draft_vectors() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/vectors/xwing/test-vectors.json"
-        );
-        let text =
-            std::fs::read_to_string(path).expect("../shared/vectors/xwing/test-vectors.json");
-        let cases: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    fn vectors(path: &str) -> Vec<serde_json::Value> {
+        let text = std::fs::read_to_string(format!("{}/{path}", env!("CARGO_MANIFEST_DIR")))
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        serde_json::from_str(&text).unwrap()
+    }
+
+    fn check_vectors(level: KemLevel, cases: &[serde_json::Value]) {
         assert!(!cases.is_empty());
         for case in cases {
-            let seed =
-                SecretBytes::<32>::from_slice(&unhex(case["seed"].as_str().unwrap())).unwrap();
-            let pk = public_key(&RustCrypto, KemLevel::MlKem768, &seed);
-            assert_eq!(hex::encode(pk), case["pk"].as_str().unwrap());
+            let h = |k: &str| unhex(case[k].as_str().unwrap());
+            let seed = SecretBytes::<32>::from_slice(&h("seed")).unwrap();
+            let eseed = SecretBytes::<64>::from_slice(&h("eseed")).unwrap();
+            assert_eq!(public_key(&RustCrypto, level, &seed), h("pk"));
+            let (ct, ss) = encapsulate_derand(&RustCrypto, level, &h("pk"), &eseed).unwrap();
+            assert_eq!(ct, h("ct"));
+            assert_eq!(ss.expose().to_vec(), h("ss"));
+            let ss2 = decapsulate(&RustCrypto, level, &seed, &ct).unwrap();
+            assert_eq!(ss2.expose().to_vec(), h("ss"));
         }
     }
 
-    /// The `x-wing` crate as a second oracle, over random seeds.
+    /// The X-Wing draft's own vectors (../shared/vectors/xwing): keys, ciphertexts, secrets.
     #[test]
-    fn xwing_public_keys_match_x_wing_crate() {
-        use x_wing::{Decapsulator as _, KeyExport as _};
-        for _ in 0..20 {
+    fn xwing_draft_vectors() {
+        check_vectors(
+            KemLevel::MlKem768,
+            &vectors("../shared/vectors/xwing/test-vectors.json"),
+        );
+    }
+
+    /// Our committed ML-KEM-1024 + X25519 vectors, computed independently (see
+    /// tests/vectors/README.md).
+    #[test]
+    fn mlkem1024_x25519_committed_vectors() {
+        check_vectors(
+            KemLevel::MlKem1024,
+            &vectors("tests/vectors/mlkem1024-x25519.json"),
+        );
+    }
+
+    /// The `x-wing` crate as a second oracle, over random seeds and encapsulations.
+    #[test]
+    fn xwing_matches_x_wing_crate() {
+        use x_wing::{Decapsulate as _, Decapsulator as _, KeyExport as _};
+        for _ in 0..50 {
             let seed = SecretBytes::<32>::random();
             let dk = x_wing::DecapsulationKey::from(*seed.expose());
-            let ours = public_key(&RustCrypto, KemLevel::MlKem768, &seed);
-            assert_eq!(ours, dk.encapsulation_key().to_bytes().to_vec());
+            let pk = public_key(&RustCrypto, KemLevel::MlKem768, &seed);
+            assert_eq!(pk, dk.encapsulation_key().to_bytes().to_vec());
+            let (ct, ss) = encapsulate(&RustCrypto, KemLevel::MlKem768, &pk).unwrap();
+            let ct_arr: x_wing::Ciphertext = ct.as_slice().try_into().unwrap();
+            assert_eq!(dk.decapsulate(&ct_arr).to_vec(), ss.expose().to_vec());
         }
     }
 
     #[test]
-    fn mlkem1024_public_key_layout() {
-        let seed = SecretBytes::<32>::random();
-        let pk = public_key(&RustCrypto, KemLevel::MlKem1024, &seed);
-        assert_eq!(pk.len(), MLKEM1024_X25519_PUBLIC_KEY_LEN);
-        assert_eq!(pk, public_key(&RustCrypto, KemLevel::MlKem1024, &seed));
+    fn round_trips_and_rejections() {
+        for level in [KemLevel::MlKem768, KemLevel::MlKem1024] {
+            let seed = SecretBytes::<32>::random();
+            let pk = public_key(&RustCrypto, level, &seed);
+            assert_eq!(pk.len(), level.hybrid_public_key_len());
+            let (ct, ss) = encapsulate(&RustCrypto, level, &pk).unwrap();
+            assert_eq!(ct.len(), level.hybrid_ciphertext_len());
+            assert_eq!(
+                decapsulate(&RustCrypto, level, &seed, &ct)
+                    .unwrap()
+                    .expose(),
+                ss.expose()
+            );
+            // Another key: implicit rejection gives a different secret, not an error.
+            let other = SecretBytes::<32>::random();
+            assert_ne!(
+                decapsulate(&RustCrypto, level, &other, &ct)
+                    .unwrap()
+                    .expose(),
+                ss.expose()
+            );
+            // Wrong lengths.
+            assert_eq!(
+                decapsulate(&RustCrypto, level, &seed, &ct[1..]).unwrap_err(),
+                KemError::InvalidCiphertext
+            );
+            assert!(encapsulate(&RustCrypto, level, &pk[1..]).is_err());
+            // Low-order X25519 public key (u = 0 and u = 1 are of small order).
+            for bad in [[0u8; 32], {
+                let mut one = [0u8; 32];
+                one[0] = 1;
+                one
+            }] {
+                let mut low = pk.clone();
+                low[level.encapsulation_key_len()..].copy_from_slice(&bad);
+                assert_eq!(
+                    check_public_key(level, &low).unwrap_err(),
+                    KemError::InvalidPublicKey("low-order X25519 key")
+                );
+                // And a low-order ephemeral key in a ciphertext gives the all-zero X25519 secret.
+                let mut ct_low = ct.clone();
+                ct_low[level.ciphertext_len()..].copy_from_slice(&bad);
+                assert_eq!(
+                    decapsulate(&RustCrypto, level, &seed, &ct_low).unwrap_err(),
+                    KemError::ZeroX25519Secret
+                );
+            }
+            // ML-KEM modulus check: a coefficient of 0xFFF (>= q) in the first position.
+            let mut unreduced = pk.clone();
+            unreduced[0] = 0xff;
+            unreduced[1] |= 0x0f;
+            assert!(matches!(
+                encapsulate(&RustCrypto, level, &unreduced),
+                Err(KemError::InvalidPublicKey(_))
+            ));
+        }
     }
 }

@@ -1,0 +1,115 @@
+//! Other people's identities: reading an export, checking it, and choosing the key to use
+//! (DESIGN.md section 3.1).
+
+use super::certificate::Certificate;
+use super::public::{ARMOR_KIND, PublicIdentity};
+use super::revocation::RevocationScope;
+use super::root_id::{Fingerprint, RootId};
+use crate::error::{Error, Result};
+use crate::suite::hybrid_kem::{self, KemLevel};
+
+/// Decode an exported identity (strict armor), check its structure and every root signature.
+/// Any defect is exit 1: it is someone else's file, not our vault.
+pub fn parse_export(bytes: &[u8], what: &str) -> Result<PublicIdentity> {
+    let hint = "ask its owner for a fresh `nexusq identity export`";
+    let raw = crate::armor::decode(ARMOR_KIND, bytes).map_err(|e| {
+        Error::check(
+            format!("{what} is not a nexusq public identity: it {}", e.0),
+            hint,
+        )
+    })?;
+    let identity = PublicIdentity::decode(&raw).map_err(|e| {
+        Error::check(
+            format!("{what} is a damaged public identity: {}", e.0),
+            hint,
+        )
+    })?;
+    identity.verify_signatures().map_err(|e| {
+        Error::check(
+            format!("{what} does not verify: {}", e.0),
+            "it was altered or forged; get a fresh export from its owner",
+        )
+    })?;
+    Ok(identity)
+}
+
+/// Parse fingerprints typed by a person; a malformed one is a usage error.
+pub fn parse_fingerprints(typed: &[String]) -> Result<Vec<Fingerprint>> {
+    typed
+        .iter()
+        .map(|t| {
+            Fingerprint::parse(t).ok_or_else(|| {
+                Error::usage(
+                    format!("{t:?} is not a fingerprint"),
+                    "a fingerprint is 32 base32 characters, e.g. abcd-efgh-... as `nexusq identity show` prints it",
+                )
+            })
+        })
+        .collect()
+}
+
+/// With `--expect-fingerprint`, the identity must be one of the expected ones (exit 1).
+pub fn check_expected(root_id: &RootId, expected: &[Fingerprint]) -> Result<()> {
+    if expected.is_empty() || expected.iter().any(|fp| fp.matches(root_id)) {
+        return Ok(());
+    }
+    Err(Error::check(
+        format!(
+            "the identity's fingerprint is {}, not the expected {}",
+            root_id.fingerprint(),
+            expected
+                .iter()
+                .map(|f| f.to_string())
+                .collect::<Vec<_>>()
+                .join(" or ")
+        ),
+        "you may have the wrong file, or someone swapped it; compare fingerprints with its owner",
+    ))
+}
+
+/// Is the whole identity revoked by a root-signed statement it carries?
+pub fn is_revoked(identity: &PublicIdentity) -> bool {
+    identity
+        .revocations
+        .iter()
+        .any(|r| r.scope == RevocationScope::Identity)
+}
+
+/// The newest generation's public key for `level`, refusing revoked identities and (unless
+/// allowed) expired certificates.
+pub fn encryption_key(
+    identity: &PublicIdentity,
+    level: KemLevel,
+    now: u64,
+    allow_expired: bool,
+) -> Result<(&Certificate, &[u8])> {
+    let fp = identity.root_id().fingerprint();
+    if is_revoked(identity) {
+        return Err(Error::check(
+            format!("identity {fp} has been revoked by its owner"),
+            "do not encrypt to it; ask its owner how to reach them now",
+        ));
+    }
+    let cert = identity.newest();
+    if cert.is_expired(now) && !allow_expired {
+        return Err(Error::check(
+            format!(
+                "generation {} of identity {fp} expired on {}",
+                cert.generation,
+                crate::time::rfc3339(cert.not_after)
+            ),
+            "get a fresh export from its owner, or pass --allow-expired if you must",
+        ));
+    }
+    let pk = match level {
+        KemLevel::MlKem768 => &cert.keys.xwing,
+        KemLevel::MlKem1024 => &cert.keys.mlkem1024_x25519,
+    };
+    hybrid_kem::check_public_key(level, pk).map_err(|e| {
+        Error::check(
+            format!("identity {fp}, generation {}: {e}", cert.generation),
+            "the export is unusable; ask its owner for a fresh one",
+        )
+    })?;
+    Ok((cert, pk))
+}

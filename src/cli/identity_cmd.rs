@@ -69,6 +69,86 @@ pub fn export(
     Ok(())
 }
 
-pub fn show(_ctx: &Context, _file: &Path) -> Result<()> {
-    Err(Error::usage("not yet", "see README.md"))
+/// `nexusq identity show FILE`: what someone's export says, to compare out of band.
+pub fn show(ctx: &Context, file: &Path) -> Result<()> {
+    let what = file.display().to_string();
+    let identity = crate::identity::peer::parse_export(
+        &super::io::read_small(file, "a public identity")?,
+        &what,
+    )?;
+    let now = super::now();
+    let fp = identity.root_id().fingerprint().to_string();
+    let revoked = crate::identity::peer::is_revoked(&identity);
+    let full_history = identity.check_full_history().is_ok();
+    let generations: Vec<serde_json::Value> = identity
+        .certificates
+        .iter()
+        .map(|c| {
+            json!({
+                "generation": c.generation,
+                "created": super::output::time(c.created),
+                "not_after": super::output::time(c.not_after),
+                "expired": c.is_expired(now),
+                "reason": c.reason,
+            })
+        })
+        .collect();
+    let revocations: Vec<serde_json::Value> = identity
+        .revocations
+        .iter()
+        .map(|r| {
+            let scope = match r.scope {
+                crate::identity::RevocationScope::Identity => "identity".to_string(),
+                crate::identity::RevocationScope::SigningKeysBefore(g) => {
+                    format!("signing keys before generation {g}")
+                }
+            };
+            json!({"scope": scope, "created": super::output::time(r.created), "reason": r.reason})
+        })
+        .collect();
+    ctx.out.json(&json!({
+        "fingerprint": fp,
+        "root_suite": crate::suite::SuiteId::SlhDsaShake128f.name(),
+        "generation": identity.newest().generation,
+        "generations": generations,
+        "full_history": full_history,
+        "revoked": revoked,
+        "revocations": revocations,
+        "signatures": "valid",
+    }));
+    let mut text = format!(
+        "fingerprint: {fp}\nroot:        {} (all certificates verify)\n",
+        crate::suite::SuiteId::SlhDsaShake128f.name()
+    );
+    for c in &identity.certificates {
+        text.push_str(&format!(
+            "generation {}: created {}, valid until {}{}{}\n",
+            c.generation,
+            super::output::time(c.created),
+            super::output::time(c.not_after),
+            if c.is_expired(now) { " (expired)" } else { "" },
+            if c.reason.is_empty() {
+                String::new()
+            } else {
+                format!(", reason: {}", c.reason)
+            },
+        ));
+    }
+    if full_history {
+        text.push_str("history:     complete from generation 1, chain verified\n");
+    }
+    for r in &revocations {
+        text.push_str(&format!(
+            "REVOKED:     {} ({})\n",
+            r["scope"].as_str().unwrap_or(""),
+            r["created"].as_str().unwrap_or("")
+        ));
+    }
+    text.push_str("Compare the fingerprint with its owner over a channel you trust.");
+    ctx.out.data(&text);
+    if revoked {
+        ctx.out
+            .warn(&format!("identity {fp} has been revoked by its owner"));
+    }
+    Ok(())
 }

@@ -1,20 +1,180 @@
 //! `nexusq encapsulate` and `nexusq decapsulate`.
 
 use super::Context;
-use super::args::{DecapsulateArgs, EncapsulateArgs};
+use super::args::{DecapsulateArgs, EncapsulateArgs, KemSuiteArg};
+use super::io::{create_output, read_small};
 use crate::error::{Error, Result};
+use crate::identity::envelope::{self, Envelope};
+use crate::identity::peer;
+use crate::secret::SecretBytes;
+use crate::suite::hybrid_kem::{self, KemLevel};
+use serde_json::json;
+use std::io::Write;
+use zeroize::Zeroizing;
 
-fn not_yet() -> Error {
-    Error::usage(
-        "this command is not available in this version of nexusq yet",
-        "see README.md",
-    )
+impl KemSuiteArg {
+    pub fn level(self) -> KemLevel {
+        match self {
+            KemSuiteArg::MlKem768X25519 => KemLevel::MlKem768,
+            KemSuiteArg::MlKem1024X25519 => KemLevel::MlKem1024,
+        }
+    }
 }
 
-pub fn encapsulate(_ctx: &Context, _args: &EncapsulateArgs) -> Result<()> {
-    Err(not_yet())
+fn hex_secret(ss: &SecretBytes<32>) -> Zeroizing<String> {
+    let mut s = Zeroizing::new(String::with_capacity(64));
+    for b in ss.expose() {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
 }
 
-pub fn decapsulate(_ctx: &Context, _args: &DecapsulateArgs) -> Result<()> {
-    Err(not_yet())
+fn print_secret(ctx: &Context, ss: &SecretBytes<32>, extra: serde_json::Value) {
+    let hex = hex_secret(ss);
+    if ctx.global.json {
+        let mut v = extra;
+        v["shared_secret"] = json!(hex.as_str());
+        ctx.out.json(&v);
+    } else {
+        ctx.out.data(&hex);
+    }
+}
+
+pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
+    let backend = ctx.backend()?;
+    let expected = peer::parse_fingerprints(&args.peer.expect_fingerprint)?;
+    let what = format!("{}", args.to.display());
+    let identity = peer::parse_export(&read_small(&args.to, "a public identity")?, &what)?;
+    let root_id = identity.root_id();
+    let fp = root_id.fingerprint();
+    ctx.out.note(&format!(
+        "encapsulating to {fp}, generation {} ({})",
+        identity.newest().generation,
+        args.suite.level().suite().name()
+    ));
+    peer::check_expected(&root_id, &expected)?;
+    let level = args.suite.level();
+    let (cert, pk) = peer::encryption_key(&identity, level, super::now(), args.peer.allow_expired)?;
+    let (ct, ss) = hybrid_kem::encapsulate(backend, level, pk).map_err(|e| {
+        Error::check(
+            format!("cannot encapsulate to {fp}: {e}"),
+            "ask its owner for a fresh export",
+        )
+    })?;
+    let bytes = if args.raw {
+        ct
+    } else {
+        envelope::seal(level, root_id, cert.generation, &ct, &ss)
+    };
+    let mut out = create_output(Some(&args.output), true)?;
+    out.write_all(&bytes)
+        .map_err(|e| Error::io_at("write", &args.output, &e))?;
+    out.commit()?;
+    print_secret(
+        ctx,
+        &ss,
+        json!({
+            "fingerprint": fp.to_string(),
+            "generation": cert.generation,
+            "suite": level.suite().name(),
+            "output": args.output.display().to_string(),
+            "raw": args.raw,
+        }),
+    );
+    Ok(())
+}
+
+pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
+    let backend = ctx.backend()?;
+    let bytes = read_small(&args.input, "a KEM envelope")?;
+    let what = args.input.display().to_string();
+    // Decode before asking for the password, so a defective file fails at once.
+    let (level, generation, ciphertext, envelope) = if args.raw {
+        let level = args.suite.level();
+        if bytes.len() != level.hybrid_ciphertext_len() {
+            return Err(Error::check(
+                format!(
+                    "{what} is {} bytes, not a bare {} ciphertext ({} bytes)",
+                    bytes.len(),
+                    level.suite().name(),
+                    level.hybrid_ciphertext_len()
+                ),
+                "check --suite, or drop --raw if this is an envelope",
+            ));
+        }
+        let g = args
+            .generation
+            .expect("clap requires --generation with --raw");
+        (level, g, bytes, None)
+    } else {
+        let env = Envelope::decode(&bytes).map_err(|e| {
+            Error::check(
+                format!("{what} is not a valid KEM envelope: {}", e.0),
+                "check that this is the file `nexusq encapsulate -o` wrote, undamaged",
+            )
+        })?;
+        (env.level, env.generation, env.ciphertext.clone(), Some(env))
+    };
+    let path = ctx.vault_path()?;
+    if let Some(env) = &envelope {
+        // The recipient named in the envelope must be us: checked on the public part first.
+        let ours = crate::vault::open(&path)?.public.root_id();
+        if env.root_id != ours {
+            return Err(Error::check(
+                format!(
+                    "{what} was made for identity {}, not for this vault's {}",
+                    env.root_id.fingerprint(),
+                    ours.fingerprint()
+                ),
+                "decapsulate it with the recipient's vault (--vault)",
+            ));
+        }
+    }
+    let unlocked = ctx.unlock()?;
+    let secrets = unlocked
+        .secrets
+        .generations
+        .iter()
+        .find(|g| g.generation == generation)
+        .ok_or_else(|| {
+            Error::check(
+                format!("{what} is for generation {generation}, which this vault does not have"),
+                "check `nexusq vault open` for the generations this vault holds",
+            )
+        })?;
+    let kem = secrets.kem.as_ref().ok_or_else(|| {
+        Error::check(
+            format!("the keys of generation {generation} were retired (erased) from this vault"),
+            "files and envelopes made for retired generations can no longer be opened",
+        )
+    })?;
+    let seed = match level {
+        KemLevel::MlKem768 => &kem.xwing,
+        KemLevel::MlKem1024 => &kem.mlkem1024_x25519,
+    };
+    let ss = hybrid_kem::decapsulate(backend, level, seed, &ciphertext).map_err(|e| {
+        Error::check(
+            format!("{what}: {e}"),
+            "the ciphertext is damaged or forged",
+        )
+    })?;
+    if let Some(env) = &envelope
+        && !env.confirms(&ss)
+    {
+        return Err(Error::check(
+            format!("{what}: the confirmation tag does not match, so no secret is printed"),
+            "the envelope was altered, or made for a key this vault no longer holds; ask for a new one",
+        ));
+    }
+    print_secret(
+        ctx,
+        &ss,
+        json!({
+            "fingerprint": unlocked.file.public.root_id().fingerprint().to_string(),
+            "generation": generation,
+            "suite": level.suite().name(),
+            "confirmed": envelope.is_some(),
+        }),
+    );
+    Ok(())
 }

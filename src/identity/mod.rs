@@ -2,6 +2,7 @@
 //! generations it certifies.
 
 pub mod certificate;
+pub mod envelope;
 pub mod generation;
 pub mod peer;
 pub mod public;

@@ -113,3 +113,65 @@ pub fn encryption_key(
     })?;
     Ok((cert, pk))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::identity::{NewIdentity, Revocation};
+    use crate::suite::rustcrypto::RustCrypto;
+
+    #[test]
+    fn expiry_revocation_and_expected_fingerprints() {
+        let new = NewIdentity::generate(&RustCrypto, 1_000);
+        let id = new.public.export(false);
+        let not_after = id.newest().not_after;
+        // Before expiry: fine; after: refused unless allowed.
+        assert!(encryption_key(&id, KemLevel::MlKem768, not_after, false).is_ok());
+        let err = encryption_key(&id, KemLevel::MlKem768, not_after + 1, false).unwrap_err();
+        assert_eq!(err.exit(), crate::error::Exit::CheckFailed);
+        assert!(err.message().contains("expired") && err.hint().contains("fresh export"));
+        assert!(encryption_key(&id, KemLevel::MlKem1024, not_after + 1, true).is_ok());
+        // Revoked identity: refused even when allowed to be expired.
+        let mut revoked = id.clone();
+        revoked.revocations.push(new.revocation.clone());
+        assert!(is_revoked(&revoked));
+        assert!(encryption_key(&revoked, KemLevel::MlKem768, 1_000, true).is_err());
+        // Expected fingerprints.
+        let fp = id.root_id().fingerprint();
+        let typed = vec![fp.to_string().to_uppercase().replace('-', "")];
+        check_expected(&id.root_id(), &parse_fingerprints(&typed).unwrap()).unwrap();
+        let other = NewIdentity::generate(&RustCrypto, 1)
+            .public
+            .root_id()
+            .fingerprint();
+        assert!(check_expected(&id.root_id(), &[other]).is_err());
+        assert_eq!(
+            parse_fingerprints(&["not-a-fingerprint".into()])
+                .unwrap_err()
+                .exit(),
+            crate::error::Exit::Usage
+        );
+        let _: &Revocation = &new.revocation;
+    }
+
+    #[test]
+    fn export_defects_are_exit_1() {
+        let new = NewIdentity::generate(&RustCrypto, 1_000);
+        let armored = new.public.export(false).to_armor();
+        assert!(parse_export(armored.as_bytes(), "x").is_ok());
+        // Truncations spread over the armored text (armor.rs tests every one).
+        for cut in (0..armored.len()).step_by(97).chain([armored.len() - 1]) {
+            let e = parse_export(&armored.as_bytes()[..cut], "x").unwrap_err();
+            assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+        }
+        // Flips inside the decoded identity, re-armored so only the inner checks see them.
+        let raw = new.public.export(false).encode();
+        for i in (0..raw.len()).step_by(raw.len() / 300) {
+            let mut b = raw.clone();
+            b[i] ^= 0x04;
+            let text = crate::armor::encode(ARMOR_KIND, &b);
+            let e = parse_export(text.as_bytes(), "x").unwrap_err();
+            assert_eq!(e.exit(), crate::error::Exit::CheckFailed, "flip at {i}");
+        }
+    }
+}

@@ -90,6 +90,18 @@ impl<'a> Reader<'a> {
         Ok(count)
     }
 
+    /// A u8 format version that must equal `expected`; anything else was made by a newer
+    /// nexusq (or is damaged).
+    pub fn version(&mut self, expected: u8, what: &str) -> DecodeResult<()> {
+        let version = self.u8(what)?;
+        if version != expected {
+            return err(format!(
+                "{what} {version} is not supported (made by a newer nexusq?)"
+            ));
+        }
+        Ok(())
+    }
+
     pub fn expect_tag(&mut self, tag: &[u8], what: &str) -> DecodeResult<()> {
         if self.take(tag.len(), what)? != tag {
             return err(format!("{what}: wrong magic bytes"));

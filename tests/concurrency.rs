@@ -5,7 +5,7 @@
 
 use nexusq::secret::{Password, random_array};
 use nexusq::suite::rustcrypto::RustCrypto;
-use nexusq::vault::kdf::{Argon2id, KdfParams, KeyDerivation};
+use nexusq::vault::kdf::{Argon2id, KdfParams};
 use nexusq::vault::{self, atomic};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -180,17 +180,7 @@ fn replace_password(path: &Path, from: &str, to: &str) {
         iterations: 1,
         parallelism: 1,
     };
-    let salt = random_array();
-    let key = Argon2id.derive(&password(to), &salt, &params).unwrap();
-    let bytes = vault::seal_vault(
-        params,
-        salt,
-        &key,
-        unlocked.file.created,
-        &unlocked.file.public,
-        &unlocked.secrets,
-        &root,
-    );
+    let bytes = unlocked.reseal(&root, &password(to), params).unwrap();
     atomic::replace(path, &bytes).unwrap();
 }
 

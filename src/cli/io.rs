@@ -2,7 +2,6 @@
 //! and outputs that appear only when complete (temporary file, then rename).
 
 use crate::error::{Error, Result};
-use crate::secret::random_array;
 use crate::vault::storage::parent_folder;
 use std::fs::{File, OpenOptions};
 use std::io::{IsTerminal, Read, Write};
@@ -73,11 +72,7 @@ pub fn create_output(path: Option<&Path>, binary: bool) -> Result<Sink> {
             Ok(Sink::Stdout(std::io::stdout()))
         }
         Some(p) => {
-            let suffix: [u8; 8] = random_array();
-            let hex: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
-            let mut name = p.as_os_str().to_os_string();
-            name.push(format!(".tmp.{hex}"));
-            let tmp = PathBuf::from(name);
+            let tmp = crate::vault::atomic::temp_path(p);
             let file = OpenOptions::new()
                 .write(true)
                 .create_new(true)

@@ -114,12 +114,7 @@ impl Certificate {
     pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
         let mut r = Reader::new(bytes);
         r.expect_tag(MAGIC, "certificate")?;
-        let version = r.u8("certificate version")?;
-        if version != VERSION {
-            return Err(DecodeError(format!(
-                "certificate version {version} is not supported (made by a newer nexusq?)"
-            )));
-        }
+        r.version(VERSION, "certificate version")?;
         let root_id = RootId(r.array("certificate root_id")?);
         let generation = r.u32("certificate generation")?;
         if generation == 0 {

@@ -69,12 +69,7 @@ impl Envelope {
     pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
         let mut r = Reader::new(bytes);
         r.expect_tag(MAGIC, "KEM envelope")?;
-        let version = r.u8("envelope version")?;
-        if version != VERSION {
-            return Err(DecodeError(format!(
-                "envelope version {version} is not supported (made by a newer nexusq?)"
-            )));
-        }
+        r.version(VERSION, "envelope version")?;
         let suite = r.u16("envelope suite")?;
         let level = SuiteId::from_u16(suite)
             .and_then(KemLevel::from_suite)

@@ -60,12 +60,7 @@ impl PublicIdentity {
     pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
         let mut r = Reader::new(bytes);
         r.expect_tag(MAGIC, "public identity")?;
-        let version = r.u8("public identity version")?;
-        if version != VERSION {
-            return Err(DecodeError(format!(
-                "public identity version {version} is not supported (made by a newer nexusq?)"
-            )));
-        }
+        r.version(VERSION, "public identity version")?;
         if r.u16("root key suite")? != SuiteId::SlhDsaShake128f.to_u16() {
             return Err(DecodeError("the root key is not SLH-DSA-SHAKE-128f".into()));
         }

@@ -79,12 +79,7 @@ impl Revocation {
     pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
         let mut r = Reader::new(bytes);
         r.expect_tag(MAGIC, "revocation")?;
-        let version = r.u8("revocation version")?;
-        if version != VERSION {
-            return Err(DecodeError(format!(
-                "revocation version {version} is not supported (made by a newer nexusq?)"
-            )));
-        }
+        r.version(VERSION, "revocation version")?;
         let root_id = RootId(r.array("revocation root_id")?);
         let scope = match (r.u8("revocation scope")?, r.u32("revocation generation")?) {
             (1, 0) => RevocationScope::Identity,

@@ -10,7 +10,8 @@ use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
-fn temp_path(target: &Path) -> PathBuf {
+/// `<target>.tmp.<16 random hex digits>`, beside the target.
+pub fn temp_path(target: &Path) -> PathBuf {
     let suffix: [u8; 8] = random_array();
     let hex: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
     let mut name = target.as_os_str().to_os_string();

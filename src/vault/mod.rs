@@ -165,6 +165,27 @@ impl Unlocked {
         )
     }
 
+    /// Encode this vault under a new password: new Argon2 salt and parameters, new seal salt
+    /// and nonces.
+    pub fn reseal(
+        &self,
+        root: &RootSecret,
+        password: &Password,
+        params: KdfParams,
+    ) -> Result<Vec<u8>> {
+        let salt = random_array();
+        let key = Argon2id.derive(password, &salt, &params)?;
+        Ok(seal_vault(
+            params,
+            salt,
+            &key,
+            self.file.created,
+            &self.file.public,
+            &self.secrets,
+            root,
+        ))
+    }
+
     pub fn params(&self) -> KdfParams {
         self.file.header.kdf
     }
@@ -306,17 +327,7 @@ pub fn change_password(
     params
         .check_bounds(kdf::device_ram_bytes())
         .map_err(|m| Error::usage(m, "choose other --kdf-* values"))?;
-    let salt = random_array();
-    let key = Argon2id.derive(new, &salt, &params)?;
-    let bytes = seal_vault(
-        params,
-        salt,
-        &key,
-        unlocked.file.created,
-        &unlocked.file.public,
-        &unlocked.secrets,
-        &root,
-    );
+    let bytes = unlocked.reseal(&root, new, params)?;
     atomic::replace(path, &bytes)?;
     Ok(params)
 }

@@ -81,6 +81,8 @@ pub enum Command {
     /// Export your public identity
     #[command(subcommand)]
     Identity(IdentityCommand),
+    /// Make a new key generation, certified by the root (the fingerprint stays)
+    Rotate(RotateArgs),
     /// Make a detached hybrid signature (ML-DSA-65 + Ed25519) of a file or stdin
     Sign(SignArgs),
     /// Check a detached signature against the vault's identity or someone's export
@@ -170,6 +172,26 @@ pub enum KemSuiteArg {
     /// ML-KEM-1024 + X25519 (nexusq-specific)
     #[value(name = "mlkem1024-x25519")]
     MlKem1024X25519,
+}
+
+#[derive(Args, Debug)]
+pub struct RotateArgs {
+    /// Why (public: it travels in exports and signatures; at most 200 bytes)
+    #[arg(long, value_name = "TEXT", default_value = "")]
+    pub reason: String,
+    /// Days the new generation's certificate is valid
+    #[arg(long, value_name = "DAYS", default_value_t = crate::identity::DEFAULT_VALIDITY_DAYS)]
+    pub validity: u32,
+    /// The old signing keys may have leaked: also revoke every earlier generation's signing keys
+    #[arg(long)]
+    pub compromised: bool,
+    /// Erase the decapsulation keys of all but the newest N generations (forward secrecy: files
+    /// sent to those generations can never be decrypted again)
+    #[arg(long, value_name = "N")]
+    pub retire_older_than: Option<u32>,
+    /// Do not ask before retiring keys
+    #[arg(long)]
+    pub yes: bool,
 }
 
 #[derive(Args, Debug)]
@@ -268,6 +290,18 @@ pub struct DecryptArgs {
 
 #[derive(Subcommand, Debug)]
 pub enum IdentityCommand {
+    /// Every generation of this vault, with dates, reasons and the chain check
+    History,
+    /// Publish a revocation statement (the one `init` wrote): it is added to the vault and
+    /// travels in every later export; the updated export is printed
+    Revoke {
+        /// The revocation statement file
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Write the updated export to FILE instead of stdout
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        output: Option<PathBuf>,
+    },
     /// Show someone's exported identity: fingerprint, generations, validity, revocations
     Show {
         /// The exported identity file

@@ -152,3 +152,109 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
     }
     Ok(())
 }
+
+/// `nexusq identity history`: every generation of this vault, with the chain check.
+pub fn history(ctx: &Context) -> Result<()> {
+    let path = ctx.vault_path()?;
+    let file = vault::open(&path)?;
+    let public = &file.public;
+    // Structure (root, order, no fork, prev_hash chain) was checked when the vault was read;
+    // here also the full history from generation 1 and every root signature.
+    let chain = public
+        .check_full_history()
+        .and_then(|_| public.verify_signatures())
+        .map_err(|e| e.0);
+    let now = super::now();
+    let newest = public.newest().generation;
+    let rows: Vec<serde_json::Value> = public
+        .certificates
+        .iter()
+        .map(|c| {
+            json!({
+                "generation": c.generation,
+                "created": super::output::time(c.created),
+                "not_after": super::output::time(c.not_after),
+                "expired": c.is_expired(now),
+                "status": if c.generation == newest { "newest" } else { "superseded" },
+                "reason": c.reason,
+            })
+        })
+        .collect();
+    let fp = public.root_id().fingerprint().to_string();
+    ctx.out.json(&json!({
+        "fingerprint": fp,
+        "generations": rows,
+        "chain_verified": chain.is_ok(),
+        "chain_error": chain.as_ref().err(),
+        "revocations": public.revocations.len(),
+    }));
+    let mut text = format!("fingerprint: {fp}\n");
+    for c in &public.certificates {
+        text.push_str(&format!(
+            "generation {:>3}  {}  valid until {}{}  {}{}\n",
+            c.generation,
+            super::output::time(c.created),
+            super::output::time(c.not_after),
+            if c.is_expired(now) { " (expired)" } else { "" },
+            if c.generation == newest {
+                "newest"
+            } else {
+                "superseded"
+            },
+            if c.reason.is_empty() {
+                String::new()
+            } else {
+                format!("  reason: {}", c.reason)
+            },
+        ));
+    }
+    text.push_str(match &chain {
+        Ok(()) => "chain: every certificate is signed by the root and linked to the one before",
+        Err(_) => "chain: BROKEN",
+    });
+    ctx.out.data(&text);
+    chain.map_err(|e| {
+        Error::vault(
+            format!("the vault's certificate history does not verify: {e}"),
+            "the vault was tampered with; restore it from a backup",
+        )
+    })
+}
+
+/// `nexusq identity revoke FILE`: add the statement to the vault, print the updated export.
+pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>) -> Result<()> {
+    let path = ctx.vault_path()?;
+    let backend = ctx.backend()?;
+    let save = ctx.save_options()?;
+    let bytes = super::io::read_small(file, "a revocation statement")?;
+    let hint = "pass the file `nexusq init` wrote (vault.nxq.revocation.asc or --revocation-out)";
+    let raw =
+        crate::armor::decode(crate::identity::revocation::ARMOR_KIND, &bytes).map_err(|e| {
+            Error::check(
+                format!(
+                    "{} is not a nexusq revocation statement: it {}",
+                    file.display(),
+                    e.0
+                ),
+                hint,
+            )
+        })?;
+    let revocation = crate::identity::Revocation::decode(&raw)
+        .map_err(|e| Error::check(format!("{} is damaged: {}", file.display(), e.0), hint))?;
+    let password = ctx.password(false)?;
+    let (public, added) = vault::publish_revocation(&path, &password, &save, revocation, backend)?;
+    let text = public.export(false).to_armor();
+    let fp = public.root_id().fingerprint().to_string();
+    if let Some(o) = output.filter(|o| *o != Path::new("-")) {
+        atomic::replace(o, text.as_bytes())?;
+    } else if !ctx.global.json {
+        print!("{text}");
+    }
+    ctx.out
+        .json(&json!({"fingerprint": fp, "revoked": true, "newly_added": added}));
+    ctx.out.warn(&format!(
+        "identity {fp} is now marked revoked{}; share the export above so others stop trusting it",
+        if added { "" } else { " (it already was)" }
+    ));
+    Ok(())
+}

@@ -10,6 +10,7 @@ pub mod io;
 mod kem_cmd;
 pub mod output;
 pub mod password;
+mod rotate_cmd;
 mod sign_cmd;
 mod vault_cmd;
 
@@ -36,6 +37,11 @@ pub fn run(cli: Cli) -> Result<()> {
             unlock,
         }) => identity_cmd::export(&ctx, output.as_deref(), full_history, unlock),
         Command::Identity(IdentityCommand::Show { file }) => identity_cmd::show(&ctx, &file),
+        Command::Identity(IdentityCommand::History) => identity_cmd::history(&ctx),
+        Command::Identity(IdentityCommand::Revoke { file, output }) => {
+            identity_cmd::revoke(&ctx, &file, output.as_deref())
+        }
+        Command::Rotate(a) => rotate_cmd::run(&ctx, &a),
         Command::Sign(a) => sign_cmd::sign(&ctx, &a),
         Command::Verify(a) => sign_cmd::verify(&ctx, &a),
         Command::Encapsulate(a) => kem_cmd::encapsulate(&ctx, &a),

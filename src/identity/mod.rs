@@ -8,6 +8,7 @@ pub mod peer;
 pub mod public;
 pub mod revocation;
 pub mod root_id;
+pub mod rotation;
 
 pub use certificate::{Certificate, GenerationKeys};
 pub use generation::{GenerationSecrets, SecretSection};

@@ -281,5 +281,26 @@ mod tests {
         skipped.certificates.remove(1);
         skipped.check_structure().unwrap();
         assert!(skipped.check_full_history().is_err());
+
+        // A tampered reason: the root's signature no longer verifies, and the next
+        // generation's prev_hash no longer links to it.
+        let mut tampered = p.clone();
+        tampered.certificates[2].reason = "nothing to see".into();
+        assert!(
+            tampered
+                .verify_signatures()
+                .unwrap_err()
+                .0
+                .contains("generation 3")
+        );
+        let mut tampered = p.clone();
+        tampered.certificates[1].reason = "nothing to see".into();
+        assert!(
+            tampered
+                .check_structure()
+                .unwrap_err()
+                .0
+                .contains("chain is broken")
+        );
     }
 }

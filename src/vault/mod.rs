@@ -331,3 +331,52 @@ pub fn change_password(
     atomic::replace(path, &bytes)?;
     Ok(params)
 }
+
+/// Rotate the identity's working keys: lock, read, unlock (with the root), add a generation,
+/// save. The lock serialises concurrent rotations and each sees the previous one's result.
+pub fn rotate(
+    path: &Path,
+    password: &Password,
+    opts: &SaveOptions,
+    rotation: &crate::identity::rotation::RotateOptions,
+    backend: &dyn Backend,
+    now: u64,
+) -> Result<(crate::identity::rotation::Rotated, PublicIdentity)> {
+    rotation.check()?;
+    check_save_location(path, opts)?;
+    let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
+    let mut unlocked = open(path)?.unlock(password, &Argon2id, backend)?;
+    let root = unlocked.root()?;
+    let Unlocked { file, secrets, .. } = &mut unlocked;
+    let report = crate::identity::rotation::rotate(
+        &mut file.public,
+        secrets,
+        &root,
+        backend,
+        now,
+        rotation,
+    )?;
+    atomic::replace(path, &unlocked.encode(&root))?;
+    Ok((report, unlocked.file.public))
+}
+
+/// Add a root-signed revocation statement to the vault so it travels in exports.
+/// Returns the updated public identity and whether the statement was new.
+pub fn publish_revocation(
+    path: &Path,
+    password: &Password,
+    opts: &SaveOptions,
+    revocation: crate::identity::Revocation,
+    backend: &dyn Backend,
+) -> Result<(PublicIdentity, bool)> {
+    check_save_location(path, opts)?;
+    let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
+    let mut unlocked = open(path)?.unlock(password, &Argon2id, backend)?;
+    let root = unlocked.root()?;
+    let added =
+        crate::identity::rotation::publish_revocation(&mut unlocked.file.public, revocation)?;
+    if added {
+        atomic::replace(path, &unlocked.encode(&root))?;
+    }
+    Ok((unlocked.file.public, added))
+}

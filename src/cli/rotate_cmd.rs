@@ -1,0 +1,97 @@
+//! `nexusq rotate`.
+
+use super::Context;
+use super::args::RotateArgs;
+use crate::error::{Error, Result};
+use crate::identity::rotation::RotateOptions;
+use crate::vault;
+use serde_json::json;
+use std::io::{BufRead, Write};
+
+/// Ask on the terminal before erasing keys; without a terminal, `--yes` is required.
+fn confirm_retire(generations: &str) -> Result<()> {
+    let refuse = || {
+        Error::usage(
+            format!("not retiring generations {generations} without confirmation"),
+            "pass --yes to confirm in scripts",
+        )
+    };
+    let Ok(tty) = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+    else {
+        return Err(refuse());
+    };
+    let mut writer = &tty;
+    let _ = write!(
+        writer,
+        "Erase the decapsulation keys of generations {generations}? Files encrypted to them can \
+         never be decrypted again. [y/N] "
+    );
+    let mut answer = String::new();
+    std::io::BufReader::new(&tty)
+        .read_line(&mut answer)
+        .map_err(|e| Error::io(format!("cannot read the answer: {e}"), "pass --yes instead"))?;
+    if matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
+        Ok(())
+    } else {
+        Err(refuse())
+    }
+}
+
+pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
+    let path = ctx.vault_path()?;
+    let backend = ctx.backend()?;
+    let save = ctx.save_options()?;
+    let rotation = RotateOptions {
+        reason: args.reason.clone(),
+        validity_days: args.validity,
+        compromised: args.compromised,
+        retire_older_than: args.retire_older_than,
+    };
+    rotation.check()?;
+    // Read the public part first: a missing or damaged vault fails before any prompt.
+    let current = vault::open(&path)?;
+    if let Some(n) = args.retire_older_than {
+        let total = current.public.certificates.len() + 1;
+        let count = total.saturating_sub(n as usize);
+        if count > 0 && !args.yes {
+            let gens: Vec<String> = current.public.certificates[..count]
+                .iter()
+                .map(|c| c.generation.to_string())
+                .collect();
+            confirm_retire(&gens.join(", "))?;
+        }
+    }
+    let password = ctx.password(false)?;
+    let (report, public) =
+        vault::rotate(&path, &password, &save, &rotation, backend, super::now())?;
+    let fp = public.root_id().fingerprint().to_string();
+    ctx.out.json(&json!({
+        "fingerprint": fp,
+        "generation": report.generation,
+        "not_after": super::output::time(report.not_after),
+        "reason": args.reason,
+        "retired": report.retired,
+        "revoked_signing_keys_before": report.revoked_signing_before,
+    }));
+    ctx.out.data(&format!(
+        "rotated {fp} to generation {}, valid until {}",
+        report.generation,
+        super::output::time(report.not_after)
+    ));
+    if !report.retired.is_empty() {
+        ctx.out.note(&format!(
+            "retired generations {:?}: their decapsulation keys are erased from this vault (not from backups)",
+            report.retired
+        ));
+    }
+    if let Some(g) = report.revoked_signing_before {
+        ctx.out.note(&format!(
+            "revoked the signing keys of generations before {g}; the revocation travels in your next export"
+        ));
+    }
+    ctx.out.note("Re-export your identity (`nexusq identity export`) and share it so others use the new keys.");
+    Ok(())
+}

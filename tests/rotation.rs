@@ -1,0 +1,322 @@
+//! Key rotation through the real binary: history, parallel rotations, sudden death, and
+//! the cross-generation promises of DESIGN.md section 3.1.
+
+use assert_cmd::Command;
+use nexusq::secret::{Password, random_array};
+use nexusq::suite::rustcrypto::RustCrypto;
+use nexusq::vault::{self, Argon2id};
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+use zeroize::Zeroizing;
+
+const PASSWORD: &str = "rotation test password";
+
+struct Vault {
+    _dir: tempfile::TempDir,
+    dir: PathBuf,
+    path: PathBuf,
+    pw: PathBuf,
+}
+
+impl Vault {
+    fn new() -> Self {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
+        let pw = dir.join("pw");
+        std::fs::write(&pw, format!("{PASSWORD}\n")).unwrap();
+        std::fs::set_permissions(&pw, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let v = Vault {
+            _dir: tmp,
+            path: dir.join("v.nxq"),
+            dir,
+            pw,
+        };
+        v.cmd()
+            .args([
+                "init",
+                "--kdf-memory-mib",
+                "8",
+                "--kdf-iterations",
+                "1",
+                "--password-file",
+            ])
+            .arg(&v.pw)
+            .assert()
+            .success();
+        v
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_nexusq"));
+        c.env_remove("NEXUSQ_VAULT")
+            .env_remove("NEXUSQ_BACKEND")
+            .env("NO_COLOR", "1");
+        c.arg("--vault").arg(&self.path);
+        c
+    }
+
+    fn rotate(&self, extra: &[&str]) -> std::process::Output {
+        self.cmd()
+            .arg("rotate")
+            .arg("--password-file")
+            .arg(&self.pw)
+            .args(extra)
+            .output()
+            .unwrap()
+    }
+
+    fn open_json(&self) -> serde_json::Value {
+        let out = self
+            .cmd()
+            .args(["vault", "open", "--json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    fn generation(&self) -> u64 {
+        self.open_json()["generation"].as_u64().unwrap()
+    }
+
+    /// Library-level unlock: the vault is whole and its secrets match its public keys.
+    fn unlocks(&self) -> bool {
+        let pw = Password::new(Zeroizing::new(PASSWORD.into()));
+        vault::open(&self.path)
+            .and_then(|f| f.unlock(&pw, &Argon2id, &RustCrypto))
+            .and_then(|u| u.root().map(|_| ()))
+            .is_ok()
+    }
+}
+
+#[test]
+fn twenty_rotations_keep_a_verified_history() {
+    let v = Vault::new();
+    let fp = v.open_json()["fingerprint"].as_str().unwrap().to_string();
+    for i in 0..20 {
+        let out = v.rotate(&["--reason", &format!("rotation {i}"), "--validity", "30"]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(v.generation(), 21);
+    assert_eq!(
+        v.open_json()["fingerprint"],
+        fp,
+        "the fingerprint never changes"
+    );
+    let out = v
+        .cmd()
+        .args(["identity", "history", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let h: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(h["chain_verified"], true);
+    let gens = h["generations"].as_array().unwrap();
+    assert_eq!(gens.len(), 21);
+    assert_eq!(gens[5]["reason"], "rotation 4");
+    assert_eq!(gens[20]["status"], "newest");
+    assert_eq!(gens[3]["status"], "superseded");
+    assert!(v.unlocks());
+    // A full-history export verifies as a chain for anyone.
+    let full = v.dir.join("full.pub");
+    v.cmd()
+        .args(["identity", "export", "--full-history", "-o"])
+        .arg(&full)
+        .assert()
+        .success();
+    let out = v
+        .cmd()
+        .args(["--json", "identity", "show"])
+        .arg(&full)
+        .output()
+        .unwrap();
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["full_history"], true);
+    assert_eq!(s["generations"].as_array().unwrap().len(), 21);
+}
+
+#[test]
+fn four_parallel_rotations_lose_nothing() {
+    let v = Vault::new();
+    let children: Vec<_> = (0..4)
+        .map(|_| {
+            let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_nexusq"));
+            c.env_remove("NEXUSQ_VAULT").arg("--vault").arg(&v.path);
+            c.args(["rotate", "--lock-timeout", "60", "--password-file"])
+                .arg(&v.pw);
+            c.stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    let mut succeeded = 0;
+    for c in children {
+        let out = c.wait_with_output().unwrap();
+        match out.status.code() {
+            Some(0) => succeeded += 1,
+            other => eprintln!(
+                "a rotation failed ({other:?}): {}",
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        }
+    }
+    assert_eq!(
+        succeeded, 4,
+        "with a 60 s lock timeout every rotation should get its turn"
+    );
+    assert_eq!(v.generation(), 1 + succeeded);
+    assert!(v.unlocks());
+    let out = v
+        .cmd()
+        .args(["identity", "history", "--json"])
+        .output()
+        .unwrap();
+    let h: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(h["chain_verified"], true);
+}
+
+#[test]
+fn sigkill_during_rotation_never_leaves_half_a_generation() {
+    let v = Vault::new();
+    let start = Instant::now();
+    assert!(v.rotate(&[]).status.success());
+    let full = start.elapsed();
+    let mut generation = 2;
+    for round in 0..25 {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nexusq"));
+        child.env_remove("NEXUSQ_VAULT").arg("--vault").arg(&v.path);
+        child.args(["rotate", "--password-file"]).arg(&v.pw);
+        let mut child = child
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let delay = u64::from_le_bytes(random_array()) % (full.as_micros() as u64 * 6 / 5).max(1);
+        std::thread::sleep(Duration::from_micros(delay));
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(
+            v.unlocks(),
+            "round {round}: the vault does not unlock after a kill at {delay} µs"
+        );
+        let now = v.generation();
+        assert!(
+            now == generation || now == generation + 1,
+            "round {round}: generation {now}"
+        );
+        generation = now;
+    }
+    eprintln!("25 kills over {full:?}: generation went from 2 to {generation}");
+}
+
+#[test]
+fn retiring_and_usage_errors() {
+    let v = Vault::new();
+    for _ in 0..3 {
+        assert!(v.rotate(&[]).status.success());
+    }
+    // No terminal and no --yes: refused, nothing changes.
+    let before = std::fs::read(&v.path).unwrap();
+    let out = v.rotate(&["--retire-older-than", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(std::fs::read(&v.path).unwrap(), before);
+    let out = v.rotate(&["--retire-older-than", "2", "--yes", "--json"]);
+    assert!(out.status.success());
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["generation"], 5);
+    assert_eq!(r["retired"], serde_json::json!([1, 2, 3]));
+    assert!(v.unlocks());
+    assert_eq!(
+        v.rotate(&["--retire-older-than", "0", "--yes"])
+            .status
+            .code(),
+        Some(2)
+    );
+    assert_eq!(
+        v.rotate(&["--reason", &"x".repeat(201)]).status.code(),
+        Some(2)
+    );
+    assert_eq!(v.rotate(&["--validity", "0"]).status.code(), Some(2));
+    let wrong = v.dir.join("wrong");
+    std::fs::write(&wrong, "nope\n").unwrap();
+    assert_eq!(
+        v.cmd()
+            .arg("rotate")
+            .arg("--password-file")
+            .arg(&wrong)
+            .output()
+            .unwrap()
+            .status
+            .code(),
+        Some(3)
+    );
+}
+
+#[test]
+fn revoke_publishes_the_statement_from_init() {
+    let v = Vault::new();
+    let statement = PathBuf::from(format!("{}.revocation.asc", v.path.display()));
+    let out_path = v.dir.join("revoked.pub");
+    v.cmd()
+        .args(["identity", "revoke"])
+        .arg(&statement)
+        .arg("--password-file")
+        .arg(&v.pw)
+        .arg("-o")
+        .arg(&out_path)
+        .assert()
+        .success();
+    let out = v
+        .cmd()
+        .args(["--json", "identity", "show"])
+        .arg(&out_path)
+        .output()
+        .unwrap();
+    let s: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(s["revoked"], true);
+    // Later exports carry it too, and encryption to it is refused.
+    let later = v.dir.join("later.pub");
+    v.cmd()
+        .args(["identity", "export", "-o"])
+        .arg(&later)
+        .assert()
+        .success();
+    let ct = v.dir.join("c.env");
+    v.cmd()
+        .arg("encapsulate")
+        .arg("--to")
+        .arg(&later)
+        .arg("-o")
+        .arg(&ct)
+        .assert()
+        .code(1);
+    // Another identity's statement is refused.
+    let other = Vault::new();
+    let foreign = PathBuf::from(format!("{}.revocation.asc", other.path.display()));
+    v.cmd()
+        .args(["identity", "revoke"])
+        .arg(&foreign)
+        .arg("--password-file")
+        .arg(&v.pw)
+        .assert()
+        .code(1);
+    // Not a revocation at all.
+    v.cmd()
+        .args(["identity", "revoke"])
+        .arg(&later)
+        .arg("--password-file")
+        .arg(&v.pw)
+        .assert()
+        .code(1);
+}

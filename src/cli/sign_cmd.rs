@@ -1,20 +1,238 @@
-//! `nexusq sign` and `nexusq verify`.
+//! `nexusq sign` and `nexusq verify`: detached ML-DSA-65 + Ed25519 signatures, streaming the
+//! data through SHA-512 (docs/signature-format.md).
 
 use super::Context;
 use super::args::{SignArgs, VerifyArgs};
-use crate::error::{Error, Result};
+use super::io::{create_output, open_input, read_small};
+use crate::error::{Error, Exit, Result};
+use crate::identity::peer;
+use crate::identity::signature::{self, DetachedSignature, Trust};
+use crate::secret::random_array;
+use serde_json::json;
+use std::io::Write;
+use std::path::Path;
+use zeroize::Zeroizing;
 
-fn not_yet() -> Error {
-    Error::usage(
-        "this command is not available in this version of nexusq yet",
-        "see README.md",
-    )
+/// `-`, or no FILE at all, means stdin.
+fn is_stdin(input: Option<&Path>) -> bool {
+    input.is_none_or(|p| p == Path::new("-"))
 }
 
-pub fn sign(_ctx: &Context, _args: &SignArgs) -> Result<()> {
-    Err(not_yet())
+fn input_name(input: Option<&Path>) -> String {
+    match input {
+        Some(p) if !is_stdin(Some(p)) => p.display().to_string(),
+        _ => "stdin".into(),
+    }
 }
 
-pub fn verify(_ctx: &Context, _args: &VerifyArgs) -> Result<()> {
-    Err(not_yet())
+/// SHA-512 of FILE or stdin, in constant memory.
+fn hash_input(input: Option<&Path>, reader: Box<dyn std::io::Read>) -> Result<[u8; 64]> {
+    signature::digest_reader(reader).map_err(|e| match input {
+        Some(p) if !is_stdin(Some(p)) => Error::io_at("read", p, &e),
+        _ => Error::io(
+            format!("cannot read the data from stdin: {e}"),
+            "check what is piped into nexusq",
+        ),
+    })
+}
+
+/// The password cannot come from stdin when the data does.
+fn refuse_password_on_stdin(ctx: &Context, input: Option<&Path>) -> Result<()> {
+    if !is_stdin(input) {
+        return Ok(());
+    }
+    let fd0 = ctx.global.password_fd == Some(0);
+    let file0 = ctx.global.password_file.as_deref().is_some_and(|p| {
+        [
+            Path::new("-"),
+            Path::new("/dev/stdin"),
+            Path::new("/dev/fd/0"),
+            Path::new("/proc/self/fd/0"),
+        ]
+        .contains(&p)
+    });
+    if fd0 || file0 {
+        return Err(Error::usage(
+            "the password cannot be read from stdin while the data to sign comes on stdin",
+            "pass the data as FILE, or the password with --password-file PATH or \
+             --password-fd 3 (3<pwfile)",
+        ));
+    }
+    Ok(())
+}
+
+pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
+    let input = args.input.as_deref();
+    refuse_password_on_stdin(ctx, input)?;
+    let backend = ctx.backend()?;
+    // Open the data first, so a missing FILE fails before the password is asked for.
+    let reader = open_input(input)?;
+    let unlocked = ctx.unlock()?;
+    let digest = hash_input(input, reader)?;
+    let signed_at = super::now();
+    let rnd = Zeroizing::new(random_array::<32>());
+    let public = &unlocked.file.public;
+    let sig = signature::sign_newest(backend, public, &unlocked.secrets, &digest, signed_at, &rnd)?;
+    drop(unlocked);
+    let text = sig.to_armor();
+    let fp = sig.root_id().fingerprint().to_string();
+    let generation = sig.generation();
+    let output = args.output.as_deref().filter(|p| *p != Path::new("-"));
+    match output {
+        Some(path) => {
+            let mut out = create_output(Some(path), false)?;
+            out.write_all(text.as_bytes())
+                .map_err(|e| Error::io_at("write", path, &e))?;
+            out.commit()?;
+            ctx.out.json(&json!({
+                "fingerprint": fp,
+                "generation": generation,
+                "signed_at": signed_at,
+                "output": path.display().to_string(),
+            }));
+            ctx.out.note(&format!(
+                "signed {} as {fp}, generation {generation}; signature written to {}",
+                input_name(input),
+                path.display()
+            ));
+        }
+        None if ctx.global.json => ctx.out.json(&json!({
+            "fingerprint": fp,
+            "generation": generation,
+            "signed_at": signed_at,
+            "output": "-",
+            "armor": text,
+        })),
+        None => {
+            let mut out = create_output(None, false)?;
+            out.write_all(text.as_bytes()).map_err(|e| {
+                Error::io(
+                    format!("cannot write the signature to stdout: {e}"),
+                    "check where the output goes, or pass -o SIG",
+                )
+            })?;
+            out.commit()?;
+        }
+    }
+    Ok(())
+}
+
+pub fn verify(ctx: &Context, args: &VerifyArgs) -> Result<()> {
+    let result = verify_inner(ctx, args);
+    if let Err(e) = &result
+        && e.exit() == Exit::CheckFailed
+    {
+        ctx.out.json(&json!({
+            "valid": false,
+            "error": e.message(),
+        }));
+    }
+    result
+}
+
+fn verify_inner(ctx: &Context, args: &VerifyArgs) -> Result<()> {
+    let backend = ctx.backend()?;
+    let input = args.input.as_deref();
+    let expected = match &args.expect_fingerprint {
+        Some(fp) => Some(peer::parse_fingerprints(std::slice::from_ref(fp))?[0]),
+        None => None,
+    };
+    // The signature first: a defective one fails before anything else is read.
+    let sig_name = args.sig.display().to_string();
+    let sig = DetachedSignature::parse(&read_small(&args.sig, "a signature")?, &sig_name)?;
+
+    // The trusted root: an identity file, else --expect-fingerprint alone, else the vault.
+    let identity;
+    let (trust, source) = match (&args.identity, expected) {
+        (Some(path), _) => {
+            let what = path.display().to_string();
+            identity = peer::parse_export(&read_small(path, "a public identity")?, &what)?;
+            (
+                Trust::Identity {
+                    identity: &identity,
+                    expected,
+                },
+                format!("from {what}"),
+            )
+        }
+        (None, Some(fp)) => (
+            Trust::Fingerprint(fp),
+            "carried by the signature, accepted because it matches --expect-fingerprint".into(),
+        ),
+        (None, None) => {
+            let path = ctx.vault_path()?;
+            if !path.exists() {
+                return Err(Error::vault(
+                    format!(
+                        "no vault at {}, so no identity to verify against",
+                        path.display()
+                    ),
+                    "pass the signer's export with --identity FILE (or --expect-fingerprint FP), \
+                     or point --vault at your vault",
+                ));
+            }
+            identity = crate::vault::open(&path)?.public;
+            identity.verify_signatures().map_err(|e| {
+                Error::vault(
+                    format!("the vault's public identity does not verify: {}", e.0),
+                    "the vault is damaged or was tampered with; restore it from a backup",
+                )
+            })?;
+            (
+                Trust::Identity {
+                    identity: &identity,
+                    expected: None,
+                },
+                format!("this vault's own, {}", path.display()),
+            )
+        }
+    };
+    let trusted_fp = match trust {
+        Trust::Identity { identity, .. } => identity.root_id().fingerprint(),
+        Trust::Fingerprint(fp) => fp,
+    };
+    ctx.out
+        .note(&format!("verifying with identity {trusted_fp} ({source})"));
+
+    // Cheap refusals (wrong signer, wrong fingerprint) before reading the data.
+    signature::check_signer(trust, &sig)?;
+    let reader = open_input(input)?;
+    let digest = hash_input(input, reader)?;
+    let ok = signature::verify(backend, trust, &sig, &digest)?;
+
+    let fp = ok.fingerprint().to_string();
+    let signed = crate::time::rfc3339(ok.signed_at);
+    let not_after = crate::time::rfc3339(ok.not_after);
+    let expired = ok.not_after < super::now();
+    ctx.out.json(&json!({
+        "valid": true,
+        "fingerprint": fp,
+        "generation": ok.generation,
+        "signed_at": ok.signed_at,
+        "signed_at_rfc3339": signed,
+        "signed_at_claimed": true,
+        "superseded": ok.superseded,
+        "newest_generation": ok.newest_known,
+        "not_after": ok.not_after,
+        "expired": expired,
+        "input": input_name(input),
+    }));
+    let mut line = format!(
+        "good signature from {fp}, generation {}, signed at {signed} (claimed)",
+        ok.generation
+    );
+    if ok.superseded {
+        line.push_str(&format!(
+            "; superseded: generation {} is newer",
+            ok.newest_known
+        ));
+    }
+    ctx.out.data(&line);
+    if expired {
+        ctx.out.note(&format!(
+            "note: the certificate of generation {} expired on {not_after} (signatures stay valid)",
+            ok.generation
+        ));
+    }
+    Ok(())
 }

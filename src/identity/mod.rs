@@ -9,6 +9,7 @@ pub mod public;
 pub mod revocation;
 pub mod root_id;
 pub mod rotation;
+pub mod signature;
 
 pub use certificate::{Certificate, GenerationKeys};
 pub use generation::{GenerationSecrets, SecretSection};

@@ -7,6 +7,7 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
 
 const LINE: usize = 64;
 
@@ -81,6 +82,287 @@ pub fn decode(kind: &str, text: &[u8]) -> Result<Vec<u8>, ArmorError> {
     Ok(data)
 }
 
+impl std::fmt::Display for ArmorError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ArmorError {}
+
+// ---------------------------------------------------------------------------------------------
+// Streaming armor, for inputs of any size (encrypted files): the same strict rules as `decode`,
+// in constant memory.
+
+/// The armor kind of `nexusq encrypt --armor`.
+pub const ENCRYPTED_FILE_KIND: &str = "ENCRYPTED FILE";
+
+/// Input bytes per armor line (64 base64 characters).
+const LINE_BYTES: usize = LINE / 4 * 3;
+
+/// Writes armored text as data arrives: the BEGIN line at once, a 64-character line per 48
+/// bytes, and the last line and the END line on [`ArmorWriter::finish`]. LF endings. The
+/// output is byte for byte what [`encode`] gives for the same data.
+pub struct ArmorWriter<W: Write> {
+    inner: BufWriter<W>,
+    kind: String,
+    pending: [u8; LINE_BYTES],
+    pending_len: usize,
+}
+
+impl<W: Write> ArmorWriter<W> {
+    pub fn new(inner: W, kind: &str) -> io::Result<Self> {
+        let mut inner = BufWriter::new(inner);
+        writeln!(inner, "-----BEGIN NEXUSQ {kind}-----")?;
+        Ok(ArmorWriter {
+            inner,
+            kind: kind.to_string(),
+            pending: [0; LINE_BYTES],
+            pending_len: 0,
+        })
+    }
+
+    fn emit_line(&mut self) -> io::Result<()> {
+        let mut line = [0u8; LINE + 1];
+        let n = STANDARD
+            .encode_slice(&self.pending[..self.pending_len], &mut line)
+            .expect("48 bytes fit in 64 base64 characters");
+        line[n] = b'\n';
+        self.pending_len = 0;
+        self.inner.write_all(&line[..=n])
+    }
+
+    /// Write the last base64 line and the END line, flush, and hand back the inner writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        if self.pending_len > 0 {
+            self.emit_line()?;
+        }
+        writeln!(self.inner, "-----END NEXUSQ {}-----", self.kind)?;
+        self.inner.flush()?;
+        self.inner.into_inner().map_err(|e| e.into_error())
+    }
+}
+
+impl<W: Write> Write for ArmorWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut rest = buf;
+        while !rest.is_empty() {
+            let take = (LINE_BYTES - self.pending_len).min(rest.len());
+            self.pending[self.pending_len..self.pending_len + take].copy_from_slice(&rest[..take]);
+            self.pending_len += take;
+            rest = &rest[take..];
+            if self.pending_len == LINE_BYTES {
+                self.emit_line()?;
+            }
+        }
+        Ok(buf.len())
+    }
+
+    /// Flushes whole lines only: a partial line waits for more data or `finish`.
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Is this I/O error an armor defect found by [`ArmorReader`] (rather than a failing device)?
+pub fn armor_error(err: &io::Error) -> Option<&ArmorError> {
+    err.get_ref()?.downcast_ref::<ArmorError>()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ReaderState {
+    Begin,
+    Body,
+    Done,
+}
+
+/// Reads armored text of one kind and yields the data, line by line, with the rules of
+/// [`decode`]: the exact BEGIN line, 64-character base64 lines (the last one 1..=64) with
+/// canonical padding, the exact END line, one final line ending, all endings LF or all CRLF,
+/// and nothing after. A defect is an `InvalidData` I/O error carrying an [`ArmorError`] (see
+/// [`armor_error`]); it is returned again on every later read. Data of the lines before a
+/// defect has already been returned: the caller authenticates what it reads.
+pub struct ArmorReader<R: Read> {
+    inner: BufReader<R>,
+    begin: String,
+    end: String,
+    crlf: bool,
+    state: ReaderState,
+    /// The previous body line was short or padded: only the END line may follow.
+    saw_last_line: bool,
+    saw_body: bool,
+    line: Vec<u8>,
+    decoded: [u8; LINE_BYTES],
+    pos: usize,
+    len: usize,
+    failed: Option<ArmorError>,
+}
+
+impl<R: Read> ArmorReader<R> {
+    pub fn new(inner: R, kind: &str) -> Self {
+        ArmorReader {
+            inner: BufReader::new(inner),
+            begin: format!("-----BEGIN NEXUSQ {kind}-----"),
+            end: format!("-----END NEXUSQ {kind}-----"),
+            crlf: false,
+            state: ReaderState::Begin,
+            saw_last_line: false,
+            saw_body: false,
+            line: Vec::with_capacity(LINE + 3),
+            decoded: [0; LINE_BYTES],
+            pos: 0,
+            len: 0,
+            failed: None,
+        }
+    }
+
+    fn fail(&mut self, msg: impl Into<String>) -> io::Error {
+        let e = ArmorError(msg.into());
+        self.failed = Some(e.clone());
+        io::Error::new(io::ErrorKind::InvalidData, e)
+    }
+
+    /// Read one line, line ending included, of at most `limit` bytes. `Ok(false)` at the end
+    /// of the input without a line ending (what was read is in `self.line`).
+    fn read_line(&mut self, limit: usize) -> io::Result<bool> {
+        self.line.clear();
+        let limit = u64::try_from(limit).unwrap_or(u64::MAX);
+        loop {
+            match (&mut self.inner)
+                .take(limit)
+                .read_until(b'\n', &mut self.line)
+            {
+                Ok(_) => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(self.line.last() == Some(&b'\n'))
+    }
+
+    /// Strip the line ending, which must be the one the BEGIN line chose.
+    fn content(&self) -> Option<&[u8]> {
+        let body = self.line.strip_suffix(b"\n")?;
+        if self.crlf {
+            body.strip_suffix(b"\r")
+        } else if body.last() == Some(&b'\r') {
+            None
+        } else {
+            Some(body)
+        }
+    }
+
+    fn read_begin(&mut self) -> io::Result<()> {
+        // Room for another kind's longer BEGIN line, to name it in the error.
+        let complete = self.read_line(128)?;
+        let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+        let (line, crlf) = match line.strip_suffix(b"\r") {
+            Some(l) => (l, true),
+            None => (line, false),
+        };
+        if !complete || line != self.begin.as_bytes() {
+            let first = String::from_utf8_lossy(line).into_owned();
+            return Err(match first.strip_prefix("-----BEGIN NEXUSQ ") {
+                Some(rest) if complete && first != self.begin => self.fail(format!(
+                    "is a different kind of nexusq file ({}), expected {}",
+                    rest.trim_end_matches("-----"),
+                    self.begin
+                        .trim_start_matches("-----BEGIN NEXUSQ ")
+                        .trim_end_matches("-----")
+                )),
+                _ => {
+                    let msg = format!("does not start with \"{}\"", self.begin);
+                    self.fail(msg)
+                }
+            });
+        }
+        self.crlf = crlf;
+        self.state = ReaderState::Body;
+        Ok(())
+    }
+
+    /// The next body line into `decoded`, or the END line (then `state` is `Done`).
+    fn read_body_line(&mut self) -> io::Result<()> {
+        let limit = self.end.len().max(LINE) + 2;
+        let complete = self.read_line(limit)?;
+        if !complete {
+            let msg = if self.line.len() >= limit {
+                "has a base64 line of the wrong length".to_string()
+            } else {
+                format!("does not end with \"{}\" (truncated?)", self.end)
+            };
+            return Err(self.fail(msg));
+        }
+        let Some(content) = self.content() else {
+            return Err(self.fail("mixes line endings or has stray line breaks"));
+        };
+        if content == self.end.as_bytes() {
+            if !self.saw_body {
+                let msg = format!("does not end with \"{}\" (truncated?)", self.end);
+                return Err(self.fail(msg));
+            }
+            // Exactly one final line ending: nothing may follow.
+            let mut one = [0u8; 1];
+            loop {
+                match self.inner.read(&mut one) {
+                    Ok(0) => break,
+                    Ok(_) => return Err(self.fail("has data after its END line")),
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            self.state = ReaderState::Done;
+            return Ok(());
+        }
+        if content.is_empty() || content.len() > LINE || self.saw_last_line {
+            return Err(self.fail("has a base64 line of the wrong length"));
+        }
+        let mut decoded = [0u8; LINE_BYTES];
+        let n = match STANDARD.decode_slice(content, &mut decoded) {
+            Ok(n) => n,
+            Err(_) => return Err(self.fail("has invalid base64")),
+        };
+        // Only the one canonical encoding is accepted (the same check as `decode`).
+        let mut again = [0u8; LINE];
+        let m = STANDARD
+            .encode_slice(&decoded[..n], &mut again)
+            .expect("at most 48 bytes");
+        if again[..m] != *content {
+            return Err(self.fail("has non-canonical base64"));
+        }
+        self.saw_last_line = content.len() < LINE || content.last() == Some(&b'=');
+        self.saw_body = true;
+        self.decoded = decoded;
+        self.pos = 0;
+        self.len = n;
+        Ok(())
+    }
+}
+
+impl<R: Read> Read for ArmorReader<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        if let Some(e) = &self.failed {
+            return Err(io::Error::new(io::ErrorKind::InvalidData, e.clone()));
+        }
+        if out.is_empty() {
+            return Ok(0);
+        }
+        loop {
+            if self.pos < self.len {
+                let n = (self.len - self.pos).min(out.len());
+                out[..n].copy_from_slice(&self.decoded[self.pos..self.pos + n]);
+                self.pos += n;
+                return Ok(n);
+            }
+            match self.state {
+                ReaderState::Begin => self.read_begin()?,
+                ReaderState::Body => self.read_body_line()?,
+                ReaderState::Done => return Ok(0),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -148,6 +430,162 @@ mod tests {
             let s = encode("X", &data);
             let cut = cut % s.len();
             prop_assert!(decode("X", &s.as_bytes()[..cut]).is_err());
+        }
+    }
+    // -----------------------------------------------------------------------------------------
+    // Streaming armor
+
+    const K: &str = ENCRYPTED_FILE_KIND;
+
+    fn stream_encode(data: &[u8], piece: usize) -> Vec<u8> {
+        let mut w = ArmorWriter::new(Vec::new(), K).unwrap();
+        for p in data.chunks(piece.max(1)) {
+            w.write_all(p).unwrap();
+        }
+        w.finish().unwrap()
+    }
+
+    /// Read everything through an `ArmorReader`, `piece` bytes per call.
+    fn stream_decode(text: &[u8], piece: usize) -> Result<Vec<u8>, ArmorError> {
+        let mut r = ArmorReader::new(text, K);
+        let mut out = Vec::new();
+        let mut buf = vec![0u8; piece.max(1)];
+        loop {
+            match r.read(&mut buf) {
+                Ok(0) => return Ok(out),
+                Ok(n) => out.extend_from_slice(&buf[..n]),
+                Err(e) => {
+                    let a = armor_error(&e).cloned().expect("an armor error");
+                    // Sticky: the next read fails the same way.
+                    let again = r.read(&mut buf).unwrap_err();
+                    assert_eq!(armor_error(&again), Some(&a));
+                    return Err(a);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn streaming_writer_equals_encode() {
+        for len in (0..200).chain([1000, 4800, 4801, 65536]) {
+            let data: Vec<u8> = (0..len).map(|i| (i * 7 + 3) as u8).collect();
+            let whole = encode(K, &data);
+            for piece in [1, 5, 48, 49, 1000, 100_000] {
+                assert_eq!(
+                    stream_encode(&data, piece),
+                    whole.as_bytes(),
+                    "{len}/{piece}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn streaming_reader_round_trips_lf_and_crlf() {
+        for len in (1..200).chain([4800, 4801, 65536]) {
+            let data: Vec<u8> = (0..len).map(|i| (i * 13 + 1) as u8).collect();
+            let lf = encode(K, &data);
+            let crlf = lf.replace('\n', "\r\n");
+            for piece in [1, 7, 48, 4096] {
+                assert_eq!(stream_decode(lf.as_bytes(), piece).unwrap(), data);
+                assert_eq!(stream_decode(crlf.as_bytes(), piece).unwrap(), data);
+            }
+        }
+    }
+
+    #[test]
+    fn streaming_reader_refuses_every_loose_variant() {
+        let s = encode(K, &[7u8; 100]);
+        let bad = [
+            s.trim_end().to_string(),
+            format!("{s}\n"),
+            format!("{s}x"),
+            format!(" {s}"),
+            format!("\u{feff}{s}"),
+            s.replace("FILE-----\n", "FILE-----\n\n"),
+            s.replace("-----END", " -----END"),
+            s.replace("-----END", "\n-----END"),
+            s.replace("BEGIN NEXUSQ ENCRYPTED FILE", "BEGIN NEXUSQ SIGNATURE"),
+            s.replace("END NEXUSQ ENCRYPTED FILE", "END NEXUSQ SIGNATURE"),
+            s.replacen('\n', "\r\n", 1),
+            s.replacen('\n', "\r\n", 2),
+            s.replace("-----\n", "-----\r\n"),
+            format!("-----BEGIN NEXUSQ {K}-----\n-----END NEXUSQ {K}-----\n"),
+            format!("-----BEGIN NEXUSQ {K}-----\nAR==\n-----END NEXUSQ {K}-----\n"),
+            format!("-----BEGIN NEXUSQ {K}-----\nAQ\n-----END NEXUSQ {K}-----\n"),
+            format!("-----BEGIN NEXUSQ {K}-----\nAQ==\nAQ==\n-----END NEXUSQ {K}-----\n"),
+            format!("-----BEGIN NEXUSQ {K}-----\nAQ==AQ==\n-----END NEXUSQ {K}-----\n"),
+            format!(
+                "-----BEGIN NEXUSQ {K}-----\n{}\n-----END NEXUSQ {K}-----\n",
+                "A".repeat(68)
+            ),
+            format!("-----BEGIN NEXUSQ {K}-----\n{}", "A".repeat(100_000)),
+            String::new(),
+        ];
+        for (i, b) in bad.iter().enumerate() {
+            assert!(
+                decode(K, b.as_bytes()).is_err(),
+                "decode accepted variant {i}"
+            );
+            assert!(
+                stream_decode(b.as_bytes(), 64).is_err(),
+                "variant {i} accepted"
+            );
+        }
+        let other = encode("SIGNATURE", b"x");
+        let e = stream_decode(other.as_bytes(), 64).unwrap_err();
+        assert!(e.0.contains("SIGNATURE"), "{}", e.0);
+    }
+
+    #[test]
+    fn streaming_reader_passes_device_errors_through() {
+        struct Broken;
+        impl Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("disk on fire"))
+            }
+        }
+        let e = ArmorReader::new(Broken, K)
+            .read(&mut [0u8; 10])
+            .unwrap_err();
+        assert!(armor_error(&e).is_none());
+        assert_eq!(e.kind(), io::ErrorKind::Other);
+    }
+
+    proptest! {
+        /// The streaming reader accepts exactly what `decode` accepts, with the same data, for
+        /// armor with one byte changed, deleted or inserted.
+        #[test]
+        fn streaming_reader_agrees_with_decode(
+            data in proptest::collection::vec(any::<u8>(), 1..300),
+            crlf in any::<bool>(),
+            op in 0u8..3,
+            at in 0usize..1000,
+            byte in prop_oneof![Just(b'\n'), Just(b'\r'), Just(b'='), Just(b'A'), Just(b'-'), any::<u8>()],
+        ) {
+            let mut text = encode(K, &data).into_bytes();
+            if crlf {
+                text = String::from_utf8(text).unwrap().replace('\n', "\r\n").into_bytes();
+            }
+            let at = at % (text.len() + 1);
+            match op {
+                0 if at < text.len() => text[at] = byte,
+                1 if at < text.len() => { text.remove(at); }
+                _ => text.insert(at, byte),
+            }
+            let whole = decode(K, &text).ok();
+            let streamed = stream_decode(&text, 33).ok();
+            prop_assert_eq!(whole, streamed);
+        }
+
+        #[test]
+        fn streaming_every_truncation_is_refused(
+            data in proptest::collection::vec(any::<u8>(), 1..200),
+            cut in 0usize..1000,
+        ) {
+            let s = encode(K, &data);
+            let cut = cut % s.len();
+            prop_assert!(stream_decode(&s.as_bytes()[..cut], 17).is_err());
         }
     }
 }

@@ -1,20 +1,515 @@
-//! `nexusq encrypt` and `nexusq decrypt`.
+//! `nexusq encrypt` and `nexusq decrypt` (DESIGN.md sections 5 and 6; docs/file-encryption.md).
+//!
+//! Both stream: memory use does not depend on the size of the input.
+//!
+//! Recipients: every `--to` export is read and verified; with `--expect-fingerprint`, each one
+//! must be among the expected fingerprints. Several exports of the same identity collapse into
+//! one recipient (the newest generation among them is used, and a note says so); two different
+//! certificates for the same generation of one identity are a fork and are refused.
 
 use super::Context;
-use super::args::{DecryptArgs, EncryptArgs};
+use super::args::{DecryptArgs, EncryptArgs, KemSuiteArg};
+use super::io as cio;
+use super::password::Source;
+use crate::armor::{self, ArmorReader, ArmorWriter, ENCRYPTED_FILE_KIND};
 use crate::error::{Error, Result};
+use crate::identity::{Certificate, PublicIdentity, peer};
+use crate::secret::SecretBytes;
+use crate::suite::file_encryption::{self as fe, FileError};
+use crate::suite::hybrid_kem::KemLevel;
+use crate::vault::storage;
+use serde_json::json;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 
-fn not_yet() -> Error {
-    Error::usage(
-        "this command is not available in this version of nexusq yet",
-        "see README.md",
-    )
+fn kem_level(s: KemSuiteArg) -> KemLevel {
+    match s {
+        KemSuiteArg::MlKem768X25519 => KemLevel::MlKem768,
+        KemSuiteArg::MlKem1024X25519 => KemLevel::MlKem1024,
+    }
 }
 
-pub fn encrypt(_ctx: &Context, _args: &EncryptArgs) -> Result<()> {
-    Err(not_yet())
+fn is_stdio(path: Option<&Path>) -> bool {
+    path.is_none_or(|p| p == Path::new("-"))
 }
 
-pub fn decrypt(_ctx: &Context, _args: &DecryptArgs) -> Result<()> {
-    Err(not_yet())
+fn describe_input(path: Option<&Path>) -> String {
+    match path {
+        Some(p) if !is_stdio(Some(p)) => p.display().to_string(),
+        _ => "stdin".into(),
+    }
+}
+
+/// `--json` prints one object on stdout, which is impossible when the data goes there.
+fn refuse_json_to_stdout(ctx: &Context, output: Option<&Path>, command: &str) -> Result<()> {
+    if ctx.global.json && is_stdio(output) {
+        return Err(Error::usage(
+            format!("`{command} --json` needs -o FILE: stdout carries the data"),
+            "pass -o FILE to get the JSON summary, or drop --json",
+        ));
+    }
+    Ok(())
+}
+
+fn write_error(e: &std::io::Error, output: Option<&Path>) -> Error {
+    match output {
+        Some(p) if !is_stdio(Some(p)) => Error::io_at("write", p, e),
+        _ => Error::io(
+            format!("cannot write to stdout: {e}"),
+            "check where the output goes",
+        ),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// encrypt
+
+/// One recipient after reading, checking and collapsing the exports.
+struct Peer {
+    /// The export whose newest generation is used.
+    identity: PublicIdentity,
+    path: PathBuf,
+    /// Every certificate seen for this identity, in any of its exports (to detect forks).
+    certificates: Vec<(Certificate, PathBuf)>,
+}
+
+/// Read every `--to` export and collapse repeats of one identity.
+fn read_recipients(ctx: &Context, args: &EncryptArgs) -> Result<Vec<Peer>> {
+    let expected = peer::parse_fingerprints(&args.peer.expect_fingerprint)?;
+    let mut peers: Vec<Peer> = Vec::new();
+    for path in &args.to {
+        let bytes = cio::read_small(path, "a public identity")?;
+        let identity = peer::parse_export(&bytes, &path.display().to_string())?;
+        let root_id = identity.root_id();
+        peer::check_expected(&root_id, &expected).map_err(|e| e.context(path.display()))?;
+        let certificates = identity
+            .certificates
+            .iter()
+            .map(|c| (c.clone(), path.clone()))
+            .collect();
+        let Some(seen) = peers.iter_mut().find(|p| p.identity.root_id() == root_id) else {
+            peers.push(Peer {
+                identity,
+                path: path.clone(),
+                certificates,
+            });
+            continue;
+        };
+        for cert in &identity.certificates {
+            if let Some((_, other)) = seen
+                .certificates
+                .iter()
+                .find(|(c, _)| c.generation == cert.generation && c != cert)
+            {
+                return Err(Error::check(
+                    format!(
+                        "{} and {} hold two different certificates for generation {} of \
+                         identity {}: a fork, which may mean its root key was compromised",
+                        other.display(),
+                        path.display(),
+                        cert.generation,
+                        root_id.fingerprint()
+                    ),
+                    "do not encrypt to it; compare the exports with their owner out of band",
+                ));
+            }
+        }
+        seen.certificates.extend(certificates);
+        ctx.out.note(&format!(
+            "{} is the same identity ({}) as {}; encrypting to it once",
+            path.display(),
+            root_id.fingerprint(),
+            seen.path.display()
+        ));
+        // The newest generation known wins, and so does a revocation seen in any export.
+        let newer = identity.newest().generation > seen.identity.newest().generation;
+        if peer::is_revoked(&identity) || (newer && !peer::is_revoked(&seen.identity)) {
+            seen.identity = identity;
+            seen.path = path.clone();
+        }
+    }
+    if peers.len() > fe::MAX_RECIPIENTS {
+        return Err(Error::usage(
+            format!(
+                "{} recipients; a file can be encrypted to at most {}",
+                peers.len(),
+                fe::MAX_RECIPIENTS
+            ),
+            "split the recipients over several files",
+        ));
+    }
+    Ok(peers)
+}
+
+pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
+    refuse_json_to_stdout(ctx, args.output.as_deref(), "encrypt")?;
+    let backend = ctx.backend()?;
+    let level = kem_level(args.suite);
+    let peers = read_recipients(ctx, args)?;
+    let now = crate::time::now();
+    let mut recipients: Vec<fe::Recipient<'_>> = Vec::with_capacity(peers.len());
+    let mut summary = Vec::with_capacity(peers.len());
+    for p in &peers {
+        let (cert, pk) = peer::encryption_key(&p.identity, level, now, args.peer.allow_expired)
+            .map_err(|e| e.context(p.path.display()))?;
+        let fp = p.identity.root_id().fingerprint().to_string();
+        if cert.is_expired(now) {
+            ctx.out.warn(&format!(
+                "generation {} of {fp} expired on {}; encrypting to it anyway (--allow-expired)",
+                cert.generation,
+                crate::time::rfc3339(cert.not_after)
+            ));
+        }
+        ctx.out.note(&format!(
+            "encrypting to {fp}, generation {} ({})",
+            cert.generation,
+            level.suite().name()
+        ));
+        summary.push(json!({
+            "fingerprint": fp,
+            "generation": cert.generation,
+            "identity": p.path.display().to_string(),
+            "expired": cert.is_expired(now),
+        }));
+        recipients.push((level, pk));
+    }
+
+    let input_name = describe_input(args.input.as_deref());
+    let mut input = cio::open_input(args.input.as_deref())?;
+    let output = args.output.as_deref();
+    let sink = cio::create_output(output, !args.armor)?;
+    let map = |e: FileError| match e {
+        FileError::Read(e) => Error::io(
+            format!("cannot read {input_name}: {e}"),
+            "check the input; nothing was written",
+        ),
+        FileError::Write(e) => write_error(&e, output),
+        FileError::InvalidRecipient { index, error } => Error::check(
+            format!("{}: {error}", peers[index].path.display()),
+            "the export is unusable; ask its owner for a fresh one",
+        ),
+        other => Error::usage(format!("cannot encrypt: {other}"), "check the recipients"),
+    };
+    let (bytes, sink) = if args.armor {
+        let mut w =
+            ArmorWriter::new(sink, ENCRYPTED_FILE_KIND).map_err(|e| write_error(&e, output))?;
+        let n = fe::encrypt(backend, &recipients, &mut input, &mut w).map_err(map)?;
+        (n, w.finish().map_err(|e| write_error(&e, output))?)
+    } else {
+        let mut sink = sink;
+        let n = fe::encrypt(backend, &recipients, &mut input, &mut sink).map_err(map)?;
+        (n, sink)
+    };
+    let to_file = sink.is_file();
+    sink.commit()?;
+    if to_file {
+        let out = output.expect("a file sink has a path");
+        ctx.out.note(&format!(
+            "encrypted {bytes} bytes from {input_name} to {} recipient(s): {}",
+            recipients.len(),
+            out.display()
+        ));
+        ctx.out.json(&json!({
+            "output": out.display().to_string(),
+            "armor": args.armor,
+            "suite": level.suite().name(),
+            "plaintext_bytes": bytes,
+            "recipients": summary,
+        }));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// decrypt
+
+/// The password must not come from where the data comes from, and without a terminal there is
+/// nobody to ask: both are usage errors, found before anything is read.
+fn check_password_source(ctx: &Context, data_on_stdin: bool) -> Result<()> {
+    let source = ctx.password_source();
+    if data_on_stdin {
+        let hint = "pass --password-file PATH or --password-fd N with N other than 0, \
+                    or give the encrypted file as an argument";
+        if source == Source::Fd(0) {
+            return Err(Error::usage(
+                "--password-fd 0 reads the password from stdin, which carries the encrypted data",
+                hint,
+            ));
+        }
+        if let Some(path) = match &source {
+            Source::File(p) => Some(p.clone()),
+            Source::Fd(fd) => Some(PathBuf::from(format!("/proc/self/fd/{fd}"))),
+            Source::Terminal => None,
+        } && same_file_as_stdin(&path)
+        {
+            return Err(Error::usage(
+                "the password source is stdin itself, which carries the encrypted data",
+                hint,
+            ));
+        }
+    }
+    if source.is_terminal()
+        && std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .is_err()
+    {
+        return Err(Error::usage(
+            "no terminal to ask for the password",
+            "pass --password-file PATH or --password-fd N (not 0 when the data comes on stdin)",
+        ));
+    }
+    Ok(())
+}
+
+// The stat field types differ between targets (u64 here, other widths elsewhere).
+#[allow(clippy::unnecessary_cast)]
+fn same_file_as_stdin(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(stdin) = rustix::fs::fstat(std::io::stdin()) else {
+        return false;
+    };
+    std::fs::metadata(path)
+        .is_ok_and(|m| m.dev() == stdin.st_dev as u64 && m.ino() == stdin.st_ino as u64)
+}
+
+/// Counts what reached the output, to say how much of it a late failure concerns.
+struct Counted<W: Write> {
+    inner: W,
+    written: u64,
+}
+
+impl<W: Write> Write for Counted<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.written += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Map a decryption failure to an error for the user. `stdout_written` is how many plaintext
+/// bytes already went to stdout (`None` when the output is a file, which is then discarded).
+fn decrypt_error(
+    e: FileError,
+    input: &str,
+    output: Option<&Path>,
+    stdout_written: Option<u64>,
+) -> Error {
+    let damaged = "the file was damaged or tampered with; ask the sender for a new copy";
+    let mut err = match e {
+        FileError::Read(e) => match armor::armor_error(&e) {
+            Some(a) => Error::check(
+                format!("{input} is not a valid armored encrypted file: it {}", a.0),
+                "pass the file exactly as `nexusq encrypt --armor` wrote it (not another kind of nexusq file)",
+            ),
+            None => Error::io(
+                format!("cannot read {input}: {e}"),
+                "check the input and try again",
+            ),
+        },
+        FileError::Write(e) => write_error(&e, output),
+        FileError::Empty | FileError::NotEncryptedFile => Error::check(
+            format!("{input} {e}"),
+            "pass a file made by `nexusq encrypt` (binary, or armored text)",
+        ),
+        FileError::UnknownVersion(_) | FileError::UnknownSuite(_) => Error::check(
+            format!("{input} {e}"),
+            "upgrade nexusq, or ask the sender to encrypt with this version",
+        ),
+        FileError::NotARecipient => Error::check(
+            format!("{input} {e}"),
+            "it was encrypted to someone else, or to a generation this vault has retired; \
+             ask the sender to encrypt to your current export",
+        ),
+        FileError::HeaderTampered => Error::check(format!("{input} {e}"), damaged),
+        FileError::TruncatedHeader | FileError::Truncated { .. } => Error::check(
+            format!("{input} {e}"),
+            "the file is incomplete; copy or download it again",
+        ),
+        FileError::ChunkNotAuthentic { .. }
+        | FileError::TrailingData
+        | FileError::Malformed(_)
+        | FileError::CounterOverflow => Error::check(format!("{input} {e}"), damaged),
+        FileError::NoRecipients
+        | FileError::TooManyRecipients(_)
+        | FileError::InvalidRecipient { .. } => {
+            Error::check(format!("{input}: {e}"), "this is a bug in nexusq")
+        }
+    };
+    if let Some(n) = stdout_written.filter(|&n| n > 0) {
+        err = Error::new(
+            err.exit(),
+            format!(
+                "{}; {n} bytes of authentic plaintext before the problem were already written to \
+                 stdout: they are not the whole file",
+                err.message()
+            ),
+            format!("{}; use -o FILE to get all or nothing", err.hint()),
+        );
+    }
+    err
+}
+
+pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
+    let output = args.output.as_deref();
+    refuse_json_to_stdout(ctx, output, "decrypt")?;
+    let data_on_stdin = is_stdio(args.input.as_deref());
+    check_password_source(ctx, data_on_stdin)?;
+    let backend = ctx.backend()?;
+    let input_name = describe_input(args.input.as_deref());
+    let input = cio::open_input(args.input.as_deref())?;
+
+    // Armored text starts with its BEGIN line; anything else is read as binary.
+    let begin = format!("-----BEGIN NEXUSQ {ENCRYPTED_FILE_KIND}-----");
+    let mut input = input;
+    let mut peeked = vec![0u8; begin.len()];
+    let mut got = 0;
+    while got < peeked.len() {
+        match input.read(&mut peeked[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => {
+                return Err(Error::io(
+                    format!("cannot read {input_name}: {e}"),
+                    "check the input and try again",
+                ));
+            }
+        }
+    }
+    peeked.truncate(got);
+    let armored = peeked.starts_with(b"-----BEGIN NEXUSQ ");
+    let replay = std::io::Cursor::new(peeked).chain(input);
+    let mut reader: Box<dyn Read> = if armored {
+        Box::new(ArmorReader::new(replay, ENCRYPTED_FILE_KIND))
+    } else {
+        Box::new(replay)
+    };
+    let fail = |e: FileError| decrypt_error(e, &input_name, output, None);
+
+    // A file that is not one is refused before the password is asked for.
+    let header = fe::Header::read(&mut reader).map_err(fail)?;
+    let unlocked = ctx.unlock()?;
+    let generations = &unlocked.secrets.generations;
+    let newest = generations.iter().map(|g| g.generation).max();
+    // Newest generation first: files to the current export open at the first try.
+    let mut candidates: Vec<fe::Candidate<'_>> = Vec::new();
+    let mut owners: Vec<u32> = Vec::new();
+    for g in generations.iter().rev() {
+        if let Some(k) = &g.kem {
+            let seeds: [(KemLevel, &SecretBytes<32>); 2] = [
+                (KemLevel::MlKem768, &k.xwing),
+                (KemLevel::MlKem1024, &k.mlkem1024_x25519),
+            ];
+            for c in seeds {
+                candidates.push(c);
+                owners.push(g.generation);
+            }
+        }
+    }
+    let opened = header.open(backend, &candidates).map_err(fail)?;
+    let (level, generation) = (candidates[opened.candidate].0, owners[opened.candidate]);
+    // The payload key is all that is needed from here on.
+    drop(candidates);
+    drop(unlocked);
+    if Some(generation) != newest {
+        ctx.out.note(&format!(
+            "encrypted to generation {generation} of this identity (superseded): the sender \
+             has an old export; give them a fresh one"
+        ));
+    }
+    if let Some(p) = output.filter(|p| !is_stdio(Some(p)))
+        && storage::folder_is_shared_storage(p)
+    {
+        ctx.out.warn(&format!(
+            "{} is in Android shared storage, where other apps can read the plaintext",
+            p.display()
+        ));
+    }
+
+    let sink = cio::create_output(output, false)?;
+    let to_file = sink.is_file();
+    let mut out = Counted {
+        inner: sink,
+        written: 0,
+    };
+    match opened.decrypt_payload(&mut reader, &mut out) {
+        Ok(bytes) => {
+            out.inner.commit()?;
+            let out_name = match output {
+                Some(p) if to_file => p.display().to_string(),
+                _ => "stdout".into(),
+            };
+            ctx.out.note(&format!(
+                "decrypted {bytes} bytes from {input_name} to {out_name} \
+                 (generation {generation}, {}); the file is authentic but its sender is not \
+                 authenticated",
+                level.suite().name()
+            ));
+            if to_file {
+                ctx.out.json(&json!({
+                    "output": out_name,
+                    "bytes": bytes,
+                    "generation": generation,
+                    "suite": level.suite().name(),
+                    "armored": armored,
+                }));
+            }
+            Ok(())
+        }
+        Err(e) => {
+            let written = if to_file {
+                None
+            } else {
+                // Whatever authenticated is out; make the count true.
+                let _ = out.flush();
+                Some(out.written)
+            };
+            // A file output is dropped uncommitted: its temporary file is removed.
+            drop(out);
+            Err(decrypt_error(e, &input_name, output, written))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stdout_partial_output_is_mentioned() {
+        let e = decrypt_error(
+            FileError::Truncated { chunks: 3 },
+            "stdin",
+            None,
+            Some(3 * 65536),
+        );
+        assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+        assert!(e.message().contains("196608 bytes"), "{}", e.message());
+        assert!(e.message().contains("truncated"), "{}", e.message());
+        let e = decrypt_error(FileError::Truncated { chunks: 0 }, "f", None, Some(0));
+        assert!(!e.message().contains("bytes of authentic"));
+    }
+
+    #[test]
+    fn armor_defects_are_check_failures_and_device_errors_io() {
+        let armor_err = std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            armor::ArmorError("has invalid base64".into()),
+        );
+        let e = decrypt_error(FileError::Read(armor_err), "x.asc", None, None);
+        assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+        let e = decrypt_error(
+            FileError::Read(std::io::Error::other("EIO")),
+            "x",
+            None,
+            None,
+        );
+        assert_eq!(e.exit(), crate::error::Exit::Io);
+    }
 }

@@ -4,6 +4,7 @@
 //! public keys, signatures and shared secrets back.
 
 pub mod backend;
+pub mod file_encryption;
 pub mod hybrid_kem;
 pub mod hybrid_sig;
 pub mod root_sig;

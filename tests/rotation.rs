@@ -99,15 +99,96 @@ impl Vault {
 fn twenty_rotations_keep_a_verified_history() {
     let v = Vault::new();
     let fp = v.open_json()["fingerprint"].as_str().unwrap().to_string();
-    for i in 0..20 {
-        let out = v.rotate(&["--reason", &format!("rotation {i}"), "--validity", "30"]);
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+    // The export of generation 1, taken before any rotation.
+    let gen1 = v.dir.join("gen1.pub");
+    v.cmd()
+        .args(["identity", "export", "-o"])
+        .arg(&gen1)
+        .assert()
+        .success();
+    // A file encrypted to every generation's export, as people holding it would.
+    let mut encrypted = Vec::new();
+    for i in 0..=20 {
+        let export = v.dir.join(format!("gen{}.pub", i + 1));
+        if i > 0 {
+            let out = v.rotate(&["--reason", &format!("rotation {i}"), "--validity", "30"]);
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            v.cmd()
+                .args(["identity", "export", "-o"])
+                .arg(&export)
+                .assert()
+                .success();
+        }
+        let plain = v.dir.join(format!("plain{}", i + 1));
+        std::fs::write(&plain, format!("sent to generation {}", i + 1)).unwrap();
+        let enc = v.dir.join(format!("enc{}", i + 1));
+        v.cmd()
+            .arg("encrypt")
+            .arg("--to")
+            .arg(&export)
+            .arg("-o")
+            .arg(&enc)
+            .arg(&plain)
+            .assert()
+            .success();
+        encrypted.push((plain, enc));
     }
     assert_eq!(v.generation(), 21);
+    // Every one of them still decrypts with the vault at generation 21.
+    for (plain, enc) in &encrypted {
+        let out = v
+            .cmd()
+            .arg("decrypt")
+            .arg("--password-file")
+            .arg(&v.pw)
+            .arg(enc)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            enc.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.stdout, std::fs::read(plain).unwrap());
+    }
+    // A signature made at generation 21 verifies with the export taken at generation 1.
+    let msg = v.dir.join("msg");
+    std::fs::write(&msg, "signed at generation 21").unwrap();
+    let sig = v.dir.join("msg.sig");
+    v.cmd()
+        .arg("sign")
+        .arg(&msg)
+        .arg("-o")
+        .arg(&sig)
+        .arg("--password-file")
+        .arg(&v.pw)
+        .assert()
+        .success();
+    let out = v
+        .cmd()
+        .arg("--json")
+        .arg("verify")
+        .arg(&msg)
+        .arg("--sig")
+        .arg(&sig)
+        .arg("--identity")
+        .arg(&gen1)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(r["valid"], true);
+    assert_eq!(r["generation"], 21);
+    assert_eq!(r["fingerprint"], fp);
     assert_eq!(
         v.open_json()["fingerprint"],
         fp,
@@ -123,7 +204,7 @@ fn twenty_rotations_keep_a_verified_history() {
     assert_eq!(h["chain_verified"], true);
     let gens = h["generations"].as_array().unwrap();
     assert_eq!(gens.len(), 21);
-    assert_eq!(gens[5]["reason"], "rotation 4");
+    assert_eq!(gens[5]["reason"], "rotation 5");
     assert_eq!(gens[20]["status"], "newest");
     assert_eq!(gens[3]["status"], "superseded");
     assert!(v.unlocks());
@@ -319,4 +400,102 @@ fn revoke_publishes_the_statement_from_init() {
         .arg(&v.pw)
         .assert()
         .code(1);
+}
+
+#[test]
+fn expired_exports_are_refused_unless_allowed() {
+    // An injectable clock: rotate through the library with "now" ten days ago and a one-day
+    // validity, so the newest certificate expired nine days ago without any sleeping.
+    let v = Vault::new();
+    let pw = Password::new(Zeroizing::new(PASSWORD.into()));
+    let ten_days_ago = nexusq::time::now() - 10 * 86_400;
+    let rotation = nexusq::identity::rotation::RotateOptions {
+        reason: "short-lived".into(),
+        validity_days: 1,
+        ..Default::default()
+    };
+    vault::rotate(
+        &v.path,
+        &pw,
+        &Default::default(),
+        &rotation,
+        &RustCrypto,
+        ten_days_ago,
+    )
+    .unwrap();
+    let export = v.dir.join("expired.pub");
+    v.cmd()
+        .args(["identity", "export", "-o"])
+        .arg(&export)
+        .assert()
+        .success();
+    let plain = v.dir.join("p");
+    std::fs::write(&plain, "x").unwrap();
+    let enc = v.dir.join("p.nxq");
+    let out = v
+        .cmd()
+        .arg("encrypt")
+        .arg("--to")
+        .arg(&export)
+        .arg("-o")
+        .arg(&enc)
+        .arg(&plain)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("expired") && stderr.contains("fresh export"),
+        "{stderr}"
+    );
+    assert!(!enc.exists());
+    let ct = v.dir.join("k.env");
+    v.cmd()
+        .arg("encapsulate")
+        .arg("--to")
+        .arg(&export)
+        .arg("-o")
+        .arg(&ct)
+        .assert()
+        .code(1);
+    // With --allow-expired it goes through, and the owner decrypts it.
+    v.cmd()
+        .arg("encrypt")
+        .arg("--allow-expired")
+        .arg("--to")
+        .arg(&export)
+        .arg("-o")
+        .arg(&enc)
+        .arg(&plain)
+        .assert()
+        .success();
+    let out = v
+        .cmd()
+        .arg("decrypt")
+        .arg("--password-file")
+        .arg(&v.pw)
+        .arg(&enc)
+        .output()
+        .unwrap();
+    assert_eq!(out.stdout, b"x");
+    // Signatures made with an expired generation still verify (expiry is not revocation).
+    let sig = v.dir.join("p.sig");
+    v.cmd()
+        .arg("sign")
+        .arg(&plain)
+        .arg("-o")
+        .arg(&sig)
+        .arg("--password-file")
+        .arg(&v.pw)
+        .assert()
+        .success();
+    v.cmd()
+        .arg("verify")
+        .arg(&plain)
+        .arg("--sig")
+        .arg(&sig)
+        .arg("--identity")
+        .arg(&export)
+        .assert()
+        .success();
 }

@@ -95,6 +95,13 @@ pub enum Command {
     Encrypt(EncryptArgs),
     /// Decrypt a file or stdin encrypted to you (streaming)
     Decrypt(DecryptArgs),
+    /// Measure the baseline operations on this device (never touches your vault)
+    Bench(BenchArgs),
+    /// Check this installation: vault, permissions, storage, CPU features, KDF cost, terminal
+    Doctor,
+    /// Print the man page (roff) generated from these definitions
+    #[command(hide = true)]
+    Manpage,
     /// Print shell completions (bash, zsh, fish, elvish, powershell)
     Completions {
         #[arg(value_enum)]
@@ -172,6 +179,37 @@ pub enum KemSuiteArg {
     /// ML-KEM-1024 + X25519 (nexusq-specific)
     #[value(name = "mlkem1024-x25519")]
     MlKem1024X25519,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct BenchArgs {
+    /// Samples per crypto operation
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub iterations: u32,
+    /// Samples per vault operation (open, unlock, rotation)
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub vault_iterations: u32,
+    /// Unmeasured runs of each operation before sampling
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub warmup: u32,
+    /// Use the KDF parameters of your vault's header for the throwaway vault (default KDF otherwise)
+    #[arg(long)]
+    pub kdf_from_vault: bool,
+    /// Run both backends in alternating rounds over the ML-KEM / ML-DSA operations and print ratios
+    #[arg(long)]
+    pub compare: bool,
+    /// Alternating rounds for --compare
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub rounds: u32,
+    /// With --compare: the native/rustcrypto ratio above which an operation fails
+    #[arg(long, value_name = "RATIO", default_value_t = 1.5)]
+    pub gate: f64,
+    /// With --json: add every sample to the operation records
+    #[arg(long)]
+    pub raw: bool,
+    /// Print the table as Markdown (for BENCHMARKS.md)
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 #[derive(Args, Debug)]

@@ -2,7 +2,9 @@
 //! No crypto here: commands call `vault` and `identity`, and print what they return.
 
 pub mod args;
+mod bench_cmd;
 mod crypt_cmd;
+mod doctor_cmd;
 pub mod hardening;
 mod identity_cmd;
 mod init;
@@ -48,6 +50,19 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Decapsulate(a) => kem_cmd::decapsulate(&ctx, &a),
         Command::Encrypt(a) => crypt_cmd::encrypt(&ctx, &a),
         Command::Decrypt(a) => crypt_cmd::decrypt(&ctx, &a),
+        Command::Bench(a) => bench_cmd::run(&ctx, &a),
+        Command::Doctor => doctor_cmd::run(&ctx),
+        Command::Manpage => {
+            use clap::CommandFactory;
+            clap_mangen::Man::new(Cli::command())
+                .render(&mut std::io::stdout())
+                .map_err(|e| {
+                    Error::io(
+                        format!("cannot write the man page: {e}"),
+                        "check where stdout goes",
+                    )
+                })
+        }
         Command::Completions { shell } => {
             use clap::CommandFactory;
             clap_complete::generate(shell, &mut Cli::command(), "nexusq", &mut std::io::stdout());

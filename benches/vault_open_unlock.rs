@@ -1,24 +1,17 @@
 //! `cargo bench --bench vault_open_unlock`: `vault open` on a fresh vault, and `vault unlock`
 //! against bare Argon2id at the same (default) parameters, in alternating rounds.
-//! Reported as median / p95 and the unlock / Argon2id ratio from this one run.
+//! Reported as median / p95 and the unlock / Argon2id ratio from this one run. The operations
+//! and the sampling are `nexusq::bench` (shared with `nexusq bench`).
 
+use nexusq::bench::ops;
+use nexusq::bench::scratch::ThrowawayVault;
 use nexusq::bench::stats::{Summary, summarize};
-use nexusq::secret::Password;
 use nexusq::suite::rustcrypto::RustCrypto;
-use nexusq::vault::kdf::{Argon2id, KdfParams, KeyDerivation};
-use nexusq::vault::{self, SaveOptions};
-use std::time::{Duration, Instant};
-use zeroize::Zeroizing;
+use nexusq::vault::kdf::KdfParams;
 
 const ROUNDS: usize = 5;
-const OPEN_PER_ROUND: usize = 200;
-const KDF_PER_ROUND: usize = 4;
-
-fn time<T>(f: impl FnOnce() -> T) -> Duration {
-    let start = Instant::now();
-    std::hint::black_box(f());
-    start.elapsed()
-}
+const OPEN_PER_ROUND: u32 = 200;
+const KDF_PER_ROUND: u32 = 4;
 
 fn row(name: &str, s: &Summary) {
     println!(
@@ -32,50 +25,30 @@ fn row(name: &str, s: &Summary) {
 
 fn main() {
     let params = KdfParams::DEFAULT;
-    let dir = tempfile::tempdir().expect("temp dir");
-    let path = dir.path().join("bench.nxq");
-    let pw = Password::new(Zeroizing::new("benchmark password".into()));
-    vault::create(
-        &path,
-        &pw,
-        params,
-        &SaveOptions::default(),
-        &RustCrypto,
-        1_800_000_000,
-        |_| Ok(()),
-    )
-    .expect("create bench vault");
-    let salt = vault::open(&path).unwrap().header.salt;
+    let vault = ThrowawayVault::create(params, &RustCrypto).expect("create bench vault");
+    let mut open = ops::vault_open(&vault);
+    let mut kdf = [
+        ops::vault_unlock(&vault, &RustCrypto),
+        ops::argon2id(&vault).expect("read the salt"),
+    ];
 
     // Warm-up: page cache, allocator, CPU frequency.
-    for _ in 0..20 {
-        vault::open(&path).unwrap();
-    }
-    vault::open(&path)
-        .unwrap()
-        .unlock(&pw, &Argon2id, &RustCrypto)
-        .unwrap();
+    ops::measure(&mut open, 20, 0).unwrap();
+    ops::alternate(&mut kdf, 0, 0, 1).unwrap();
 
-    let (mut open, mut unlock, mut argon) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut o, mut u, mut a) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
-        for _ in 0..OPEN_PER_ROUND {
-            open.push(time(|| vault::open(&path).unwrap()));
-        }
-        // Alternate unlock and bare Argon2id so drift hits both alike.
-        for _ in 0..KDF_PER_ROUND {
-            unlock.push(time(|| {
-                vault::open(&path)
-                    .unwrap()
-                    .unlock(&pw, &Argon2id, &RustCrypto)
-                    .unwrap()
-            }));
-            argon.push(time(|| Argon2id.derive(&pw, &salt, &params).unwrap()));
-        }
+        o.extend(ops::measure(&mut open, 0, OPEN_PER_ROUND).unwrap());
+        // Alternate unlock and bare Argon2id sample by sample, so drift hits both alike.
+        let s = ops::alternate(&mut kdf, KDF_PER_ROUND, 1, 0).unwrap();
+        u.extend(s[0].iter().flatten());
+        a.extend(s[1].iter().flatten());
     }
-    let (o, u, a) = (summarize(&open), summarize(&unlock), summarize(&argon));
+    let (o, u, a) = (summarize(&o), summarize(&u), summarize(&a));
     println!("KDF: {}; {ROUNDS} alternating rounds", params.describe());
     println!(
-        "vault open = read + checksum + parse; vault unlock = open + Argon2id + AEAD + parse + key check"
+        "vault open = read + checksum + parse; vault unlock = Argon2id + AEAD + parse + key check \
+         (file already read)"
     );
     println!("| operation      | n      | median (µs)  | p95 (µs)     | mean (µs)    |");
     println!("|----------------|-------:|-------------:|-------------:|-------------:|");

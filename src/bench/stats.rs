@@ -1,4 +1,5 @@
-//! Summary statistics of timing samples: mean, median, nearest-rank p95, min, max.
+//! Summary statistics of timing samples: mean, median, nearest-rank p95, min, max; pooling of
+//! alternating rounds; ratios.
 
 use std::time::Duration;
 
@@ -46,6 +47,25 @@ pub fn summarize(samples: &[Duration]) -> Summary {
     }
 }
 
+/// The samples of several rounds as one pool, in round order.
+pub fn pool(rounds: &[Vec<Duration>]) -> Vec<Duration> {
+    rounds.iter().flatten().copied().collect()
+}
+
+/// `candidate / baseline`; NaN when either is not a positive finite number.
+pub fn ratio(candidate: f64, baseline: f64) -> f64 {
+    if candidate.is_finite() && baseline.is_finite() && candidate >= 0.0 && baseline > 0.0 {
+        candidate / baseline
+    } else {
+        f64::NAN
+    }
+}
+
+/// A ratio passes the gate when it is a number no larger than the gate.
+pub fn within_gate(ratio: f64, gate: f64) -> bool {
+    ratio.is_finite() && ratio <= gate
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,5 +82,63 @@ mod tests {
         assert_eq!(sum.mean_ns, 10.5);
         assert_eq!(nearest_rank(&[5.0], 95.0), 5.0);
         assert!(summarize(&[]).median_ns.is_nan());
+    }
+
+    fn ns(values: &[u64]) -> Vec<Duration> {
+        values.iter().copied().map(Duration::from_nanos).collect()
+    }
+
+    #[test]
+    fn odd_count_median_and_unsorted_input() {
+        let sum = summarize(&ns(&[50, 10, 40, 20, 30]));
+        assert_eq!(sum.median_ns, 30.0);
+        assert_eq!(sum.mean_ns, 30.0);
+        assert_eq!((sum.min_ns, sum.max_ns), (10.0, 50.0));
+        // ceil(0.95 * 5) = 5: the largest.
+        assert_eq!(sum.p95_ns, 50.0);
+    }
+
+    #[test]
+    fn nearest_rank_p95_boundaries() {
+        let sorted: Vec<f64> = (1..=100).map(f64::from).collect();
+        assert_eq!(nearest_rank(&sorted, 95.0), 95.0);
+        assert_eq!(nearest_rank(&sorted[..40], 95.0), 38.0); // ceil(38.0) = 38
+        assert_eq!(nearest_rank(&sorted[..21], 95.0), 20.0); // ceil(19.95) = 20
+        assert_eq!(nearest_rank(&sorted[..3], 95.0), 3.0);
+        assert_eq!(nearest_rank(&sorted[..2], 50.0), 1.0);
+        assert_eq!(nearest_rank(&sorted[..10], 0.0), 1.0);
+        assert!(nearest_rank(&[], 95.0).is_nan());
+    }
+
+    #[test]
+    fn pooled_rounds_are_one_sample() {
+        // Three alternating rounds of 4; the pool is summarized as a whole, so a slow round
+        // moves the p95 but barely the median.
+        let rounds = vec![
+            ns(&[10, 11, 12, 13]),
+            ns(&[10, 12, 11, 13]),
+            ns(&[40, 41, 42, 43]),
+        ];
+        let pooled = pool(&rounds);
+        assert_eq!(pooled.len(), 12);
+        assert_eq!(pooled[4], Duration::from_nanos(10));
+        let s = summarize(&pooled);
+        assert_eq!(s.count, 12);
+        assert_eq!(s.median_ns, 12.5); // (12 + 13) / 2 of 10,10,11,11,12,12,13,13,40,...
+        assert_eq!(s.p95_ns, 43.0); // ceil(11.4) = 12th
+        assert_eq!(s.mean_ns, 258.0 / 12.0);
+        assert!(pool(&[]).is_empty());
+    }
+
+    #[test]
+    fn ratios_and_gate() {
+        assert_eq!(ratio(150.0, 100.0), 1.5);
+        assert_eq!(ratio(0.0, 100.0), 0.0);
+        assert!(ratio(1.0, 0.0).is_nan());
+        assert!(ratio(f64::NAN, 1.0).is_nan());
+        assert!(within_gate(1.5, 1.5));
+        assert!(within_gate(0.7, 1.5));
+        assert!(!within_gate(1.500_001, 1.5));
+        assert!(!within_gate(f64::NAN, 1.5));
     }
 }

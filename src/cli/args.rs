@@ -201,7 +201,7 @@ pub struct BenchArgs {
     /// Alternating rounds for --compare
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub rounds: u32,
-    /// With --compare: the native/rustcrypto ratio above which an operation fails
+    /// With --compare: the native/rustcrypto median ratio above which an operation fails (exit 1)
     #[arg(long, value_name = "RATIO", default_value_t = 1.5)]
     pub gate: f64,
     /// With --json: add every sample to the operation records
@@ -210,6 +210,17 @@ pub struct BenchArgs {
     /// Print the table as Markdown (for BENCHMARKS.md)
     #[arg(long)]
     pub markdown: bool,
+    /// Argon2id memory in MiB of the throwaway vault (tests; default: the default KDF)
+    #[arg(
+        long,
+        value_name = "MIB",
+        hide = true,
+        conflicts_with = "kdf_from_vault"
+    )]
+    pub kdf_memory_mib: Option<u32>,
+    /// Argon2id iterations of the throwaway vault (tests; default: the default KDF)
+    #[arg(long, value_name = "T", hide = true, conflicts_with = "kdf_from_vault")]
+    pub kdf_iterations: Option<u32>,
 }
 
 #[derive(Args, Debug)]

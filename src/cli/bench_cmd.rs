@@ -1,12 +1,218 @@
-//! `nexusq bench`.
+//! `nexusq bench` (DESIGN.md section 8): the baseline table, or `--compare` of the two
+//! backends. The measuring is in `crate::bench`; this checks the options, shows progress on a
+//! terminal and prints the results.
 
 use super::Context;
 use super::args::BenchArgs;
+use crate::bench::baseline::{self, Progress};
+use crate::bench::environment::Environment;
+use crate::bench::report::{self, Style};
+use crate::bench::{compare, scratch};
 use crate::error::{Error, Result};
+use crate::suite::BackendChoice;
+use crate::vault::{KdfParams, kdf};
+use std::io::{IsTerminal, Write};
 
-pub fn run(_ctx: &Context, _args: &BenchArgs) -> Result<()> {
-    Err(Error::usage(
-        "`nexusq bench` is not available in this version yet",
-        "see BENCHMARKS.md",
-    ))
+pub fn run(ctx: &Context, args: &BenchArgs) -> Result<()> {
+    check_args(ctx, args)?;
+    if args.compare {
+        run_compare(ctx, args)
+    } else {
+        run_baseline(ctx, args)
+    }
+}
+
+fn check_args(ctx: &Context, args: &BenchArgs) -> Result<()> {
+    for (value, option) in [
+        (args.iterations, "--iterations"),
+        (args.vault_iterations, "--vault-iterations"),
+        (args.rounds, "--rounds"),
+    ] {
+        if value == 0 {
+            return Err(Error::usage(
+                format!("{option} 0 would measure nothing"),
+                format!("pass {option} 1 or more"),
+            ));
+        }
+    }
+    if !(args.gate.is_finite() && args.gate > 0.0) {
+        return Err(Error::usage(
+            format!("--gate {} is not a positive ratio", args.gate),
+            "pass e.g. --gate 1.5 (native may take at most 1.5 times as long)",
+        ));
+    }
+    if args.markdown && ctx.out.json {
+        return Err(Error::usage(
+            "--markdown and --json exclude each other",
+            "choose one output format",
+        ));
+    }
+    if args.raw && !ctx.out.json {
+        return Err(Error::usage(
+            "--raw adds the samples to the --json records",
+            "pass --json --raw",
+        ));
+    }
+    Ok(())
+}
+
+/// The throwaway vault's KDF: the default, the user's vault header (`--kdf-from-vault`, no
+/// password, nothing written), or the hidden test options.
+fn throwaway_kdf(ctx: &Context, args: &BenchArgs) -> Result<KdfParams> {
+    if args.kdf_from_vault {
+        let path = ctx.vault_path()?;
+        let file = crate::vault::open(&path)
+            .map_err(|e| e.context("--kdf-from-vault reads your vault's header"))?;
+        return Ok(file.header.kdf);
+    }
+    let mut params = KdfParams::DEFAULT;
+    if let Some(mib) = args.kdf_memory_mib {
+        params.memory_kib = mib.saturating_mul(1024);
+    }
+    if let Some(t) = args.kdf_iterations {
+        params.iterations = t;
+    }
+    params
+        .check_bounds(kdf::device_ram_bytes())
+        .map_err(|m| Error::usage(m, "choose --kdf-memory-mib 8..2048, --kdf-iterations 1..64"))?;
+    Ok(params)
+}
+
+fn run_baseline(ctx: &Context, args: &BenchArgs) -> Result<()> {
+    let backend = ctx.backend()?;
+    let config = baseline::Config {
+        iterations: args.iterations,
+        vault_iterations: args.vault_iterations,
+        warmup: args.warmup,
+        kdf: throwaway_kdf(ctx, args)?,
+    };
+    // Before measuring: the governor and temperatures as the run starts.
+    let env = ctx.out.json.then(Environment::collect);
+    let terminal = std::io::stderr().is_terminal();
+    scratch::install_interrupt_handler(move || {
+        if terminal {
+            eprint!("\r\x1b[2K");
+        }
+        eprintln!("interrupted; the throwaway benchmark vault was removed");
+    })?;
+    let mut progress = ProgressLine::new(terminal);
+    let result = baseline::run(backend, &config, &mut |p| progress.show(p, None));
+    // On Ctrl-C the handler removes the folder (so the run may fail) and exits 130.
+    scratch::wait_if_interrupted();
+    progress.clear();
+    let b = result?;
+    if let Some(env) = env {
+        ctx.out
+            .json(&env.to_record(report::baseline_workload(b.backend, &b.config)));
+        for record in report::baseline_records(&b, args.raw) {
+            ctx.out.json(&record);
+        }
+    } else {
+        ctx.out
+            .data(report::baseline_table(&b, style(args)).trim_end());
+    }
+    Ok(())
+}
+
+fn run_compare(ctx: &Context, args: &BenchArgs) -> Result<()> {
+    // Both backends must exist before anything is measured.
+    let baseline = BackendChoice::RustCrypto.backend()?;
+    let candidate = BackendChoice::Native.backend().map_err(|e| {
+        Error::new(
+            e.exit(),
+            format!("--compare needs the native backend: {}", e.message()),
+            "nothing was measured; run `nexusq bench` without --compare for the baseline table",
+        )
+    })?;
+    let config = compare::Config {
+        rounds: args.rounds,
+        per_round: args.iterations,
+        warmup: args.warmup,
+        gate: args.gate,
+    };
+    let env = ctx.out.json.then(Environment::collect);
+    let mut progress = ProgressLine::new(std::io::stderr().is_terminal());
+    let mut round = 0;
+    let result = compare::run(baseline, candidate, &config, &mut |p| {
+        if p.index == 1 {
+            round += 1;
+        }
+        progress.show(p, Some((round, config.rounds)));
+    });
+    progress.clear();
+    let c = result?;
+    if let Some(env) = env {
+        ctx.out
+            .json(&env.to_record(report::compare_workload(c.baseline, c.candidate, &c.config)));
+        for record in report::compare_records(&c, args.raw) {
+            ctx.out.json(&record);
+        }
+    } else {
+        ctx.out
+            .data(report::compare_table(&c, style(args)).trim_end());
+    }
+    let failures = c.failures();
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::check(
+            format!(
+                "{} of {} operations take more than {} times as long on {} as on {}: {}",
+                failures.len(),
+                c.rows.len(),
+                c.config.gate,
+                c.candidate,
+                c.baseline,
+                failures.join(", ")
+            ),
+            "see the table; rerun with more --rounds on a quiet machine to rule out noise",
+        ))
+    }
+}
+
+fn style(args: &BenchArgs) -> Style {
+    if args.markdown {
+        Style::Markdown
+    } else {
+        Style::Text
+    }
+}
+
+/// "measuring <op> (k/n)" on stderr, rewritten in place; silent when stderr is not a terminal.
+struct ProgressLine {
+    on: bool,
+    shown: bool,
+}
+
+impl ProgressLine {
+    fn new(stderr_is_terminal: bool) -> Self {
+        ProgressLine {
+            on: stderr_is_terminal,
+            shown: false,
+        }
+    }
+
+    fn show(&mut self, p: Progress<'_>, round: Option<(u32, u32)>) {
+        if !self.on {
+            return;
+        }
+        let round = round.map_or(String::new(), |(r, n)| format!(", round {r}/{n}"));
+        let mut err = std::io::stderr().lock();
+        let _ = write!(
+            err,
+            "\r\x1b[2K{} {} ({}/{}{round})",
+            p.verb, p.what, p.index, p.total
+        );
+        let _ = err.flush();
+        self.shown = true;
+    }
+
+    fn clear(&mut self) {
+        if self.shown {
+            let mut err = std::io::stderr().lock();
+            let _ = write!(err, "\r\x1b[2K");
+            let _ = err.flush();
+            self.shown = false;
+        }
+    }
 }

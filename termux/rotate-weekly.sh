@@ -30,9 +30,10 @@ if [ -n "${NEXUSQ_KEEP:-}" ]; then
 fi
 
 # NO_COLOR keeps escape codes out of the log; --json gives one line to record.
-if ! result=$(NO_COLOR=1 "$nexusq" --json rotate --password-file "$password_file" \
-        --validity "$validity" --reason "scheduled rotation" "${retire[@]}" 2>>"$log"); then
-    status=$?
+status=0
+result=$(NO_COLOR=1 "$nexusq" --json rotate --password-file "$password_file" \
+    --validity "$validity" --reason "scheduled rotation" "${retire[@]}" 2>>"$log") || status=$?
+if [ "$status" -ne 0 ]; then
     say "rotate FAILED (exit $status); see the messages above"
     exit "$status"
 fi
@@ -40,11 +41,10 @@ say "rotated: $result"
 
 # With the password the export is checked by unlock first; -o replaces the file atomically,
 # so a failed export never leaves a half-written one.
-if NO_COLOR=1 "$nexusq" --json identity export --password-file "$password_file" \
-        -o "$export_file" >>"$log" 2>&1; then
-    say "exported the public identity to $export_file"
-else
-    status=$?
+NO_COLOR=1 "$nexusq" --json identity export --password-file "$password_file" \
+    -o "$export_file" >>"$log" 2>&1 || status=$?
+if [ "$status" -ne 0 ]; then
     say "export FAILED (exit $status)"
     exit "$status"
 fi
+say "exported the public identity to $export_file"

@@ -54,20 +54,41 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Doctor => doctor_cmd::run(&ctx),
         Command::Manpage => {
             use clap::CommandFactory;
+            // Rendered in memory first, so a reader that goes away (`| head`) is seen in one
+            // place, by write_generated.
+            let mut page = Vec::new();
             clap_mangen::Man::new(Cli::command())
-                .render(&mut std::io::stdout())
+                .render(&mut page)
                 .map_err(|e| {
                     Error::io(
-                        format!("cannot write the man page: {e}"),
-                        "check where stdout goes",
+                        format!("cannot render the man page: {e}"),
+                        "this is a bug in nexusq; please report it",
                     )
-                })
+                })?;
+            write_generated(&page, "the man page")
         }
         Command::Completions { shell } => {
             use clap::CommandFactory;
-            clap_complete::generate(shell, &mut Cli::command(), "nexusq", &mut std::io::stdout());
-            Ok(())
+            // clap_complete panics when its writer fails: generate into memory instead.
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut Cli::command(), "nexusq", &mut script);
+            write_generated(&script, "the completions")
         }
+    }
+}
+
+/// Write generated text (man page, completions) to stdout. A reader that stopped reading
+/// (`nexusq manpage | head`, EPIPE) is not an error: stop quietly with exit 0.
+fn write_generated(bytes: &[u8], what: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    match out.write_all(bytes).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Error::io(
+            format!("cannot write {what}: {e}"),
+            "check where stdout goes",
+        )),
     }
 }
 

@@ -1,0 +1,335 @@
+//! `nexusq doctor`: runs the real binary against vaults in temporary folders and checks the
+//! report — every check present with a status, detail and hint; the right verdicts for loose
+//! permissions, weak or unreadable parameters, a missing vault and shared storage; exit 0
+//! whenever it could report; and that it never asks for a password or touches the vault.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_nexusq");
+const TIMEOUT: Duration = Duration::from_secs(120);
+
+const CHECKS: [&str; 12] = [
+    "platform",
+    "vault_path",
+    "vault_file",
+    "vault_permissions",
+    "shared_storage",
+    "vault_kdf",
+    "unlock_time",
+    "device_ram",
+    "cpu_features",
+    "native_backend",
+    "terminal",
+    "process_hardening",
+];
+
+fn nexusq() -> Command {
+    let mut c = Command::new(BIN);
+    c.env_remove("NEXUSQ_VAULT")
+        .env_remove("NEXUSQ_BACKEND")
+        .timeout(TIMEOUT);
+    c
+}
+
+struct Env {
+    dir: tempfile::TempDir,
+    vault: PathBuf,
+}
+
+impl Env {
+    fn new() -> Env {
+        let dir = tempfile::tempdir().unwrap();
+        // A private folder, as `init` makes for the default path.
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).unwrap();
+        let vault = dir.path().join("v.nxq");
+        Env { dir, vault }
+    }
+
+    /// A vault with small Argon2 parameters (8 MiB, t = 1: weaker than the default).
+    fn init(&self) {
+        let pw = self.dir.path().join("pw");
+        fs::write(&pw, "correct horse battery staple\n").unwrap();
+        fs::set_permissions(&pw, fs::Permissions::from_mode(0o600)).unwrap();
+        nexusq()
+            .arg("--vault")
+            .arg(&self.vault)
+            .args(["init", "--kdf-memory-mib", "8", "--kdf-iterations", "1"])
+            .arg("--password-file")
+            .arg(&pw)
+            .assert()
+            .success();
+    }
+
+    fn doctor_json(&self) -> Value {
+        doctor_json(nexusq().arg("--vault").arg(&self.vault))
+    }
+}
+
+/// Run `doctor --json` (exit 0, one JSON object on one line) and check the shape of every check.
+fn doctor_json(cmd: &mut Command) -> Value {
+    let out = cmd.args(["doctor", "--json"]).assert().success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "one JSON object:\n{stdout}");
+    let v: Value = serde_json::from_str(&stdout).unwrap();
+    let checks = v["checks"].as_array().expect("checks array");
+    let names: Vec<&str> = checks.iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, CHECKS, "every check, in order");
+    for c in checks {
+        let status = c["status"].as_str().unwrap();
+        assert!(["ok", "warn", "error"].contains(&status), "{c}");
+        assert!(!c["detail"].as_str().unwrap().is_empty(), "{c}");
+        let hint = c["hint"].as_str().expect("hint is a string");
+        if status != "ok" {
+            assert!(!hint.is_empty(), "a non-ok check needs a hint: {c}");
+        }
+    }
+    let count = |s: &str| checks.iter().filter(|c| c["status"] == s).count() as u64;
+    assert_eq!(v["counts"]["ok"], count("ok"));
+    assert_eq!(v["counts"]["warn"], count("warn"));
+    assert_eq!(v["counts"]["error"], count("error"));
+    assert_eq!(v["ok"], count("error") == 0);
+    v
+}
+
+fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no check {name}"))
+}
+
+fn status(report: &Value, name: &str) -> String {
+    check(report, name)["status"].as_str().unwrap().to_string()
+}
+
+fn detail(report: &Value, name: &str) -> String {
+    check(report, name)["detail"].as_str().unwrap().to_string()
+}
+
+fn hint(report: &Value, name: &str) -> String {
+    check(report, name)["hint"].as_str().unwrap().to_string()
+}
+
+/// The folder's files with their bytes and modification times.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>, std::time::SystemTime)> {
+    let mut v: Vec<_> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            let m = fs::metadata(&p).unwrap();
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                fs::read(&p).unwrap(),
+                m.modified().unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn fresh_vault_report() {
+    let env = Env::new();
+    env.init();
+    let r = env.doctor_json();
+    assert_eq!(r["vault_path"], env.vault.display().to_string());
+    assert_eq!(r["vault_path_source"], "--vault");
+    assert!(detail(&r, "vault_path").contains("from --vault"));
+    assert_eq!(status(&r, "vault_file"), "ok");
+    assert_eq!(status(&r, "vault_permissions"), "ok", "{r}");
+    assert!(detail(&r, "vault_permissions").contains("file 600"));
+    assert_eq!(status(&r, "shared_storage"), "ok");
+    // 8 MiB, t = 1 is below the default: flagged, with the way up.
+    assert_eq!(status(&r, "vault_kdf"), "warn");
+    assert!(detail(&r, "vault_kdf").contains("8 MiB, t=1"));
+    assert!(detail(&r, "vault_kdf").contains("weaker than the default"));
+    assert!(hint(&r, "vault_kdf").contains("nexusq vault passwd"));
+    assert!(detail(&r, "vault_kdf").contains("this device allows up to"));
+    // The unlock was timed with the vault's parameters.
+    let unlock = detail(&r, "unlock_time");
+    assert!(unlock.contains("the vault's parameters"), "{unlock}");
+    assert!(unlock.contains("8 MiB, t=1"), "{unlock}");
+    assert!(unlock.contains(" ms "), "{unlock}");
+    assert!(detail(&r, "device_ram").contains("MiB"));
+    let native = detail(&r, "native_backend");
+    let selected = nexusq_native::selected().name();
+    assert!(
+        native.contains(&format!("would run {selected}")),
+        "{native}"
+    );
+    assert!(native.contains("not enabled in this version"), "{native}");
+    assert!(native.contains("rustcrypto runs"), "{native}");
+    let cpu = detail(&r, "cpu_features");
+    #[cfg(target_arch = "x86_64")]
+    for f in ["aes-ni", "avx2", "avx512f"] {
+        assert!(cpu.contains(f), "{cpu}");
+    }
+    #[cfg(target_arch = "aarch64")]
+    for f in ["aes", "pmull", "sha3", "asimd"] {
+        assert!(cpu.contains(f), "{cpu}");
+    }
+    let _ = cpu;
+    // The test runs the binary without a terminal on stdin/stderr.
+    let terminal = detail(&r, "terminal");
+    assert!(terminal.contains("stderr is a terminal: no"), "{terminal}");
+    assert!(hint(&r, "terminal").contains("--password-file"));
+    assert_eq!(status(&r, "process_hardening"), "ok");
+}
+
+#[test]
+fn doctor_never_asks_for_a_password_and_never_touches_the_vault() {
+    let env = Env::new();
+    env.init();
+    let before = snapshot(env.dir.path());
+    // No controlling terminal and stdin from /dev/null: a password prompt would fail (exit 2);
+    // doctor must not need one.
+    let start = Instant::now();
+    let out = std::process::Command::new("setsid")
+        .arg("-w")
+        .arg(BIN)
+        .arg("--vault")
+        .arg(&env.vault)
+        .arg("doctor")
+        .env_remove("NEXUSQ_VAULT")
+        .env_remove("NEXUSQ_BACKEND")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run setsid (util-linux)");
+    assert!(start.elapsed() < TIMEOUT);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(!stderr.to_lowercase().contains("password:"), "{stderr}");
+    assert!(stdout.contains("/dev/tty opens: no"), "{stdout}");
+    assert!(
+        stdout.contains("no terminal to ask for a password"),
+        "{stdout}"
+    );
+    // Nothing written, no lock file made, nothing renamed.
+    assert_eq!(snapshot(env.dir.path()), before);
+}
+
+#[test]
+fn human_report_lists_every_check_with_hints_and_a_summary() {
+    let env = Env::new();
+    env.init();
+    let out = nexusq()
+        .arg("--vault")
+        .arg(&env.vault)
+        .arg("doctor")
+        .assert()
+        .success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(out.get_output().stderr.is_empty());
+    assert!(stdout.starts_with("nexusq "), "{stdout}");
+    for name in CHECKS {
+        assert!(
+            stdout
+                .lines()
+                .any(|l| l.split_whitespace().nth(1) == Some(name)),
+            "no line for {name}:\n{stdout}"
+        );
+    }
+    assert!(stdout.contains("hint: "), "{stdout}");
+    let last = stdout.lines().last().unwrap();
+    assert!(last.starts_with("12 checks: "), "{last}");
+    assert!(last.contains("warning"), "{last}");
+}
+
+#[test]
+fn missing_vault_is_a_warning_and_the_default_parameters_are_timed() {
+    let env = Env::new();
+    let r = env.doctor_json();
+    assert_eq!(status(&r, "vault_file"), "warn");
+    assert!(hint(&r, "vault_file").contains("nexusq init"));
+    assert_eq!(status(&r, "vault_kdf"), "ok");
+    assert!(detail(&r, "vault_kdf").contains("no vault yet"));
+    assert!(detail(&r, "vault_kdf").contains("64 MiB, t=3, p=1"));
+    assert!(detail(&r, "unlock_time").contains("the default parameters"));
+    assert!(detail(&r, "vault_permissions").contains("folder"));
+    assert!(!env.vault.exists());
+}
+
+#[test]
+fn loose_permissions_are_flagged_with_chmod_hints() {
+    let env = Env::new();
+    env.init();
+    fs::set_permissions(&env.vault, fs::Permissions::from_mode(0o644)).unwrap();
+    fs::set_permissions(env.dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+    let r = env.doctor_json();
+    assert_eq!(status(&r, "vault_permissions"), "warn");
+    let h = hint(&r, "vault_permissions");
+    assert!(
+        h.contains(&format!("chmod 600 {}", env.vault.display())),
+        "{h}"
+    );
+    assert!(
+        h.contains(&format!("chmod 700 {}", env.dir.path().display())),
+        "{h}"
+    );
+    assert!(detail(&r, "vault_permissions").contains("644"));
+    // Doctor reports; it does not fix.
+    let mode = fs::metadata(&env.vault).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o644);
+}
+
+#[test]
+fn unreadable_vault_is_an_error_but_doctor_still_reports() {
+    let env = Env::new();
+    fs::write(&env.vault, b"this is not a vault").unwrap();
+    fs::set_permissions(&env.vault, fs::Permissions::from_mode(0o600)).unwrap();
+    let r = env.doctor_json();
+    assert_eq!(status(&r, "vault_kdf"), "error");
+    assert!(detail(&r, "vault_kdf").contains("cannot read the vault header"));
+    assert_eq!(r["ok"], false);
+    // Timed with the default parameters instead.
+    assert!(detail(&r, "unlock_time").contains("the default parameters"));
+
+    // A folder where the vault should be.
+    let env = Env::new();
+    fs::create_dir(&env.vault).unwrap();
+    let r = env.doctor_json();
+    assert_eq!(status(&r, "vault_file"), "error");
+}
+
+#[test]
+fn environment_choices_are_reported() {
+    let env = Env::new();
+    env.init();
+    // NEXUSQ_VAULT chooses the vault; NEXUSQ_BACKEND=native is not available in this version.
+    let r = doctor_json(
+        nexusq()
+            .env("NEXUSQ_VAULT", &env.vault)
+            .env("NEXUSQ_BACKEND", "native"),
+    );
+    assert_eq!(r["vault_path_source"], "NEXUSQ_VAULT");
+    assert!(detail(&r, "vault_path").contains("from NEXUSQ_VAULT"));
+    assert_eq!(status(&r, "native_backend"), "warn");
+    assert!(hint(&r, "native_backend").contains("rustcrypto"));
+    // NO_COLOR is noticed.
+    let r = doctor_json(nexusq().arg("--vault").arg(&env.vault).env("NO_COLOR", "1"));
+    assert!(detail(&r, "terminal").contains("NO_COLOR"));
+}
+
+#[test]
+fn shared_storage_vault_path_is_flagged() {
+    // /storage does not exist on a Linux host; the rule is applied to the path as given when
+    // its folder cannot be resolved, and to the realpath when it can.
+    let r = doctor_json(
+        nexusq()
+            .arg("--vault")
+            .arg("/storage/emulated/0/nexusq/vault.nxq"),
+    );
+    assert_eq!(status(&r, "shared_storage"), "warn");
+    assert!(detail(&r, "shared_storage").contains("--allow-shared-storage"));
+    assert!(hint(&r, "shared_storage").contains("move the vault"));
+}

@@ -69,6 +69,17 @@ pub fn export(
     Ok(())
 }
 
+/// One generation's certificate as `identity show` and `identity history` report it.
+fn certificate_json(c: &crate::identity::Certificate, now: u64) -> serde_json::Value {
+    json!({
+        "generation": c.generation,
+        "created": super::output::time(c.created),
+        "not_after": super::output::time(c.not_after),
+        "expired": c.is_expired(now),
+        "reason": c.reason,
+    })
+}
+
 /// `nexusq identity show FILE`: what someone's export says, to compare out of band.
 pub fn show(ctx: &Context, file: &Path) -> Result<()> {
     let what = file.display().to_string();
@@ -83,15 +94,7 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
     let generations: Vec<serde_json::Value> = identity
         .certificates
         .iter()
-        .map(|c| {
-            json!({
-                "generation": c.generation,
-                "created": super::output::time(c.created),
-                "not_after": super::output::time(c.not_after),
-                "expired": c.is_expired(now),
-                "reason": c.reason,
-            })
-        })
+        .map(|c| certificate_json(c, now))
         .collect();
     let revocations: Vec<serde_json::Value> = identity
         .revocations
@@ -170,14 +173,13 @@ pub fn history(ctx: &Context) -> Result<()> {
         .certificates
         .iter()
         .map(|c| {
-            json!({
-                "generation": c.generation,
-                "created": super::output::time(c.created),
-                "not_after": super::output::time(c.not_after),
-                "expired": c.is_expired(now),
-                "status": if c.generation == newest { "newest" } else { "superseded" },
-                "reason": c.reason,
-            })
+            let mut row = certificate_json(c, now);
+            row["status"] = json!(if c.generation == newest {
+                "newest"
+            } else {
+                "superseded"
+            });
+            row
         })
         .collect();
     let fp = public.root_id().fingerprint().to_string();

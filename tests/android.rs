@@ -3,7 +3,10 @@
 //! folder standing in for /data/data/com.termux/files), shared-storage refusal at library
 //! level, and no `/tmp` assumption anywhere in the program's source.
 
+mod common;
+
 use assert_cmd::Command;
+use common::{BIN, SMALL_KDF, private_file};
 use nexusq::vault::{self, SaveOptions, storage};
 use serde_json::Value;
 use std::fs;
@@ -11,7 +14,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-const BIN: &str = env!("CARGO_BIN_EXE_nexusq");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// A stand-in for Termux's files folder: `<tmp>/data/data/com.termux/files/{home,usr}`.
@@ -113,11 +115,10 @@ fn xdg_data_home_and_nexusq_vault_take_precedence_on_termux() {
 #[test]
 fn init_on_termux_creates_a_private_default_vault() {
     let t = Termux::new();
-    let pw = t.home.join("pw");
-    fs::write(&pw, "correct horse battery staple\n").unwrap();
-    fs::set_permissions(&pw, fs::Permissions::from_mode(0o600)).unwrap();
+    let pw = private_file(&t.home.join("pw"), "correct horse battery staple\n");
     t.nexusq()
-        .args(["init", "--kdf-memory-mib", "8", "--kdf-iterations", "1"])
+        .arg("init")
+        .args(SMALL_KDF)
         .arg("--password-file")
         .arg(&pw)
         .assert()

@@ -4,7 +4,10 @@
 //! also after SIGINT / SIGTERM. The --json records are validated against
 //! docs/bench.schema.json.
 
+mod common;
+
 use assert_cmd::Command;
+use common::{BIN, private_file};
 use nexusq::bench::{baseline, compare, environment, report};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -12,7 +15,6 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
-const BIN: &str = env!("CARGO_BIN_EXE_nexusq");
 const TINY: [&str; 10] = [
     "--iterations",
     "2",
@@ -49,10 +51,8 @@ impl Env {
     /// The binary with stdin closed and stdout/stderr piped, TMPDIR ours, no NEXUSQ_*
     /// variables.
     fn nexusq(&self) -> Command {
-        let mut c = Command::new(BIN);
-        c.env_remove("NEXUSQ_VAULT")
-            .env_remove("NEXUSQ_BACKEND")
-            .env("TMPDIR", self.tmp())
+        let mut c = common::bin();
+        c.env("TMPDIR", self.tmp())
             .arg("--vault")
             .arg(self.vault())
             .timeout(Duration::from_secs(120));
@@ -270,17 +270,10 @@ fn kdf_from_vault_reads_without_writing() {
     let home = env.dir.path().join("home");
     std::fs::create_dir(&home).unwrap();
     let vault = home.join("v.nxq");
-    let pw = home.join("pw");
-    std::fs::write(&pw, "a benchmark test password\n").unwrap();
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&pw, std::fs::Permissions::from_mode(0o600)).unwrap();
-    }
+    let pw = private_file(&home.join("pw"), "a benchmark test password\n");
     let init = |args: &[&str]| {
-        let mut c = Command::new(BIN);
-        c.env_remove("NEXUSQ_VAULT")
-            .env_remove("NEXUSQ_BACKEND")
-            .env("TMPDIR", env.tmp())
+        let mut c = common::bin();
+        c.env("TMPDIR", env.tmp())
             .arg("--vault")
             .arg(&vault)
             .args(args)

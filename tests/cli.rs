@@ -4,33 +4,32 @@
 //! Every test has its own temporary folder, passes `--vault <tmp>/v.nxq`, creates vaults with
 //! small Argon2 parameters, and removes NEXUSQ_VAULT / NEXUSQ_BACKEND from the environment.
 
+mod common;
+
 use assert_cmd::Command;
+use common::{BIN, SMALL_KDF, private_file};
 use predicates::prelude::*;
 use predicates::str::contains;
 use serde_json::Value;
 use std::fs;
 use std::io::Read;
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
-const BIN: &str = env!("CARGO_BIN_EXE_nexusq");
 const PASSWORD: &str = "correct horse battery staple";
 /// Generous: a hang is what these guard against, not slowness on a loaded machine.
 const TIMEOUT: Duration = Duration::from_secs(60);
-const SMALL_KDF: [&str; 4] = ["--kdf-memory-mib", "8", "--kdf-iterations", "1"];
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
 /// The binary with a clean environment (no NEXUSQ_VAULT, no NEXUSQ_BACKEND) and a timeout.
 fn nexusq() -> Command {
-    let mut c = Command::new(BIN);
-    c.env_remove("NEXUSQ_VAULT")
-        .env_remove("NEXUSQ_BACKEND")
-        .timeout(TIMEOUT);
+    let mut c = common::bin();
+    c.timeout(TIMEOUT);
     c
 }
 
@@ -45,7 +44,7 @@ impl Env {
     fn new() -> Env {
         let dir = tempfile::tempdir().expect("tempdir");
         let vault = dir.path().join("v.nxq");
-        let pw = write_private(&dir.path().join("pw"), &format!("{PASSWORD}\n"));
+        let pw = private_file(&dir.path().join("pw"), format!("{PASSWORD}\n"));
         Env { dir, vault, pw }
     }
 
@@ -55,7 +54,7 @@ impl Env {
 
     /// A private (0600) password file in this test's folder.
     fn password_file(&self, name: &str, content: &str) -> PathBuf {
-        write_private(&self.path(name), content)
+        private_file(&self.path(name), content)
     }
 
     /// `nexusq --vault <vault>`.
@@ -125,18 +124,6 @@ impl Env {
         names.sort();
         names
     }
-}
-
-fn write_private(path: &Path, content: &str) -> PathBuf {
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .expect("create a private file");
-    std::io::Write::write_all(&mut f, content.as_bytes()).unwrap();
-    fs::set_permissions(path, fs::Permissions::from_mode(0o600)).unwrap();
-    path.to_path_buf()
 }
 
 fn suffixed(path: &Path, suffix: &str) -> PathBuf {

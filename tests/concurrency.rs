@@ -3,6 +3,9 @@
 //! writer that waited for the lock sees the first writer's result; concurrent writers never
 //! corrupt the vault or lose an update.
 
+mod common;
+
+use common::{BIN, SMALL_KDF, private_file};
 use nexusq::secret::{Password, random_array};
 use nexusq::suite::rustcrypto::RustCrypto;
 use nexusq::vault::kdf::{Argon2id, KdfParams};
@@ -11,8 +14,6 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use zeroize::Zeroizing;
-
-const SMALL_KDF: [&str; 4] = ["--kdf-memory-mib", "8", "--kdf-iterations", "1"];
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -44,7 +45,7 @@ impl Fixture {
     }
 
     fn cmd(&self, args: &[&str]) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_nexusq"));
+        let mut c = Command::new(BIN);
         c.arg("--vault").arg(&self.vault).args(args);
         c.env_remove("NEXUSQ_VAULT").env_remove("NEXUSQ_BACKEND");
         c.stdin(Stdio::null())
@@ -55,17 +56,9 @@ impl Fixture {
 
     /// A password file holding `name`, mode 0600.
     fn pw(&self, name: &str) -> PathBuf {
-        use std::io::Write;
-        use std::os::unix::fs::OpenOptionsExt;
         let p = self.root.join(format!("pw-{name}"));
         if !p.exists() {
-            let mut f = std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&p)
-                .unwrap();
-            writeln!(f, "password {name}").unwrap();
+            private_file(&p, format!("password {name}\n"));
         }
         p
     }

@@ -3,7 +3,10 @@
 //! permissions, weak or unreadable parameters, a missing vault and shared storage; exit 0
 //! whenever it could report; and that it never asks for a password or touches the vault.
 
+mod common;
+
 use assert_cmd::Command;
+use common::{BIN, SMALL_KDF, private_file};
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -11,7 +14,6 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-const BIN: &str = env!("CARGO_BIN_EXE_nexusq");
 const TIMEOUT: Duration = Duration::from_secs(120);
 
 const CHECKS: [&str; 12] = [
@@ -30,10 +32,8 @@ const CHECKS: [&str; 12] = [
 ];
 
 fn nexusq() -> Command {
-    let mut c = Command::new(BIN);
-    c.env_remove("NEXUSQ_VAULT")
-        .env_remove("NEXUSQ_BACKEND")
-        .timeout(TIMEOUT);
+    let mut c = common::bin();
+    c.timeout(TIMEOUT);
     c
 }
 
@@ -53,13 +53,15 @@ impl Env {
 
     /// A vault with small Argon2 parameters (8 MiB, t = 1: weaker than the default).
     fn init(&self) {
-        let pw = self.dir.path().join("pw");
-        fs::write(&pw, "correct horse battery staple\n").unwrap();
-        fs::set_permissions(&pw, fs::Permissions::from_mode(0o600)).unwrap();
+        let pw = private_file(
+            &self.dir.path().join("pw"),
+            "correct horse battery staple\n",
+        );
         nexusq()
             .arg("--vault")
             .arg(&self.vault)
-            .args(["init", "--kdf-memory-mib", "8", "--kdf-iterations", "1"])
+            .arg("init")
+            .args(SMALL_KDF)
             .arg("--password-file")
             .arg(&pw)
             .assert()

@@ -5,24 +5,25 @@
 //! Every test has its own temporary folder, passes `--vault <tmp>/<name>.nxq`, creates vaults
 //! with small Argon2 parameters, and removes NEXUSQ_VAULT / NEXUSQ_BACKEND from the environment.
 
+mod common;
+
 use assert_cmd::Command;
+use common::{BIN, SMALL_KDF, private_file};
 use predicates::str::contains;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 use std::fs;
 use std::io::{Read, Write};
-use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::{Path, PathBuf};
+use std::os::unix::fs::PermissionsExt;
+use std::path::PathBuf;
 use std::process::{Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use tempfile::TempDir;
 
-const BIN: &str = env!("CARGO_BIN_EXE_nexusq");
 const PASSWORD: &str = "correct horse battery staple";
 const TIMEOUT: Duration = Duration::from_secs(120);
-const SMALL_KDF: [&str; 4] = ["--kdf-memory-mib", "8", "--kdf-iterations", "1"];
 const CHUNK: usize = 65536;
 const BEGIN: &str = "-----BEGIN NEXUSQ ENCRYPTED FILE-----\n";
 
@@ -30,23 +31,9 @@ const BEGIN: &str = "-----BEGIN NEXUSQ ENCRYPTED FILE-----\n";
 // Helpers
 
 fn nexusq() -> Command {
-    let mut c = Command::new(BIN);
-    c.env_remove("NEXUSQ_VAULT")
-        .env_remove("NEXUSQ_BACKEND")
-        .timeout(TIMEOUT);
+    let mut c = common::bin();
+    c.timeout(TIMEOUT);
     c
-}
-
-fn write_private(path: &Path, content: &[u8]) -> PathBuf {
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .expect("create a private file");
-    f.write_all(content).unwrap();
-    fs::set_permissions(path, fs::Permissions::from_mode(0o600)).unwrap();
-    path.to_path_buf()
 }
 
 /// One test's folder and password file.
@@ -66,7 +53,7 @@ struct Vault {
 impl Env {
     fn new() -> Env {
         let dir = tempfile::tempdir().expect("tempdir");
-        let pw = write_private(&dir.path().join("pw"), format!("{PASSWORD}\n").as_bytes());
+        let pw = private_file(&dir.path().join("pw"), format!("{PASSWORD}\n").as_bytes());
         Env { dir, pw }
     }
 

@@ -1,79 +1,24 @@
 //! `encapsulate`, `decapsulate` and `identity show` through the real binary.
 
+mod common;
+
 use assert_cmd::Command;
-use std::path::{Path, PathBuf};
+use common::TestVault;
+use std::path::Path;
 
-struct Vault {
-    dir: PathBuf,
-    path: PathBuf,
-    pw: PathBuf,
-}
-
+/// The binary with a clean environment and NO_COLOR=1.
 fn bin() -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_nexusq"));
-    c.env_remove("NEXUSQ_VAULT")
-        .env_remove("NEXUSQ_BACKEND")
-        .env("NO_COLOR", "1");
+    let mut c = common::bin();
+    c.env("NO_COLOR", "1");
     c
 }
 
-impl Vault {
-    fn new(dir: &Path, name: &str) -> Self {
-        use std::os::unix::fs::PermissionsExt;
-        let pw = dir.join(format!("{name}.pw"));
-        std::fs::write(&pw, format!("password of {name}\n")).unwrap();
-        std::fs::set_permissions(&pw, std::fs::Permissions::from_mode(0o600)).unwrap();
-        let v = Vault {
-            dir: dir.to_path_buf(),
-            path: dir.join(format!("{name}.nxq")),
-            pw,
-        };
-        v.cmd()
-            .args([
-                "init",
-                "--kdf-memory-mib",
-                "8",
-                "--kdf-iterations",
-                "1",
-                "--password-file",
-            ])
-            .arg(&v.pw)
-            .assert()
-            .success();
-        v
-    }
+/// `decapsulate` with the vault's password file.
+trait Decapsulate {
+    fn decapsulate(&self, ct: &Path, extra: &[&str]) -> std::process::Output;
+}
 
-    fn cmd(&self) -> Command {
-        let mut c = bin();
-        c.arg("--vault").arg(&self.path);
-        c
-    }
-
-    fn export(&self) -> PathBuf {
-        let out = self.dir.join(format!(
-            "{}.pub",
-            self.path.file_stem().unwrap().to_string_lossy()
-        ));
-        if !out.exists() {
-            self.cmd()
-                .args(["identity", "export", "-o"])
-                .arg(&out)
-                .assert()
-                .success();
-        }
-        out
-    }
-
-    fn fingerprint(&self) -> String {
-        let out = self
-            .cmd()
-            .args(["vault", "open", "--json"])
-            .output()
-            .unwrap();
-        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        v["fingerprint"].as_str().unwrap().to_string()
-    }
-
+impl Decapsulate for TestVault {
     fn decapsulate(&self, ct: &Path, extra: &[&str]) -> std::process::Output {
         self.cmd()
             .arg("decapsulate")
@@ -113,7 +58,7 @@ fn secret(o: &std::process::Output) -> String {
 #[test]
 fn round_trip_both_suites_and_raw() {
     let dir = tempfile::tempdir().unwrap();
-    let a = Vault::new(dir.path(), "alice");
+    let a = TestVault::new(dir.path(), "alice");
     let to = a.export();
     for suite in ["mlkem768-x25519", "mlkem1024-x25519"] {
         let ct = dir.path().join(format!("{suite}.env"));
@@ -181,8 +126,8 @@ fn round_trip_both_suites_and_raw() {
 #[test]
 fn wrong_recipient_and_tampering_are_exit_1() {
     let dir = tempfile::tempdir().unwrap();
-    let a = Vault::new(dir.path(), "alice");
-    let b = Vault::new(dir.path(), "bob");
+    let a = TestVault::new(dir.path(), "alice");
+    let b = TestVault::new(dir.path(), "bob");
     let ct = dir.path().join("to-alice.env");
     encapsulate(&a.export(), &ct, &[]);
     let o = b.decapsulate(&ct, &[]);
@@ -255,8 +200,8 @@ fn wrong_recipient_and_tampering_are_exit_1() {
 #[test]
 fn expect_fingerprint_and_bad_exports() {
     let dir = tempfile::tempdir().unwrap();
-    let a = Vault::new(dir.path(), "alice");
-    let b = Vault::new(dir.path(), "bob");
+    let a = TestVault::new(dir.path(), "alice");
+    let b = TestVault::new(dir.path(), "bob");
     let to = a.export();
     let ct = dir.path().join("c.env");
     // Matching fingerprint, typed without dashes in upper case.
@@ -314,7 +259,7 @@ fn expect_fingerprint_and_bad_exports() {
 #[test]
 fn identity_show_reports_the_export() {
     let dir = tempfile::tempdir().unwrap();
-    let a = Vault::new(dir.path(), "alice");
+    let a = TestVault::new(dir.path(), "alice");
     let to = a.export();
     let o = bin().args(["identity", "show"]).arg(&to).output().unwrap();
     assert!(o.status.success());

@@ -2,9 +2,10 @@
 //! (`nexusq completions SHELL`): they render, say what they should, work in bash, and stop
 //! quietly when the reader goes away (`| head`).
 
-use std::process::{Command, Output, Stdio};
+mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_nexusq");
+use common::BIN;
+use std::process::{Command, Output, Stdio};
 
 /// The commands a user types; every one must be in the man page and the completions.
 const SUBCOMMANDS: [&str; 14] = [
@@ -25,12 +26,7 @@ const SUBCOMMANDS: [&str; 14] = [
 ];
 
 fn run(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .env_remove("NEXUSQ_VAULT")
-        .env_remove("NEXUSQ_BACKEND")
-        .output()
-        .unwrap()
+    common::bin().args(args).output().unwrap()
 }
 
 fn stdout_of(args: &[&str]) -> String {

@@ -1,7 +1,9 @@
 //! Key rotation through the real binary: history, parallel rotations, sudden death, and
 //! the cross-generation promises of DESIGN.md section 3.1.
 
-use assert_cmd::Command;
+mod common;
+
+use common::TestVault;
 use nexusq::secret::{Password, random_array};
 use nexusq::suite::rustcrypto::RustCrypto;
 use nexusq::vault::{self, Argon2id};
@@ -12,49 +14,24 @@ use zeroize::Zeroizing;
 
 const PASSWORD: &str = "rotation test password";
 
+/// A [`TestVault`] `v.nxq` in its own temporary folder, password [`PASSWORD`].
 struct Vault {
-    _dir: tempfile::TempDir,
-    dir: PathBuf,
-    path: PathBuf,
-    pw: PathBuf,
+    _tmp: tempfile::TempDir,
+    v: TestVault,
+}
+
+impl std::ops::Deref for Vault {
+    type Target = TestVault;
+    fn deref(&self) -> &TestVault {
+        &self.v
+    }
 }
 
 impl Vault {
     fn new() -> Self {
-        use std::os::unix::fs::PermissionsExt;
         let tmp = tempfile::tempdir().unwrap();
-        let dir = tmp.path().to_path_buf();
-        let pw = dir.join("pw");
-        std::fs::write(&pw, format!("{PASSWORD}\n")).unwrap();
-        std::fs::set_permissions(&pw, std::fs::Permissions::from_mode(0o600)).unwrap();
-        let v = Vault {
-            _dir: tmp,
-            path: dir.join("v.nxq"),
-            dir,
-            pw,
-        };
-        v.cmd()
-            .args([
-                "init",
-                "--kdf-memory-mib",
-                "8",
-                "--kdf-iterations",
-                "1",
-                "--password-file",
-            ])
-            .arg(&v.pw)
-            .assert()
-            .success();
-        v
-    }
-
-    fn cmd(&self) -> Command {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_nexusq"));
-        c.env_remove("NEXUSQ_VAULT")
-            .env_remove("NEXUSQ_BACKEND")
-            .env("NO_COLOR", "1");
-        c.arg("--vault").arg(&self.path);
-        c
+        let v = TestVault::with_password(tmp.path(), "v", PASSWORD);
+        Vault { _tmp: tmp, v }
     }
 
     fn rotate(&self, extra: &[&str]) -> std::process::Output {
@@ -65,20 +42,6 @@ impl Vault {
             .args(extra)
             .output()
             .unwrap()
-    }
-
-    fn open_json(&self) -> serde_json::Value {
-        let out = self
-            .cmd()
-            .args(["vault", "open", "--json"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
     }
 
     fn generation(&self) -> u64 {
@@ -98,7 +61,7 @@ impl Vault {
 #[test]
 fn twenty_rotations_keep_a_verified_history() {
     let v = Vault::new();
-    let fp = v.open_json()["fingerprint"].as_str().unwrap().to_string();
+    let fp = v.fingerprint();
     // The export of generation 1, taken before any rotation.
     let gen1 = v.dir.join("gen1.pub");
     v.cmd()
@@ -231,7 +194,7 @@ fn four_parallel_rotations_lose_nothing() {
     let v = Vault::new();
     let children: Vec<_> = (0..4)
         .map(|_| {
-            let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_nexusq"));
+            let mut c = std::process::Command::new(common::BIN);
             c.env_remove("NEXUSQ_VAULT").arg("--vault").arg(&v.path);
             c.args(["rotate", "--lock-timeout", "60", "--password-file"])
                 .arg(&v.pw);
@@ -275,7 +238,7 @@ fn sigkill_during_rotation_never_leaves_half_a_generation() {
     let full = start.elapsed();
     let mut generation = 2;
     for round in 0..25 {
-        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_nexusq"));
+        let mut child = std::process::Command::new(common::BIN);
         child.env_remove("NEXUSQ_VAULT").arg("--vault").arg(&v.path);
         child.args(["rotate", "--password-file"]).arg(&v.pw);
         let mut child = child

@@ -6,7 +6,10 @@
 //! with small Argon2 parameters, and removes NEXUSQ_VAULT / NEXUSQ_BACKEND from the environment.
 //! SLH-DSA signing costs ~0.2 s, so the library fixture issues few certificates, once.
 
+mod common;
+
 use assert_cmd::Command;
+use common::{SMALL_KDF, private_file};
 use nexusq::error::Exit;
 use nexusq::identity::signature::{self, DetachedSignature, Trust, Verified};
 use nexusq::identity::{
@@ -18,16 +21,13 @@ use nexusq::suite::rustcrypto::RustCrypto;
 use nexusq::suite::{Backend, BackendChoice, hybrid_sig};
 use serde_json::Value;
 use std::fs;
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 use tempfile::TempDir;
 
-const BIN: &str = env!("CARGO_BIN_EXE_nexusq");
 const PASSWORD: &str = "correct horse battery staple";
 const TIMEOUT: Duration = Duration::from_secs(60);
-const SMALL_KDF: [&str; 4] = ["--kdf-memory-mib", "8", "--kdf-iterations", "1"];
 const DATA: &[u8] = b"the quick brown fox signs a detached file\n";
 const T0: u64 = 1_800_000_000;
 
@@ -616,10 +616,8 @@ fn hostile_lengths_and_versions_are_refused_without_panic() {
 // CLI helpers
 
 fn nexusq() -> Command {
-    let mut c = Command::new(BIN);
-    c.env_remove("NEXUSQ_VAULT")
-        .env_remove("NEXUSQ_BACKEND")
-        .timeout(TIMEOUT);
+    let mut c = common::bin();
+    c.timeout(TIMEOUT);
     c
 }
 
@@ -633,14 +631,7 @@ impl Env {
     fn new() -> Env {
         let dir = tempfile::tempdir().expect("tempdir");
         let vault = dir.path().join("v.nxq");
-        let pw = dir.path().join("pw");
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .open(&pw)
-            .unwrap();
-        std::io::Write::write_all(&mut f, format!("{PASSWORD}\n").as_bytes()).unwrap();
+        let pw = private_file(&dir.path().join("pw"), format!("{PASSWORD}\n"));
         Env { dir, vault, pw }
     }
 

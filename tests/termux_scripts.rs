@@ -3,13 +3,15 @@
 //! layout rules — and its make steps are run against stand-ins for cargo and the NDK build.
 //! `termux/install.sh` is run with a fake `pkg` (and a fake `cargo`) on PATH, twice.
 
+mod common;
+
+use common::BIN;
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_nexusq");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn termux_dir() -> PathBuf {

@@ -1,0 +1,121 @@
+//! The fixture the integration tests share: the `nexusq` binary with a clean environment,
+//! private (0600) files, and a vault initialised in a test's folder with small Argon2
+//! parameters.
+//!
+//! Each test binary compiles this module on its own and uses only part of it.
+#![allow(dead_code)]
+
+use assert_cmd::Command;
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// The binary under test.
+pub const BIN: &str = env!("CARGO_BIN_EXE_nexusq");
+
+/// Argon2 parameters small enough for tests (8 MiB, one pass): hidden `init` flags.
+pub const SMALL_KDF: [&str; 4] = ["--kdf-memory-mib", "8", "--kdf-iterations", "1"];
+
+/// The binary with NEXUSQ_VAULT and NEXUSQ_BACKEND removed from its environment.
+pub fn bin() -> Command {
+    let mut c = Command::new(BIN);
+    c.env_remove("NEXUSQ_VAULT").env_remove("NEXUSQ_BACKEND");
+    c
+}
+
+/// Creates `path`, which must not exist yet, with mode 0600 and `contents`.
+pub fn private_file(path: &Path, contents: impl AsRef<[u8]>) -> PathBuf {
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+        .expect("create a private file");
+    f.write_all(contents.as_ref()).unwrap();
+    // The umask may have narrowed the mode; make it exactly 0600.
+    fs::set_permissions(path, fs::Permissions::from_mode(0o600)).unwrap();
+    path.to_path_buf()
+}
+
+/// A vault `<dir>/<name>.nxq`, initialised with [`SMALL_KDF`], and its password file
+/// `<dir>/<name>.pw` (mode 0600).
+pub struct TestVault {
+    /// The folder holding the vault, its password file and its export.
+    pub dir: PathBuf,
+    /// The vault file.
+    pub path: PathBuf,
+    /// The password file.
+    pub pw: PathBuf,
+}
+
+impl TestVault {
+    /// A vault whose password is `password of <name>`.
+    pub fn new(dir: &Path, name: &str) -> TestVault {
+        TestVault::with_password(dir, name, &format!("password of {name}"))
+    }
+
+    /// A vault whose password is `password`.
+    pub fn with_password(dir: &Path, name: &str, password: &str) -> TestVault {
+        let pw = private_file(&dir.join(format!("{name}.pw")), format!("{password}\n"));
+        let v = TestVault {
+            dir: dir.to_path_buf(),
+            path: dir.join(format!("{name}.nxq")),
+            pw,
+        };
+        v.cmd()
+            .arg("init")
+            .args(SMALL_KDF)
+            .arg("--password-file")
+            .arg(&v.pw)
+            .assert()
+            .success();
+        v
+    }
+
+    /// `nexusq --vault <vault>`, clean environment, NO_COLOR=1.
+    pub fn cmd(&self) -> Command {
+        let mut c = bin();
+        c.env("NO_COLOR", "1").arg("--vault").arg(&self.path);
+        c
+    }
+
+    /// The public export `<dir>/<name>.pub`, made by `identity export -o` on first use.
+    pub fn export(&self) -> PathBuf {
+        let out = self.dir.join(format!(
+            "{}.pub",
+            self.path.file_stem().unwrap().to_string_lossy()
+        ));
+        if !out.exists() {
+            self.cmd()
+                .args(["identity", "export", "-o"])
+                .arg(&out)
+                .assert()
+                .success();
+        }
+        out
+    }
+
+    /// `vault open --json`, parsed; asserts that it succeeded.
+    pub fn open_json(&self) -> serde_json::Value {
+        let out = self
+            .cmd()
+            .args(["vault", "open", "--json"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// The fingerprint `vault open --json` reports.
+    pub fn fingerprint(&self) -> String {
+        self.open_json()["fingerprint"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+}

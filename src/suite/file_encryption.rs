@@ -213,6 +213,31 @@ fn read_full<R: Read + ?Sized>(input: &mut R, buf: &mut [u8]) -> io::Result<usiz
     Ok(filled)
 }
 
+/// Fill `buf` with the next chunk, starting with the byte carried over from the previous call,
+/// and look one byte ahead to tell whether this is the last chunk: a short chunk is always
+/// last; a full one is last only when nothing follows. Returns (bytes in `buf`, last).
+fn read_chunk<R: Read + ?Sized>(
+    input: &mut R,
+    buf: &mut [u8],
+    carry: &mut Option<u8>,
+) -> io::Result<(usize, bool)> {
+    let mut filled = 0;
+    if let Some(b) = carry.take() {
+        buf[0] = b;
+        filled = 1;
+    }
+    filled += read_full(input, &mut buf[filled..])?;
+    if filled < buf.len() {
+        return Ok((filled, true));
+    }
+    let mut one = [0u8; 1];
+    if read_full(input, &mut one)? == 1 {
+        *carry = Some(one[0]);
+        return Ok((filled, false));
+    }
+    Ok((filled, true))
+}
+
 // ---------------------------------------------------------------------------------------------
 // Encryption
 
@@ -287,23 +312,8 @@ fn encrypt_payload<R: Read + ?Sized, W: Write + ?Sized>(
     let mut counter: u128 = 0;
     let mut total: u64 = 0;
     loop {
-        let mut filled = 0;
-        if let Some(b) = carry.take() {
-            buf[0] = b;
-            filled = 1;
-        }
-        filled += read_full(input, &mut buf[filled..CHUNK_LEN]).map_err(FileError::Read)?;
-        let last = if filled == CHUNK_LEN {
-            let mut one = [0u8; 1];
-            if read_full(input, &mut one).map_err(FileError::Read)? == 1 {
-                carry = Some(one[0]);
-                false
-            } else {
-                true
-            }
-        } else {
-            true
-        };
+        let (filled, last) =
+            read_chunk(input, &mut buf[..CHUNK_LEN], &mut carry).map_err(FileError::Read)?;
         let sealed = seal_chunk(&cipher, counter, last, &mut buf, filled)?;
         output.write_all(&buf[..sealed]).map_err(FileError::Write)?;
         total += filled as u64;
@@ -531,23 +541,8 @@ impl OpenedHeader {
         let mut counter: u128 = 0;
         let mut total: u64 = 0;
         loop {
-            let mut filled = 0;
-            if let Some(b) = carry.take() {
-                buf[0] = b;
-                filled = 1;
-            }
-            filled += read_full(input, &mut buf[filled..]).map_err(FileError::Read)?;
-            let last = if filled == SEALED_CHUNK_LEN {
-                let mut one = [0u8; 1];
-                if read_full(input, &mut one).map_err(FileError::Read)? == 1 {
-                    carry = Some(one[0]);
-                    false
-                } else {
-                    true
-                }
-            } else {
-                true
-            };
+            let (filled, last) =
+                read_chunk(input, &mut buf[..], &mut carry).map_err(FileError::Read)?;
             if filled < TAG_LEN {
                 // Every chunk has a tag; the input ended inside one, or before the first.
                 return Err(FileError::Truncated { chunks: counter });

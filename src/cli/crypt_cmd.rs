@@ -8,9 +8,8 @@
 //! certificates for the same generation of one identity are a fork and are refused.
 
 use super::Context;
-use super::args::{DecryptArgs, EncryptArgs, KemSuiteArg};
+use super::args::{DecryptArgs, EncryptArgs};
 use super::io as cio;
-use super::password::Source;
 use crate::armor::{self, ArmorReader, ArmorWriter, ENCRYPTED_FILE_KIND};
 use crate::error::{Error, Result};
 use crate::identity::{Certificate, PublicIdentity, peer};
@@ -22,27 +21,9 @@ use serde_json::json;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
-fn kem_level(s: KemSuiteArg) -> KemLevel {
-    match s {
-        KemSuiteArg::MlKem768X25519 => KemLevel::MlKem768,
-        KemSuiteArg::MlKem1024X25519 => KemLevel::MlKem1024,
-    }
-}
-
-fn is_stdio(path: Option<&Path>) -> bool {
-    path.is_none_or(|p| p == Path::new("-"))
-}
-
-fn describe_input(path: Option<&Path>) -> String {
-    match path {
-        Some(p) if !is_stdio(Some(p)) => p.display().to_string(),
-        _ => "stdin".into(),
-    }
-}
-
 /// `--json` prints one object on stdout, which is impossible when the data goes there.
 fn refuse_json_to_stdout(ctx: &Context, output: Option<&Path>, command: &str) -> Result<()> {
-    if ctx.global.json && is_stdio(output) {
+    if ctx.global.json && cio::is_stdio(output) {
         return Err(Error::usage(
             format!("`{command} --json` needs -o FILE: stdout carries the data"),
             "pass -o FILE to get the JSON summary, or drop --json",
@@ -53,7 +34,7 @@ fn refuse_json_to_stdout(ctx: &Context, output: Option<&Path>, command: &str) ->
 
 fn write_error(e: &std::io::Error, output: Option<&Path>) -> Error {
     match output {
-        Some(p) if !is_stdio(Some(p)) => Error::io_at("write", p, e),
+        Some(p) if !cio::is_stdio(Some(p)) => Error::io_at("write", p, e),
         _ => Error::io(
             format!("cannot write to stdout: {e}"),
             "check where the output goes",
@@ -144,7 +125,7 @@ fn read_recipients(ctx: &Context, args: &EncryptArgs) -> Result<Vec<Peer>> {
 pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     refuse_json_to_stdout(ctx, args.output.as_deref(), "encrypt")?;
     let backend = ctx.backend()?;
-    let level = kem_level(args.suite);
+    let level = args.suite.level();
     let peers = read_recipients(ctx, args)?;
     let now = crate::time::now();
     let mut recipients: Vec<fe::Recipient<'_>> = Vec::with_capacity(peers.len());
@@ -174,7 +155,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
         recipients.push((level, pk));
     }
 
-    let input_name = describe_input(args.input.as_deref());
+    let input_name = cio::input_name(args.input.as_deref());
     let mut input = cio::open_input(args.input.as_deref())?;
     let output = args.output.as_deref();
     let sink = cio::create_output(output, !args.armor)?;
@@ -222,57 +203,6 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
 
 // ---------------------------------------------------------------------------------------------
 // decrypt
-
-/// The password must not come from where the data comes from, and without a terminal there is
-/// nobody to ask: both are usage errors, found before anything is read.
-fn check_password_source(ctx: &Context, data_on_stdin: bool) -> Result<()> {
-    let source = ctx.password_source();
-    if data_on_stdin {
-        let hint = "pass --password-file PATH or --password-fd N with N other than 0, \
-                    or give the encrypted file as an argument";
-        if source == Source::Fd(0) {
-            return Err(Error::usage(
-                "--password-fd 0 reads the password from stdin, which carries the encrypted data",
-                hint,
-            ));
-        }
-        if let Some(path) = match &source {
-            Source::File(p) => Some(p.clone()),
-            Source::Fd(fd) => Some(PathBuf::from(format!("/proc/self/fd/{fd}"))),
-            Source::Terminal => None,
-        } && same_file_as_stdin(&path)
-        {
-            return Err(Error::usage(
-                "the password source is stdin itself, which carries the encrypted data",
-                hint,
-            ));
-        }
-    }
-    if source.is_terminal()
-        && std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open("/dev/tty")
-            .is_err()
-    {
-        return Err(Error::usage(
-            "no terminal to ask for the password",
-            "pass --password-file PATH or --password-fd N (not 0 when the data comes on stdin)",
-        ));
-    }
-    Ok(())
-}
-
-// The stat field types differ between targets (u64 here, other widths elsewhere).
-#[allow(clippy::unnecessary_cast)]
-fn same_file_as_stdin(path: &Path) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    let Ok(stdin) = rustix::fs::fstat(std::io::stdin()) else {
-        return false;
-    };
-    std::fs::metadata(path)
-        .is_ok_and(|m| m.dev() == stdin.st_dev as u64 && m.ino() == stdin.st_ino as u64)
-}
 
 /// Counts what reached the output, to say how much of it a late failure concerns.
 struct Counted<W: Write> {
@@ -358,10 +288,10 @@ fn decrypt_error(
 pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     let output = args.output.as_deref();
     refuse_json_to_stdout(ctx, output, "decrypt")?;
-    let data_on_stdin = is_stdio(args.input.as_deref());
-    check_password_source(ctx, data_on_stdin)?;
+    let data_on_stdin = cio::is_stdio(args.input.as_deref());
+    super::password::check_source(&ctx.password_source(), data_on_stdin, "the encrypted data")?;
     let backend = ctx.backend()?;
-    let input_name = describe_input(args.input.as_deref());
+    let input_name = cio::input_name(args.input.as_deref());
     let input = cio::open_input(args.input.as_deref())?;
 
     // Armored text starts with its BEGIN line; anything else is read as binary.
@@ -423,7 +353,7 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
              has an old export; give them a fresh one"
         ));
     }
-    if let Some(p) = output.filter(|p| !is_stdio(Some(p)))
+    if let Some(p) = output.filter(|p| !cio::is_stdio(Some(p)))
         && storage::folder_is_shared_storage(p)
     {
         ctx.out.warn(&format!(

@@ -28,6 +28,19 @@ pub fn read_small(path: &Path, what: &str) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// `-`, or no path at all, means stdin (or stdout for an output).
+pub fn is_stdio(path: Option<&Path>) -> bool {
+    path.is_none_or(|p| p == Path::new("-"))
+}
+
+/// How messages name an input: its path, or "stdin".
+pub fn input_name(path: Option<&Path>) -> String {
+    match path {
+        Some(p) if !is_stdio(Some(p)) => p.display().to_string(),
+        _ => "stdin".into(),
+    }
+}
+
 /// `FILE`, or stdin for `-` / nothing.
 pub fn open_input(path: Option<&Path>) -> Result<Box<dyn Read>> {
     match path {

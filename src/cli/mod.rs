@@ -169,16 +169,21 @@ impl Context {
         self.read_password(&self.password_source(), "password", confirm)
     }
 
-    /// Open the vault, ask for the password and unlock it (secret section only).
-    pub fn unlock(&self) -> Result<crate::vault::Unlocked> {
-        let path = self.vault_path()?;
-        let backend = self.backend()?;
-        if storage::folder_is_shared_storage(&path) {
+    /// Warn when the vault sits in Android shared storage, where other apps can read it.
+    pub fn warn_if_shared_storage(&self, path: &std::path::Path) {
+        if storage::folder_is_shared_storage(path) {
             self.out.warn(&format!(
                 "{} is in Android shared storage, where other apps can read it; move it to Termux's home",
                 path.display()
             ));
         }
+    }
+
+    /// Open the vault, ask for the password and unlock it (secret section only).
+    pub fn unlock(&self) -> Result<crate::vault::Unlocked> {
+        let path = self.vault_path()?;
+        let backend = self.backend()?;
+        self.warn_if_shared_storage(&path);
         let file = crate::vault::open(&path)?;
         let password = self.password(false)?;
         file.unlock(&password, &crate::vault::Argon2id, backend)

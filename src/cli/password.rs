@@ -31,6 +31,61 @@ impl Source {
     }
 }
 
+/// Refuse, before anything is read, a password source that is stdin itself while `data`
+/// comes on stdin (`--password-fd 0`, or a file that is the same file or pipe as stdin), and a
+/// prompt when there is no terminal to prompt on.
+pub fn check_source(source: &Source, data_on_stdin: bool, data: &str) -> Result<()> {
+    if data_on_stdin {
+        let path = match source {
+            Source::Fd(fd) => Some(PathBuf::from(format!("/proc/self/fd/{fd}"))),
+            Source::File(p) => Some(p.clone()),
+            Source::Terminal => None,
+        };
+        if matches!(source, Source::Fd(0)) || path.is_some_and(|p| is_stdin(&p)) {
+            return Err(Error::usage(
+                format!("the password source is stdin itself, which carries {data}"),
+                "pass the data as FILE, or the password with --password-file PATH or \
+                 --password-fd 3 (3<pwfile)",
+            ));
+        }
+    }
+    if source.is_terminal() && !terminal_available() {
+        return Err(no_terminal("password"));
+    }
+    Ok(())
+}
+
+/// Is `path` stdin: `-`, or the same file or pipe as this process's standard input?
+// The stat field types differ between targets (u64 here, other widths elsewhere).
+#[allow(clippy::unnecessary_cast)]
+fn is_stdin(path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if path == Path::new("-") {
+        return true;
+    }
+    let Ok(stdin) = rustix::fs::fstat(std::io::stdin()) else {
+        return false;
+    };
+    std::fs::metadata(path)
+        .is_ok_and(|m| m.dev() == stdin.st_dev as u64 && m.ino() == stdin.st_ino as u64)
+}
+
+fn terminal_available() -> bool {
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .is_ok()
+}
+
+fn no_terminal(what: &str) -> Error {
+    Error::usage(
+        format!("no terminal to ask for the {what}"),
+        "pass --password-file PATH or --password-fd N (and --new-password-file / \
+         --new-password-fd for a new password)",
+    )
+}
+
 /// What a password read produced besides the password: warnings for the user.
 #[derive(Debug)]
 pub struct PasswordRead {
@@ -150,17 +205,8 @@ fn password_file_warnings(path: &Path) -> Vec<String> {
 
 /// Hidden prompt on the controlling terminal. Without one, fail at once (never hang).
 fn prompt(what: &str, confirm: bool) -> Result<Password> {
-    if std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/tty")
-        .is_err()
-    {
-        return Err(Error::usage(
-            format!("no terminal to ask for the {what}"),
-            "pass --password-file PATH or --password-fd N (and --new-password-file / \
-             --new-password-fd for a new password)",
-        ));
+    if !terminal_available() {
+        return Err(no_terminal(what));
     }
     let ask = |prompt: &str| {
         rpassword::prompt_password(prompt)

@@ -3,7 +3,7 @@
 
 use super::Context;
 use super::args::{SignArgs, VerifyArgs};
-use super::io::{create_output, open_input, read_small};
+use super::io::{create_output, input_name, is_stdio, open_input, read_small};
 use crate::error::{Error, Exit, Result};
 use crate::identity::peer;
 use crate::identity::signature::{self, DetachedSignature, Trust};
@@ -13,22 +13,10 @@ use std::io::Write;
 use std::path::Path;
 use zeroize::Zeroizing;
 
-/// `-`, or no FILE at all, means stdin.
-fn is_stdin(input: Option<&Path>) -> bool {
-    input.is_none_or(|p| p == Path::new("-"))
-}
-
-fn input_name(input: Option<&Path>) -> String {
-    match input {
-        Some(p) if !is_stdin(Some(p)) => p.display().to_string(),
-        _ => "stdin".into(),
-    }
-}
-
 /// SHA-512 of FILE or stdin, in constant memory.
 fn hash_input(input: Option<&Path>, reader: Box<dyn std::io::Read>) -> Result<[u8; 64]> {
     signature::digest_reader(reader).map_err(|e| match input {
-        Some(p) if !is_stdin(Some(p)) => Error::io_at("read", p, &e),
+        Some(p) if !is_stdio(Some(p)) => Error::io_at("read", p, &e),
         _ => Error::io(
             format!("cannot read the data from stdin: {e}"),
             "check what is piped into nexusq",
@@ -36,34 +24,9 @@ fn hash_input(input: Option<&Path>, reader: Box<dyn std::io::Read>) -> Result<[u
     })
 }
 
-/// The password cannot come from stdin when the data does.
-fn refuse_password_on_stdin(ctx: &Context, input: Option<&Path>) -> Result<()> {
-    if !is_stdin(input) {
-        return Ok(());
-    }
-    let fd0 = ctx.global.password_fd == Some(0);
-    let file0 = ctx.global.password_file.as_deref().is_some_and(|p| {
-        [
-            Path::new("-"),
-            Path::new("/dev/stdin"),
-            Path::new("/dev/fd/0"),
-            Path::new("/proc/self/fd/0"),
-        ]
-        .contains(&p)
-    });
-    if fd0 || file0 {
-        return Err(Error::usage(
-            "the password cannot be read from stdin while the data to sign comes on stdin",
-            "pass the data as FILE, or the password with --password-file PATH or \
-             --password-fd 3 (3<pwfile)",
-        ));
-    }
-    Ok(())
-}
-
 pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
     let input = args.input.as_deref();
-    refuse_password_on_stdin(ctx, input)?;
+    super::password::check_source(&ctx.password_source(), is_stdio(input), "the data to sign")?;
     let backend = ctx.backend()?;
     // Open the data first, so a missing FILE fails before the password is asked for.
     let reader = open_input(input)?;

@@ -7,15 +7,6 @@ use crate::suite::SuiteId;
 use crate::vault::{self, Argon2id, VaultFile, storage};
 use serde_json::json;
 
-fn shared_storage_warning(ctx: &Context, path: &std::path::Path) {
-    if storage::folder_is_shared_storage(path) {
-        ctx.out.warn(&format!(
-            "{} is in Android shared storage, where other apps can read it; move it to Termux's home",
-            path.display()
-        ));
-    }
-}
-
 fn suites() -> Vec<&'static str> {
     [
         SuiteId::MlKem768X25519,
@@ -38,7 +29,7 @@ fn identity_json(public: &PublicIdentity) -> serde_json::Value {
 
 pub fn open(ctx: &Context) -> Result<()> {
     let path = ctx.vault_path()?;
-    shared_storage_warning(ctx, &path);
+    ctx.warn_if_shared_storage(&path);
     let file: VaultFile = vault::open(&path)?;
     let public = &file.public;
     let cert = public.newest();
@@ -98,7 +89,7 @@ pub fn open(ctx: &Context) -> Result<()> {
 pub fn unlock(ctx: &Context) -> Result<()> {
     let path = ctx.vault_path()?;
     let backend = ctx.backend()?;
-    shared_storage_warning(ctx, &path);
+    ctx.warn_if_shared_storage(&path);
     let file = vault::open(&path)?;
     let password = ctx.password(false)?;
     let unlocked = file.unlock(&password, &Argon2id, backend)?;

@@ -1,0 +1,79 @@
+//! ML-KEM's Fujisaki–Okamoto transform (FIPS 203 section 6), generic over the implementation
+//! and the rank. Lengths: ek = 384K + 32, dk = 768K + 96, ct = 32(d_u K + d_v).
+
+use super::kpke::{self, POLY_BYTES};
+use crate::keccak::{sha3_256, sha3_512, shake256};
+use crate::simd::Simd;
+use subtle::{ConditionallySelectable, ConstantTimeEq};
+use zeroize::Zeroize;
+
+/// ML-KEM.KeyGen_internal(d, z) into `ek` and the expanded `dk` = dk_PKE || ek || H(ek) || z.
+#[inline(always)]
+pub(crate) fn keygen<S: Simd, const K: usize>(
+    d: &[u8; 32],
+    z: &[u8; 32],
+    ek: &mut [u8],
+    dk: &mut [u8],
+) {
+    let pke = K * POLY_BYTES;
+    let ek_len = ek.len();
+    kpke::keygen::<S, K>(d, ek, &mut dk[..pke]);
+    dk[pke..pke + ek_len].copy_from_slice(ek);
+    dk[pke + ek_len..pke + ek_len + 32].copy_from_slice(&sha3_256::<S>(&[ek]));
+    dk[pke + ek_len + 32..].copy_from_slice(z);
+}
+
+/// H(ek), cached in encapsulation keys.
+#[inline(always)]
+pub(crate) fn hash_ek<S: Simd>(ek: &[u8]) -> [u8; 32] {
+    sha3_256::<S>(&[ek])
+}
+
+/// ML-KEM.Encaps_internal(ek, m) with h = H(ek): writes the ciphertext, returns the key.
+#[inline(always)]
+pub(crate) fn encaps<S: Simd, const K: usize>(
+    ek: &[u8],
+    h: &[u8; 32],
+    m: &[u8; 32],
+    ct: &mut [u8],
+) -> [u8; 32] {
+    let mut g = sha3_512::<S>(&[m, h]);
+    let key: [u8; 32] = g[..32].try_into().expect("32 bytes");
+    let mut coins: [u8; 32] = g[32..].try_into().expect("32 bytes");
+    kpke::encrypt::<S, K>(ek, m, &coins, ct);
+    g.zeroize();
+    coins.zeroize();
+    key
+}
+
+/// ML-KEM.Decaps_internal(dk, c) with implicit rejection; `scratch` holds the re-encryption.
+#[inline(always)]
+pub(crate) fn decaps<S: Simd, const K: usize>(
+    dk: &[u8],
+    ct: &[u8],
+    scratch: &mut [u8],
+) -> [u8; 32] {
+    let pke = K * POLY_BYTES;
+    let ek_len = pke + 32;
+    let (dk_pke, rest) = dk.split_at(pke);
+    let (ek, rest) = rest.split_at(ek_len);
+    let (h, z) = rest.split_at(32);
+
+    let mut m = kpke::decrypt::<S, K>(dk_pke, ct);
+    let mut g = sha3_512::<S>(&[&m, h]);
+    let mut key: [u8; 32] = g[..32].try_into().expect("32 bytes");
+    let mut coins: [u8; 32] = g[32..].try_into().expect("32 bytes");
+    let mut rejection = [0u8; 32];
+    shake256::<S>(&[z, ct], &mut rejection);
+    kpke::encrypt::<S, K>(ek, &m, &coins, scratch);
+
+    let equal = scratch.ct_eq(ct);
+    for (k, r) in key.iter_mut().zip(&rejection) {
+        *k = u8::conditional_select(r, k, equal);
+    }
+    m.zeroize();
+    g.zeroize();
+    coins.zeroize();
+    rejection.zeroize();
+    key
+}

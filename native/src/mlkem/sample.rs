@@ -1,0 +1,88 @@
+//! Matrix expansion (SampleNTT) and noise sampling (SamplePolyCBD over PRF), four polynomials
+//! per batched Keccak call.
+
+use crate::keccak::{SHAKE128_RATE, SHAKE256_RATE, ShakeX4};
+use crate::simd::{N, Poly, Simd};
+use zeroize::Zeroize;
+
+/// Three SHAKE128 blocks: enough for 256 coefficients in all but about 1 in 2^14 cases
+/// (expected yield 3·168·2/3·(q/4096) ≈ 273), after which one more block at a time.
+const MATRIX_BLOCKS: usize = 3;
+
+/// Fills `a[i][j]` with SampleNTT(ρ || j || i), or SampleNTT(ρ || i || j) when `transposed`,
+/// in the implementation's NTT-domain order.
+#[inline(always)]
+pub(crate) fn matrix<S: Simd, const K: usize>(
+    rho: &[u8; 32],
+    transposed: bool,
+    a: &mut [[Poly; K]; K],
+) {
+    let mut coords = [(0u8, 0u8); 16];
+    for i in 0..K {
+        for j in 0..K {
+            coords[i * K + j] = (i as u8, j as u8);
+        }
+    }
+    for group in coords[..K * K].chunks(4) {
+        // Short last group: repeat its first entry; the extra lanes are discarded.
+        let pick = |l: usize| group[l.min(group.len() - 1)];
+        let seeds: [[u8; 34]; 4] = core::array::from_fn(|l| {
+            let (i, j) = pick(l);
+            let mut s = [0u8; 34];
+            s[..32].copy_from_slice(rho);
+            (s[32], s[33]) = if transposed { (i, j) } else { (j, i) };
+            s
+        });
+        let mut xof =
+            ShakeX4::<S>::absorb(SHAKE128_RATE, [&seeds[0], &seeds[1], &seeds[2], &seeds[3]]);
+        let mut buf = [[0u8; MATRIX_BLOCKS * SHAKE128_RATE]; 4];
+        {
+            let [b0, b1, b2, b3] = &mut buf;
+            xof.squeeze_blocks([b0, b1, b2, b3]);
+        }
+        let mut polys = [Poly::ZERO, Poly::ZERO, Poly::ZERO, Poly::ZERO];
+        let mut filled = [0usize; 4];
+        for l in 0..4 {
+            filled[l] = S::rej_uniform(&mut polys[l], 0, &buf[l]);
+        }
+        while filled[..group.len()].iter().any(|&f| f < N) {
+            let mut more = [[0u8; SHAKE128_RATE]; 4];
+            {
+                let [b0, b1, b2, b3] = &mut more;
+                xof.squeeze_blocks([b0, b1, b2, b3]);
+            }
+            for l in 0..4 {
+                filled[l] = S::rej_uniform(&mut polys[l], filled[l], &more[l]);
+            }
+        }
+        for (l, poly) in polys.iter_mut().take(group.len()).enumerate() {
+            S::ntt_unpack(poly);
+            let (i, j) = group[l];
+            a[i as usize][j as usize] = poly.clone();
+        }
+    }
+}
+
+/// SamplePolyCBD_2(PRF_2(σ, nonce + l)) for up to four consecutive nonces, into `out`.
+#[inline(always)]
+pub(crate) fn cbd2_x4<S: Simd>(sigma: &[u8; 32], nonce: u8, out: &mut [Poly]) {
+    debug_assert!(!out.is_empty() && out.len() <= 4);
+    let mut seeds: [[u8; 33]; 4] = core::array::from_fn(|l| {
+        let mut s = [0u8; 33];
+        s[..32].copy_from_slice(sigma);
+        s[32] = nonce.wrapping_add(l as u8);
+        s
+    });
+    let mut prf = ShakeX4::<S>::absorb(SHAKE256_RATE, [&seeds[0], &seeds[1], &seeds[2], &seeds[3]]);
+    let mut buf = [[0u8; SHAKE256_RATE]; 4];
+    {
+        let [b0, b1, b2, b3] = &mut buf;
+        prf.squeeze_blocks([b0, b1, b2, b3]);
+    }
+    for (l, poly) in out.iter_mut().enumerate() {
+        let bytes: &[u8; 128] = buf[l][..128].try_into().expect("128 bytes");
+        S::cbd2(poly, bytes);
+    }
+    seeds.zeroize();
+    buf.zeroize();
+}

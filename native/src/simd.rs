@@ -1,0 +1,117 @@
+//! The vector-operations trait that the ML-KEM algorithms are written over, and the data it
+//! works on. One zero-sized type per implementation implements it: `portable::Portable`,
+//! `avx2::Avx2`, `neon::Neon` and `neon::NeonSha3`.
+//!
+//! The operations work on whole polynomials (256 coefficients) so that each call does enough
+//! work for a call to be cheap, and each SIMD implementation can keep its whole hot loop
+//! inside one function compiled with its target features.
+//!
+//! # Conventions (those of the CRYSTALS-Kyber reference code)
+//!
+//! - Coefficients are `i16`, q = 3329, Montgomery factor R = 2^16.
+//! - "Reduced" means |c| < q (any sign); serialisation and compression map to [0, q) themselves.
+//! - The order of coefficients in the NTT domain belongs to the implementation: only
+//!   [`Simd::ntt`], [`Simd::ntt_unpack`] and [`Simd::ntt_from_bytes`] create NTT-domain
+//!   polynomials, only [`Simd::basemul_acc_montgomery`], [`Simd::invntt_tomont`] and
+//!   [`Simd::ntt_to_bytes`] read them, and the bytes are always in the FIPS 203 order.
+//!   Element-wise operations (add, sub, reduce, tomont) work in either domain.
+//! - Nothing may branch on or index memory by a coefficient value, except
+//!   [`Simd::rej_uniform`], whose input is public (the matrix seed).
+
+use crate::dispatch::Implementation;
+use zeroize::Zeroize;
+
+pub(crate) const N: usize = 256;
+pub(crate) const Q: i16 = 3329;
+
+/// One polynomial, aligned for 256-bit loads.
+#[derive(Clone, Zeroize)]
+#[repr(C, align(32))]
+pub(crate) struct Poly {
+    pub(crate) c: [i16; N],
+}
+
+impl Poly {
+    pub(crate) const ZERO: Poly = Poly { c: [0; N] };
+}
+
+/// Four Keccak-f[1600] states, lane-interleaved: `lanes[i][j]` is lane i (x + 5y) of state j,
+/// so lane i of all four states is one 256-bit load.
+#[derive(Clone, Zeroize)]
+#[repr(C, align(32))]
+pub(crate) struct KeccakX4 {
+    pub(crate) lanes: [[u64; 4]; 25],
+}
+
+impl KeccakX4 {
+    pub(crate) const ZERO: KeccakX4 = KeccakX4 {
+        lanes: [[0; 4]; 25],
+    };
+}
+
+pub(crate) trait Simd: Copy + 'static {
+    #[allow(dead_code)]
+    const IMPLEMENTATION: Implementation;
+
+    /// Keccak-f[1600] on one state (lane i = x + 5y, little-endian lanes as in FIPS 202).
+    fn keccak_f1600(state: &mut [u64; 25]);
+
+    /// Keccak-f[1600] on four independent states.
+    fn keccak_f1600_x4(state: &mut KeccakX4);
+
+    /// Forward NTT. Input: standard order, |c| < q. Output: NTT domain, reduced.
+    fn ntt(p: &mut Poly);
+
+    /// Inverse NTT times R. Input: NTT domain, reduced. Output: standard order, reduced.
+    /// So `invntt_tomont(basemul_acc_montgomery(a, b))` is the product a·b.
+    fn invntt_tomont(p: &mut Poly);
+
+    /// `r = (a[0]∘b[0] + ... + a[k-1]∘b[k-1]) · R^-1`, NTT domain, reduced.
+    /// Inputs: NTT domain, |c| < 4096 (coefficients from bytes need not be below q).
+    fn basemul_acc_montgomery(r: &mut Poly, a: &[Poly], b: &[Poly]);
+
+    /// `p = p · R mod q`, reduced.
+    fn tomont(p: &mut Poly);
+
+    /// Barrett reduction of every coefficient to |c| < q. Input: any i16.
+    fn reduce(p: &mut Poly);
+
+    /// `r = r + a`, no reduction.
+    fn add(r: &mut Poly, a: &Poly);
+
+    /// `r = r - a`, no reduction.
+    fn sub(r: &mut Poly, a: &Poly);
+
+    /// Reorders a polynomial whose coefficients are in the FIPS 203 NTT order (as sampled by
+    /// SampleNTT) into this implementation's NTT-domain order.
+    fn ntt_unpack(p: &mut Poly);
+
+    /// ByteEncode_12 of an NTT-domain, reduced polynomial, in FIPS 203 order.
+    fn ntt_to_bytes(p: &Poly, out: &mut [u8; 384]);
+
+    /// ByteDecode_12 into this implementation's NTT-domain order (values < 4096, unreduced).
+    /// Returns whether every coefficient is below q (the FIPS 203 modulus check); not secret.
+    fn ntt_from_bytes(p: &mut Poly, bytes: &[u8; 384]) -> bool;
+
+    /// SampleNTT's rejection step: parses `bytes` (a multiple of 3 long) as 12-bit values and
+    /// appends those below q to `p.c[filled..]`, stopping when full. Returns the new count.
+    /// Output in FIPS 203 order; call [`Simd::ntt_unpack`] when the polynomial is full.
+    fn rej_uniform(p: &mut Poly, filled: usize, bytes: &[u8]) -> usize;
+
+    /// SamplePolyCBD_2 from 128 bytes: standard order, coefficients in [-2, 2].
+    fn cbd2(p: &mut Poly, bytes: &[u8; 128]);
+
+    /// Decompress_1(ByteDecode_1(m)): 0 or (q+1)/2 per bit.
+    fn from_msg(p: &mut Poly, m: &[u8; 32]);
+
+    /// ByteEncode_1(Compress_1(p)) of a reduced polynomial.
+    fn to_msg(p: &Poly, m: &mut [u8; 32]);
+
+    /// ByteEncode_d(Compress_d(p)) of a reduced polynomial, d in {4, 5, 10, 11};
+    /// `out` is 32·d bytes.
+    fn compress(p: &Poly, d: u32, out: &mut [u8]);
+
+    /// Decompress_d(ByteDecode_d(bytes)), d in {4, 5, 10, 11}; `bytes` is 32·d bytes.
+    /// Output in [0, q).
+    fn decompress(p: &mut Poly, d: u32, bytes: &[u8]);
+}

@@ -99,3 +99,32 @@ pub(super) fn keccak_f1600_x4(state: &mut KeccakX4) {
         store_u64x4(lane, v);
     }
 }
+
+/// One scalar round, the same steps as [`round`] on one state.
+#[inline(always)]
+fn round1(a: &[u64; 25], rc: u64) -> [u64; 25] {
+    let c: [u64; 5] = core::array::from_fn(|x| a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20]);
+    let d: [u64; 5] = core::array::from_fn(|x| c[(x + 4) % 5] ^ c[(x + 1) % 5].rotate_left(1));
+    let b: [u64; 25] = core::array::from_fn(|i| {
+        let src = pi_source(i);
+        (a[src] ^ d[src % 5]).rotate_left(RHO[src])
+    });
+    let mut e: [u64; 25] =
+        core::array::from_fn(|i| b[i] ^ (!b[(i + 1) % 5 + i / 5 * 5] & b[(i + 2) % 5 + i / 5 * 5]));
+    e[0] ^= rc;
+    e
+}
+
+/// Keccak-f[1600] on one state, scalar, rounds fully unrolled in pairs.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn keccak_f1600(state: &mut [u64; 25]) {
+    let mut a = *state;
+    let mut r = 0;
+    while r < 24 {
+        let e = round1(&a, RC[r]);
+        a = round1(&e, RC[r + 1]);
+        r += 2;
+    }
+    *state = a;
+}

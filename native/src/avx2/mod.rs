@@ -7,11 +7,12 @@
 //! The wrappers' `unsafe` calls are sound because `Avx2` is only ever used through
 //! `dispatch::run!`, which selects it only when the CPU has AVX2 (`dispatch::available`).
 
+mod encode;
 mod keccak4x;
 mod ntt;
+mod sample;
 
 use crate::dispatch::Implementation;
-use crate::portable::Portable;
 use crate::simd::{KeccakX4, Poly, Simd};
 use core::arch::x86_64::*;
 
@@ -76,7 +77,6 @@ fn load_bytes256(b: &[u8], at: usize) -> __m256i {
 /// 16 bytes from `b[at..]`.
 #[target_feature(enable = "avx2")]
 #[inline]
-#[allow(dead_code)]
 fn load_bytes128(b: &[u8], at: usize) -> __m128i {
     let s = &b[at..at + 16];
     // SAFETY: `s` is 16 readable bytes; the load is unaligned.
@@ -113,7 +113,8 @@ impl Simd for Avx2 {
 
     #[inline(always)]
     fn keccak_f1600(state: &mut [u64; 25]) {
-        Portable::keccak_f1600(state)
+        // SAFETY: `Avx2` only runs on CPUs with AVX2 (module documentation).
+        unsafe { keccak4x::keccak_f1600(state) }
     }
 
     #[inline(always)]
@@ -182,27 +183,39 @@ impl Simd for Avx2 {
         unsafe { ntt::ntt_from_bytes(p, bytes) }
     }
 
+    #[inline(always)]
     fn rej_uniform(p: &mut Poly, filled: usize, bytes: &[u8]) -> usize {
-        Portable::rej_uniform(p, filled, bytes)
+        // SAFETY: `Avx2` only runs on CPUs with AVX2 (module documentation).
+        unsafe { sample::rej_uniform(p, filled, bytes) }
     }
 
+    #[inline(always)]
     fn cbd2(p: &mut Poly, bytes: &[u8; 128]) {
-        Portable::cbd2(p, bytes)
+        // SAFETY: `Avx2` only runs on CPUs with AVX2 (module documentation).
+        unsafe { encode::cbd2(p, bytes) }
     }
 
+    #[inline(always)]
     fn from_msg(p: &mut Poly, m: &[u8; 32]) {
-        Portable::from_msg(p, m)
+        // SAFETY: `Avx2` only runs on CPUs with AVX2 (module documentation).
+        unsafe { encode::from_msg(p, m) }
     }
 
+    #[inline(always)]
     fn to_msg(p: &Poly, m: &mut [u8; 32]) {
-        Portable::to_msg(p, m)
+        // SAFETY: `Avx2` only runs on CPUs with AVX2 (module documentation).
+        unsafe { encode::to_msg(p, m) }
     }
 
+    #[inline(always)]
     fn compress(p: &Poly, d: u32, out: &mut [u8]) {
-        Portable::compress(p, d, out)
+        // SAFETY: `Avx2` only runs on CPUs with AVX2 (module documentation).
+        unsafe { encode::compress(p, d, out) }
     }
 
+    #[inline(always)]
     fn decompress(p: &mut Poly, d: u32, bytes: &[u8]) {
-        Portable::decompress(p, d, bytes)
+        // SAFETY: `Avx2` only runs on CPUs with AVX2 (module documentation).
+        unsafe { encode::decompress(p, d, bytes) }
     }
 }

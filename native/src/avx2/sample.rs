@@ -1,0 +1,107 @@
+//! SampleNTT's rejection step with AVX2: 16 candidates per 24 bytes, compared with q, and the
+//! accepted ones moved to the front with a shuffle chosen by the acceptance mask. The table
+//! lookup is indexed by public data (values from the matrix seed), as FIPS 203 allows.
+
+use super::load_bytes256;
+use crate::simd::{N, Poly, Q};
+use core::arch::x86_64::*;
+
+/// For each 8-bit acceptance mask: the byte shuffle that moves the accepted 16-bit values to
+/// the front (in order), and how many there are.
+struct Compact {
+    shuffle: [[i8; 16]; 256],
+    count: [u8; 256],
+}
+
+const COMPACT: Compact = {
+    let mut t = Compact {
+        shuffle: [[-1; 16]; 256],
+        count: [0; 256],
+    };
+    let mut m = 0;
+    while m < 256 {
+        let mut n = 0;
+        let mut i = 0;
+        while i < 8 {
+            if (m >> i) & 1 == 1 {
+                t.shuffle[m][2 * n] = 2 * i as i8;
+                t.shuffle[m][2 * n + 1] = 2 * i as i8 + 1;
+                n += 1;
+            }
+            i += 1;
+        }
+        t.count[m] = n as u8;
+        m += 1;
+    }
+    t
+};
+static TABLE: Compact = COMPACT;
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn compact(v: __m128i, mask: usize, out: &mut [i16; N + 16], n: usize) -> usize {
+    // SAFETY: `TABLE.shuffle[mask]` is 16 readable bytes; the load is unaligned.
+    let s = unsafe { _mm_loadu_si128(TABLE.shuffle[mask].as_ptr().cast()) };
+    let dst = &mut out[n..n + 8];
+    // SAFETY: `dst` is 8 writable i16 values (16 bytes); the store is unaligned.
+    unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), _mm_shuffle_epi8(v, s)) };
+    n + TABLE.count[mask] as usize
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn rej_uniform(p: &mut Poly, filled: usize, bytes: &[u8]) -> usize {
+    if filled >= N {
+        return filled;
+    }
+    let cap = N - filled;
+    // Accepted values; up to 16 past `cap` may be written.
+    let mut buf = [0i16; N + 16];
+    let mut n = 0;
+    let mut pos = 0;
+    // Bytes 0..12 to the low lane, 12..24 to the high lane (at offset 4 of bytes 8..24).
+    let spread = _mm256_setr_epi8(
+        0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9, 10, 10, 11, 4, 5, 5, 6, 7, 8, 8, 9, 10, 11, 11, 12,
+        13, 14, 14, 15,
+    );
+    let mask12 = _mm256_set1_epi16(0x0fff);
+    let q = _mm256_set1_epi16(Q);
+    while n < cap && pos + 32 <= bytes.len() {
+        let raw = load_bytes256(bytes, pos);
+        let x = _mm256_permute4x64_epi64::<0b1001_0100>(raw);
+        let s = _mm256_shuffle_epi8(x, spread);
+        let v = _mm256_blend_epi16::<0xaa>(_mm256_and_si256(s, mask12), _mm256_srli_epi16::<4>(s));
+        let accept = _mm256_cmpgt_epi16(q, v);
+        let bits = _mm256_movemask_epi8(_mm256_packs_epi16(accept, _mm256_setzero_si256())) as u32;
+        n = compact(
+            _mm256_castsi256_si128(v),
+            (bits & 0xff) as usize,
+            &mut buf,
+            n,
+        );
+        n = compact(
+            _mm256_extracti128_si256::<1>(v),
+            ((bits >> 16) & 0xff) as usize,
+            &mut buf,
+            n,
+        );
+        pos += 24;
+    }
+    while n < cap && pos + 3 <= bytes.len() {
+        let b = &bytes[pos..pos + 3];
+        let d1 = b[0] as u16 | ((b[1] as u16 & 0x0f) << 8);
+        let d2 = (b[1] as u16 >> 4) | ((b[2] as u16) << 4);
+        if d1 < Q as u16 {
+            buf[n] = d1 as i16;
+            n += 1;
+        }
+        if d2 < Q as u16 && n < cap {
+            buf[n] = d2 as i16;
+            n += 1;
+        }
+        pos += 3;
+    }
+    let take = n.min(cap);
+    p.c[filled..filled + take].copy_from_slice(&buf[..take]);
+    filled + take
+}

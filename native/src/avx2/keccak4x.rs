@@ -103,21 +103,46 @@ pub(super) fn keccak_f1600_x4(state: &mut KeccakX4) {
 /// One scalar round, the same steps as [`round`] on one state.
 #[inline(always)]
 fn round1(a: &[u64; 25], rc: u64) -> [u64; 25] {
-    let c: [u64; 5] = core::array::from_fn(|x| a[x] ^ a[x + 5] ^ a[x + 10] ^ a[x + 15] ^ a[x + 20]);
-    let d: [u64; 5] = core::array::from_fn(|x| c[(x + 4) % 5] ^ c[(x + 1) % 5].rotate_left(1));
-    let b: [u64; 25] = core::array::from_fn(|i| {
-        let src = pi_source(i);
-        (a[src] ^ d[src % 5]).rotate_left(RHO[src])
-    });
-    let mut e: [u64; 25] =
-        core::array::from_fn(|i| b[i] ^ (!b[(i + 1) % 5 + i / 5 * 5] & b[(i + 2) % 5 + i / 5 * 5]));
+    let c0 = a[0] ^ a[5] ^ a[10] ^ a[15] ^ a[20];
+    let c1 = a[1] ^ a[6] ^ a[11] ^ a[16] ^ a[21];
+    let c2 = a[2] ^ a[7] ^ a[12] ^ a[17] ^ a[22];
+    let c3 = a[3] ^ a[8] ^ a[13] ^ a[18] ^ a[23];
+    let c4 = a[4] ^ a[9] ^ a[14] ^ a[19] ^ a[24];
+    let d = [
+        c4 ^ c1.rotate_left(1),
+        c0 ^ c2.rotate_left(1),
+        c1 ^ c3.rotate_left(1),
+        c2 ^ c4.rotate_left(1),
+        c3 ^ c0.rotate_left(1),
+    ];
+    macro_rules! b {
+        ($i:literal) => {
+            (a[pi_source($i)] ^ d[pi_source($i) % 5]).rotate_left(RHO[pi_source($i)])
+        };
+    }
+    macro_rules! chi {
+        ($e:ident, $y:literal, [$b0:expr, $b1:expr, $b2:expr, $b3:expr, $b4:expr]) => {
+            let (b0, b1, b2, b3, b4) = ($b0, $b1, $b2, $b3, $b4);
+            $e[5 * $y] = b0 ^ (!b1 & b2);
+            $e[5 * $y + 1] = b1 ^ (!b2 & b3);
+            $e[5 * $y + 2] = b2 ^ (!b3 & b4);
+            $e[5 * $y + 3] = b3 ^ (!b4 & b0);
+            $e[5 * $y + 4] = b4 ^ (!b0 & b1);
+        };
+    }
+    let mut e = [0u64; 25];
+    chi!(e, 0, [b!(0), b!(1), b!(2), b!(3), b!(4)]);
+    chi!(e, 1, [b!(5), b!(6), b!(7), b!(8), b!(9)]);
+    chi!(e, 2, [b!(10), b!(11), b!(12), b!(13), b!(14)]);
+    chi!(e, 3, [b!(15), b!(16), b!(17), b!(18), b!(19)]);
+    chi!(e, 4, [b!(20), b!(21), b!(22), b!(23), b!(24)]);
     e[0] ^= rc;
     e
 }
 
-/// Keccak-f[1600] on one state, scalar, rounds fully unrolled in pairs.
-#[target_feature(enable = "avx2")]
-#[inline]
+/// Keccak-f[1600] on one state, scalar, two rounds per iteration. Deliberately compiled
+/// without AVX2: with it, LLVM's straight-line vectoriser turns θ into slow lane shuffles.
+#[inline(never)]
 pub(super) fn keccak_f1600(state: &mut [u64; 25]) {
     let mut a = *state;
     let mut r = 0;

@@ -113,8 +113,7 @@ impl Simd for Avx2 {
 
     #[inline(always)]
     fn keccak_f1600(state: &mut [u64; 25]) {
-        // SAFETY: `Avx2` only runs on CPUs with AVX2 (module documentation).
-        unsafe { keccak4x::keccak_f1600(state) }
+        keccak4x::keccak_f1600(state)
     }
 
     #[inline(always)]

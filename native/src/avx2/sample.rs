@@ -66,9 +66,16 @@ pub(super) fn rej_uniform(p: &mut Poly, filled: usize, bytes: &[u8]) -> usize {
     );
     let mask12 = _mm256_set1_epi16(0x0fff);
     let q = _mm256_set1_epi16(Q);
-    while n < cap && pos + 32 <= bytes.len() {
-        let raw = load_bytes256(bytes, pos);
-        let x = _mm256_permute4x64_epi64::<0b1001_0100>(raw);
+    while n < cap && pos + 24 <= bytes.len() {
+        // 24 bytes from `pos`, as qwords 0, 1 | 1, 2 of a 32-byte load. The last 24 bytes of
+        // the usual lengths (168, 504) are loaded from len - 32, one qword further in.
+        let x = if pos + 32 <= bytes.len() {
+            _mm256_permute4x64_epi64::<0b1001_0100>(load_bytes256(bytes, pos))
+        } else if pos + 24 == bytes.len() && pos >= 8 {
+            _mm256_permute4x64_epi64::<0b1110_1001>(load_bytes256(bytes, pos - 8))
+        } else {
+            break;
+        };
         let s = _mm256_shuffle_epi8(x, spread);
         let v = _mm256_blend_epi16::<0xaa>(_mm256_and_si256(s, mask12), _mm256_srli_epi16::<4>(s));
         let accept = _mm256_cmpgt_epi16(q, v);

@@ -11,8 +11,8 @@ const USAGE: &str = "\
 usage: nexusq-arena [--samples N] [--batch N] [--rounds N] [--warmup-ms N] [--filter TEXT] [--json]
        nexusq-arena --compare A.jsonl B.jsonl
 
-  --samples N     samples per (library, parameter set, operation) and round [40]
-  --batch N       operations timed together for one sample [50]
+  --samples N     samples per (library, parameter set, operation) and round [200]
+  --batch N       operations timed together for one sample [10]
   --rounds N      alternating rounds whose samples are pooled [3]
   --warmup-ms N   warm-up per (library, parameter set, operation) before the rounds [50]
   --filter TEXT   only measure where \"library param op\" contains TEXT (case-insensitive)
@@ -31,8 +31,8 @@ struct Args {
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
-        samples: 40,
-        batch: 50,
+        samples: 200,
+        batch: 10,
         rounds: 3,
         warmup: Duration::from_millis(50),
         filter: None,

@@ -194,18 +194,19 @@ fn json_lines_validate_against_the_schema() {
     assert!(!validator.is_valid(&bad));
 }
 
-/// --compare over RustCrypto against itself through the library (the native backend does not
-/// exist yet), records validated against the same schema.
+/// --compare of the native backend against RustCrypto through the library, records validated
+/// against the same schema.
 #[test]
 fn comparison_records_validate_against_the_schema() {
     let rc = nexusq::suite::BackendChoice::RustCrypto.backend().unwrap();
+    let native = nexusq::suite::BackendChoice::Native.backend().unwrap();
     let config = compare::Config {
         rounds: 2,
         per_round: 1,
         warmup: 0,
         gate: 1.5,
     };
-    let c = compare::run(rc, rc, &config, &mut |_| {}).unwrap();
+    let c = compare::run(rc, native, &config, &mut |_| {}).unwrap();
     let validator = schema();
     let env_record = environment::Environment::collect().to_record(report::compare_workload(
         c.baseline,
@@ -224,19 +225,48 @@ fn comparison_records_validate_against_the_schema() {
     assert_in_order(&table, &compare::NAMES);
 }
 
+/// `--compare` through the binary: the nine operations in order, then JSON lines. The gate is
+/// set far out of reach: this test checks the plumbing, not speed (BENCHMARKS.md has that).
 #[test]
-fn compare_fails_before_measuring_without_native() {
+fn compare_runs_native_against_rustcrypto() {
     let env = Env::new();
-    let out = env.nexusq().args(["bench", "--compare"]).assert().code(2);
-    assert!(stdout_of(&out).is_empty());
-    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-    assert!(err.contains("native backend"), "{err}");
+    let quick = [
+        "--rounds",
+        "1",
+        "--iterations",
+        "1",
+        "--warmup",
+        "0",
+        "--gate",
+        "1000",
+    ];
+    let out = env
+        .nexusq()
+        .args(["bench", "--compare"])
+        .args(quick)
+        .assert()
+        .success();
+    let table = stdout_of(&out);
+    assert_in_order(&table, &compare::NAMES);
+    assert!(table.contains("native"), "{table}");
     env.assert_clean();
+    let out = env
+        .nexusq()
+        .args(["--json", "bench", "--compare"])
+        .args(quick)
+        .assert()
+        .success();
+    let lines: Vec<serde_json::Value> = stdout_of(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    // The environment, then per operation one record per backend and one comparison.
+    assert_eq!(lines.len(), 1 + 3 * compare::NAMES.len());
     env.nexusq()
         .args(["bench", "--backend", "native"])
         .args(TINY)
         .assert()
-        .code(2);
+        .success();
     env.assert_clean();
 }
 

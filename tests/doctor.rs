@@ -165,10 +165,9 @@ fn fresh_vault_report() {
     let native = detail(&r, "native_backend");
     let selected = nexusq_native::selected().name();
     assert!(
-        native.contains(&format!("would run {selected}")),
+        native.contains(&format!("runs {selected} for ML-KEM")),
         "{native}"
     );
-    assert!(native.contains("not enabled in this version"), "{native}");
     assert!(native.contains("rustcrypto runs"), "{native}");
     let cpu = detail(&r, "cpu_features");
     #[cfg(target_arch = "x86_64")]
@@ -307,7 +306,7 @@ fn unreadable_vault_is_an_error_but_doctor_still_reports() {
 fn environment_choices_are_reported() {
     let env = Env::new();
     env.init();
-    // NEXUSQ_VAULT chooses the vault; NEXUSQ_BACKEND=native is not available in this version.
+    // NEXUSQ_VAULT chooses the vault; NEXUSQ_BACKEND chooses the backend.
     let r = doctor_json(
         nexusq()
             .env("NEXUSQ_VAULT", &env.vault)
@@ -315,8 +314,8 @@ fn environment_choices_are_reported() {
     );
     assert_eq!(r["vault_path_source"], "NEXUSQ_VAULT");
     assert!(detail(&r, "vault_path").contains("from NEXUSQ_VAULT"));
-    assert_eq!(status(&r, "native_backend"), "warn");
-    assert!(hint(&r, "native_backend").contains("rustcrypto"));
+    assert_eq!(status(&r, "native_backend"), "ok");
+    assert!(detail(&r, "native_backend").contains("native runs"), "{r}");
     // NO_COLOR is noticed.
     let r = doctor_json(nexusq().arg("--vault").arg(&env.vault).env("NO_COLOR", "1"));
     assert!(detail(&r, "terminal").contains("NO_COLOR"));

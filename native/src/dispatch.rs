@@ -140,6 +140,27 @@ mod tests {
         assert!(all.contains(&selected()));
     }
 
+    /// CI runs the aarch64 tests under two emulated CPUs and says which in NEXUSQ_EXPECT_CPU,
+    /// so a detection bug cannot silently skip the NEON or the SHA-3 path.
+    #[test]
+    fn the_emulated_cpu_gets_the_expected_implementations() {
+        let all = available();
+        match std::env::var("NEXUSQ_EXPECT_CPU").as_deref() {
+            Ok("max") => {
+                assert!(all.contains(&Implementation::Neon), "{all:?}");
+                assert!(all.contains(&Implementation::NeonSha3), "{all:?}");
+                assert_eq!(selected(), Implementation::NeonSha3);
+            }
+            Ok("cortex-a72") => {
+                assert!(all.contains(&Implementation::Neon), "{all:?}");
+                assert!(!all.contains(&Implementation::NeonSha3), "{all:?}");
+                assert_eq!(selected(), Implementation::Neon);
+            }
+            Ok(other) => panic!("unknown NEXUSQ_EXPECT_CPU {other:?}"),
+            Err(_) => {}
+        }
+    }
+
     #[test]
     fn forcing_is_scoped_and_restored() {
         let before = current();

@@ -609,8 +609,8 @@ pub fn native_check(
 ) -> Check {
     let name = "native_backend";
     let native = format!(
-        "nexusq-native would run {selected} (available here: {}); the native backend is not \
-         enabled in this version",
+        "nexusq-native runs {selected} for ML-KEM with --backend native (available here: {}); \
+         ML-DSA-65 is RustCrypto's in both backends until nexusq-native has its own",
         available.join(", ")
     );
     match backend {
@@ -905,8 +905,8 @@ mod tests {
 
         let c = native_check("neon", &["portable", "neon"], Ok("rustcrypto"));
         assert_eq!(c.status, Status::Ok);
-        assert!(c.detail.contains("would run neon"));
-        assert!(c.detail.contains("not enabled in this version"));
+        assert!(c.detail.contains("runs neon for ML-KEM"));
+        assert!(c.detail.contains("ML-DSA-65 is RustCrypto's"));
         let c = native_check(
             "avx2",
             &["portable", "avx2"],

@@ -104,14 +104,11 @@ impl BackendChoice {
         }
     }
 
-    /// The backend to compute with. The native backend is not part of this build yet.
+    /// The backend to compute with.
     pub fn backend(self) -> Result<&'static dyn Backend> {
         match self {
             BackendChoice::RustCrypto => Ok(&super::rustcrypto::RustCrypto),
-            BackendChoice::Native => Err(Error::usage(
-                "the native backend is not available in this version of nexusq",
-                "use --backend rustcrypto (the default), or unset NEXUSQ_BACKEND",
-            )),
+            BackendChoice::Native => Ok(&super::native::Native),
         }
     }
 }

@@ -217,7 +217,11 @@ pub fn decapsulate(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suite::native::Native;
     use crate::suite::rustcrypto::RustCrypto;
+
+    /// Both backends: every vector must hold for each, byte for byte.
+    const BACKENDS: [&dyn Backend; 2] = [&RustCrypto, &Native];
 
     fn unhex(s: &str) -> Vec<u8> {
         hex::decode(s).unwrap()
@@ -231,16 +235,23 @@ mod tests {
 
     fn check_vectors(level: KemLevel, cases: &[serde_json::Value]) {
         assert!(!cases.is_empty());
-        for case in cases {
-            let h = |k: &str| unhex(case[k].as_str().unwrap());
-            let seed = SecretBytes::<32>::from_slice(&h("seed")).unwrap();
-            let eseed = SecretBytes::<64>::from_slice(&h("eseed")).unwrap();
-            assert_eq!(public_key(&RustCrypto, level, &seed), h("pk"));
-            let (ct, ss) = encapsulate_derand(&RustCrypto, level, &h("pk"), &eseed).unwrap();
-            assert_eq!(ct, h("ct"));
-            assert_eq!(ss.expose().to_vec(), h("ss"));
-            let ss2 = decapsulate(&RustCrypto, level, &seed, &ct).unwrap();
-            assert_eq!(ss2.expose().to_vec(), h("ss"));
+        for backend in BACKENDS {
+            for case in cases {
+                let h = |k: &str| unhex(case[k].as_str().unwrap());
+                let seed = SecretBytes::<32>::from_slice(&h("seed")).unwrap();
+                let eseed = SecretBytes::<64>::from_slice(&h("eseed")).unwrap();
+                assert_eq!(
+                    public_key(backend, level, &seed),
+                    h("pk"),
+                    "{}",
+                    backend.name()
+                );
+                let (ct, ss) = encapsulate_derand(backend, level, &h("pk"), &eseed).unwrap();
+                assert_eq!(ct, h("ct"), "{}", backend.name());
+                assert_eq!(ss.expose().to_vec(), h("ss"), "{}", backend.name());
+                let ss2 = decapsulate(backend, level, &seed, &ct).unwrap();
+                assert_eq!(ss2.expose().to_vec(), h("ss"), "{}", backend.name());
+            }
         }
     }
 
@@ -267,12 +278,12 @@ mod tests {
     #[test]
     fn xwing_matches_x_wing_crate() {
         use x_wing::{Decapsulate as _, Decapsulator as _, KeyExport as _};
-        for _ in 0..50 {
+        for backend in BACKENDS.into_iter().cycle().take(100) {
             let seed = SecretBytes::<32>::random();
             let dk = x_wing::DecapsulationKey::from(*seed.expose());
-            let pk = public_key(&RustCrypto, KemLevel::MlKem768, &seed);
+            let pk = public_key(backend, KemLevel::MlKem768, &seed);
             assert_eq!(pk, dk.encapsulation_key().to_bytes().to_vec());
-            let (ct, ss) = encapsulate(&RustCrypto, KemLevel::MlKem768, &pk).unwrap();
+            let (ct, ss) = encapsulate(backend, KemLevel::MlKem768, &pk).unwrap();
             let ct_arr: x_wing::Ciphertext = ct.as_slice().try_into().unwrap();
             assert_eq!(dk.decapsulate(&ct_arr).to_vec(), ss.expose().to_vec());
         }

@@ -7,6 +7,7 @@ pub mod backend;
 pub mod file_encryption;
 pub mod hybrid_kem;
 pub mod hybrid_sig;
+pub mod native;
 pub mod root_sig;
 pub mod rustcrypto;
 

@@ -23,7 +23,7 @@ impl Rng {
     }
     /// |c| < q, or, every fourth call, the extreme values ±(q - 1).
     fn reduced(&mut self) -> Poly {
-        let extreme = self.next() % 4 == 0;
+        let extreme = self.next().is_multiple_of(4);
         let mut p = Poly::ZERO;
         for c in p.c.iter_mut() {
             *c = if extreme {

@@ -41,29 +41,20 @@ impl<S: Simd> Sponge<S> {
         }
     }
 
+    /// Absorbs `data`: whole lanes where aligned, single bytes at the edges.
     #[inline(always)]
     fn absorb(&mut self, mut data: &[u8]) {
         while !data.is_empty() {
-            if self.pos == 0 && self.pos + 8 <= self.rate {
-                // Whole blocks, a lane at a time.
-                while data.len() >= self.rate {
-                    for (lane, word) in self.state.iter_mut().zip(data[..self.rate].chunks_exact(8))
-                    {
-                        *lane ^= u64::from_le_bytes(word.try_into().expect("8 bytes"));
-                    }
-                    S::keccak_f1600(&mut self.state);
-                    data = &data[self.rate..];
-                }
-                if data.is_empty() {
-                    break;
-                }
+            if self.pos % 8 == 0 && data.len() >= 8 {
+                let word = u64::from_le_bytes(data[..8].try_into().expect("8 bytes"));
+                self.state[self.pos / 8] ^= word;
+                self.pos += 8;
+                data = &data[8..];
+            } else {
+                xor_byte(&mut self.state, self.pos, data[0]);
+                self.pos += 1;
+                data = &data[1..];
             }
-            let take = (self.rate - self.pos).min(data.len());
-            for (k, &b) in data[..take].iter().enumerate() {
-                xor_byte(&mut self.state, self.pos + k, b);
-            }
-            self.pos += take;
-            data = &data[take..];
             if self.pos == self.rate {
                 S::keccak_f1600(&mut self.state);
                 self.pos = 0;
@@ -79,15 +70,23 @@ impl<S: Simd> Sponge<S> {
         self.pos = 0;
     }
 
+    /// Squeezes into `out`: whole lanes where aligned, single bytes at the edges.
     #[inline(always)]
-    fn squeeze(&mut self, out: &mut [u8]) {
-        for b in out {
+    pub(crate) fn squeeze(&mut self, mut out: &mut [u8]) {
+        while !out.is_empty() {
             if self.pos == self.rate {
                 S::keccak_f1600(&mut self.state);
                 self.pos = 0;
             }
-            *b = get_byte(&self.state, self.pos);
-            self.pos += 1;
+            if self.pos % 8 == 0 && out.len() >= 8 {
+                out[..8].copy_from_slice(&self.state[self.pos / 8].to_le_bytes());
+                self.pos += 8;
+                out = &mut out[8..];
+            } else {
+                out[0] = get_byte(&self.state, self.pos);
+                self.pos += 1;
+                out = &mut out[1..];
+            }
         }
     }
 }
@@ -106,6 +105,15 @@ fn hash<S: Simd>(rate: usize, domain: u8, parts: &[&[u8]], out: &mut [u8]) {
     }
     sponge.finish(domain);
     sponge.squeeze(out);
+}
+
+/// SHAKE128 (rate 168) or SHAKE256 (rate 136) of `input`, ready to squeeze.
+#[inline(always)]
+pub(crate) fn shake<S: Simd>(rate: usize, input: &[u8]) -> Sponge<S> {
+    let mut sponge = Sponge::<S>::new(rate);
+    sponge.absorb(input);
+    sponge.finish(SHAKE_DOMAIN);
+    sponge
 }
 
 /// SHA3-256 of the concatenation of `parts` (ML-KEM's H).
@@ -178,5 +186,63 @@ impl<S: Simd> ShakeX4<S> {
 impl<S: Simd> Drop for ShakeX4<S> {
     fn drop(&mut self) {
         self.state.zeroize();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dispatch::{available, run, with_implementation};
+    use sha3::Digest as _;
+    use sha3::digest::{ExtendableOutput, Update, XofReader};
+
+    /// Every sponge against the `sha3` and `shake` crates, for input lengths across block
+    /// boundaries and in two parts, on every implementation.
+    #[test]
+    fn sponges_match_fips202_crates() {
+        let data: Vec<u8> = (0..700u32).map(|i| (i * 7 + 3) as u8).collect();
+        for imp in available() {
+            with_implementation(imp, || {
+                for len in (0..300).chain([407, 543, 680]) {
+                    let input = &data[..len];
+                    let (a, b) = input.split_at(len / 3);
+                    let ours = run!(|S| sha3_256::<S>(&[a, b]));
+                    assert_eq!(ours[..], sha3::Sha3_256::digest(input)[..], "{imp:?} {len}");
+                    let ours = run!(|S| sha3_512::<S>(&[a, b]));
+                    assert_eq!(ours[..], sha3::Sha3_512::digest(input)[..], "{imp:?} {len}");
+
+                    let mut ours = [0u8; 300];
+                    run!(|S| shake256::<S>(&[a, b], &mut ours));
+                    let mut theirs = [0u8; 300];
+                    let mut h = shake::Shake256::default();
+                    h.update(input);
+                    h.finalize_xof().read(&mut theirs);
+                    assert_eq!(ours, theirs, "{imp:?} shake256 {len}");
+                }
+                for rate in [SHAKE128_RATE, SHAKE256_RATE] {
+                    let inputs: [&[u8]; 4] = [&data[..34], &data[1..35], &data[2..35], &data[..0]];
+                    let mut out = [[0u8; 2 * SHAKE128_RATE]; 4];
+                    let n = 2 * rate;
+                    run!(|S| {
+                        let mut x = ShakeX4::<S>::absorb(rate, inputs);
+                        let [o0, o1, o2, o3] = &mut out;
+                        x.squeeze_blocks([&mut o0[..n], &mut o1[..n], &mut o2[..n], &mut o3[..n]]);
+                    });
+                    for (input, o) in inputs.iter().zip(&out) {
+                        let mut theirs = vec![0u8; n];
+                        if rate == SHAKE128_RATE {
+                            let mut h = shake::Shake128::default();
+                            h.update(input);
+                            h.finalize_xof().read(&mut theirs);
+                        } else {
+                            let mut h = shake::Shake256::default();
+                            h.update(input);
+                            h.finalize_xof().read(&mut theirs);
+                        }
+                        assert_eq!(&o[..n], &theirs[..], "{imp:?} x4 rate {rate}");
+                    }
+                }
+            });
+        }
     }
 }

@@ -25,7 +25,7 @@ pub(crate) const N: usize = 256;
 pub(crate) const Q: i16 = 3329;
 
 /// One polynomial, aligned for 256-bit loads.
-#[derive(Clone, Zeroize)]
+#[derive(Clone)]
 #[repr(C, align(32))]
 pub(crate) struct Poly {
     pub(crate) c: [i16; N],
@@ -37,7 +37,7 @@ impl Poly {
 
 /// Four Keccak-f[1600] states, lane-interleaved: `lanes[i][j]` is lane i (x + 5y) of state j,
 /// so lane i of all four states is one 256-bit load.
-#[derive(Clone, Zeroize)]
+#[derive(Clone)]
 #[repr(C, align(32))]
 pub(crate) struct KeccakX4 {
     pub(crate) lanes: [[u64; 4]; 25],
@@ -48,6 +48,25 @@ impl KeccakX4 {
         lanes: [[0; 4]; 25],
     };
 }
+
+/// Zeroizes with plain stores of the whole value, then hands the value to `black_box`, an
+/// opaque use that keeps the compiler from dropping the stores as dead. The derive would make
+/// one volatile store per coefficient, 256 per polynomial: about a sixth of decapsulation.
+/// (A single volatile store of the whole value would need `unsafe`, which this crate keeps
+/// for SIMD intrinsics.)
+macro_rules! zeroize_whole {
+    ($t:ty, $zero:expr) => {
+        impl Zeroize for $t {
+            fn zeroize(&mut self) {
+                *self = $zero;
+                core::hint::black_box(&mut *self);
+                core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+            }
+        }
+    };
+}
+zeroize_whole!(Poly, Poly::ZERO);
+zeroize_whole!(KeccakX4, KeccakX4::ZERO);
 
 pub(crate) trait Simd: Copy + 'static {
     #[allow(dead_code)]

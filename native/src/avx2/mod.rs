@@ -113,7 +113,7 @@ impl Simd for Avx2 {
 
     #[inline(always)]
     fn keccak_f1600(state: &mut [u64; 25]) {
-        keccak4x::keccak_f1600(state)
+        crate::portable::keccak::keccak_f1600(state)
     }
 
     #[inline(always)]

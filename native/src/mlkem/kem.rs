@@ -46,6 +46,25 @@ pub(crate) fn encaps<S: Simd, const K: usize>(
     key
 }
 
+/// Constant-time equality of two equal-length byte strings: the XORs of 8-byte words are ORed
+/// together and only the result is compared (subtle's slice comparison costs a barrier per
+/// byte).
+#[inline(always)]
+fn ct_eq(a: &[u8], b: &[u8]) -> subtle::Choice {
+    debug_assert_eq!(a.len(), b.len());
+    let mut diff = 0u64;
+    let (a8, a_rest) = a.split_at(a.len() / 8 * 8);
+    let (b8, b_rest) = b.split_at(b.len() / 8 * 8);
+    for (x, y) in a8.chunks_exact(8).zip(b8.chunks_exact(8)) {
+        diff |= u64::from_ne_bytes(x.try_into().expect("8 bytes"))
+            ^ u64::from_ne_bytes(y.try_into().expect("8 bytes"));
+    }
+    for (x, y) in a_rest.iter().zip(b_rest) {
+        diff |= (x ^ y) as u64;
+    }
+    diff.ct_eq(&0)
+}
+
 /// ML-KEM.Decaps_internal(dk, c) with implicit rejection; `scratch` holds the re-encryption.
 #[inline(always)]
 pub(crate) fn decaps<S: Simd, const K: usize>(
@@ -67,7 +86,7 @@ pub(crate) fn decaps<S: Simd, const K: usize>(
     shake256::<S>(&[z, ct], &mut rejection);
     kpke::encrypt::<S, K>(ek, &m, &coins, scratch);
 
-    let equal = scratch.ct_eq(ct);
+    let equal = ct_eq(scratch, ct);
     for (k, r) in key.iter_mut().zip(&rejection) {
         *k = u8::conditional_select(r, k, equal);
     }

@@ -1,7 +1,7 @@
 //! Matrix expansion (SampleNTT) and noise sampling (SamplePolyCBD over PRF), four polynomials
 //! per batched Keccak call.
 
-use crate::keccak::{SHAKE128_RATE, SHAKE256_RATE, ShakeX4};
+use crate::keccak::{SHAKE128_RATE, SHAKE256_RATE, ShakeX4, shake};
 use crate::simd::{N, Poly, Simd};
 use zeroize::Zeroize;
 
@@ -23,16 +23,32 @@ pub(crate) fn matrix<S: Simd, const K: usize>(
             coords[i * K + j] = (i as u8, j as u8);
         }
     }
+    let seed = |(i, j): (u8, u8)| {
+        let mut s = [0u8; 34];
+        s[..32].copy_from_slice(rho);
+        (s[32], s[33]) = if transposed { (i, j) } else { (j, i) };
+        s
+    };
     for group in coords[..K * K].chunks(4) {
+        if let [(i, j)] = *group {
+            // A lone entry (the ninth of ML-KEM-768): one scalar sponge is cheaper than a
+            // four-way permutation with three lanes wasted.
+            let poly = &mut a[i as usize][j as usize];
+            let mut xof = shake::<S>(SHAKE128_RATE, &seed((i, j)));
+            let mut buf = [0u8; MATRIX_BLOCKS * SHAKE128_RATE];
+            xof.squeeze(&mut buf);
+            let mut filled = S::rej_uniform(poly, 0, &buf);
+            while filled < N {
+                let mut more = [0u8; SHAKE128_RATE];
+                xof.squeeze(&mut more);
+                filled = S::rej_uniform(poly, filled, &more);
+            }
+            S::ntt_unpack(poly);
+            continue;
+        }
         // Short last group: repeat its first entry; the extra lanes are discarded.
         let pick = |l: usize| group[l.min(group.len() - 1)];
-        let seeds: [[u8; 34]; 4] = core::array::from_fn(|l| {
-            let (i, j) = pick(l);
-            let mut s = [0u8; 34];
-            s[..32].copy_from_slice(rho);
-            (s[32], s[33]) = if transposed { (i, j) } else { (j, i) };
-            s
-        });
+        let seeds: [[u8; 34]; 4] = core::array::from_fn(|l| seed(pick(l)));
         let mut xof =
             ShakeX4::<S>::absorb(SHAKE128_RATE, [&seeds[0], &seeds[1], &seeds[2], &seeds[3]]);
         let mut buf = [[0u8; MATRIX_BLOCKS * SHAKE128_RATE]; 4];
@@ -67,6 +83,18 @@ pub(crate) fn matrix<S: Simd, const K: usize>(
 #[inline(always)]
 pub(crate) fn cbd2_x4<S: Simd>(sigma: &[u8; 32], nonce: u8, out: &mut [Poly]) {
     debug_assert!(!out.is_empty() && out.len() <= 4);
+    if let [poly] = out {
+        // A lone polynomial (e2 of ML-KEM-1024): one scalar sponge, not a wasted four-way one.
+        let mut seed = [0u8; 33];
+        seed[..32].copy_from_slice(sigma);
+        seed[32] = nonce;
+        let mut bytes = [0u8; 128];
+        shake::<S>(SHAKE256_RATE, &seed).squeeze(&mut bytes);
+        S::cbd2(poly, &bytes);
+        seed.zeroize();
+        bytes.zeroize();
+        return;
+    }
     let mut seeds: [[u8; 33]; 4] = core::array::from_fn(|l| {
         let mut s = [0u8; 33];
         s[..32].copy_from_slice(sigma);

@@ -475,7 +475,7 @@ pub(super) fn cbd2(p: &mut Poly, bytes: &[u8; 128]) {
 }
 
 /// For each 8-bit accept mask, the TBL indices that move the accepted 16-bit lanes to the
-/// front (the rest of the vector becomes zero), and the number accepted.
+/// front (the rest of the vector becomes zero).
 const REJ_SHUFFLE: [[u8; 16]; 256] = {
     let mut t = [[0xffu8; 16]; 256];
     let mut m = 0;
@@ -490,6 +490,17 @@ const REJ_SHUFFLE: [[u8; 16]; 256] = {
             }
             l += 1;
         }
+        m += 1;
+    }
+    t
+};
+
+/// The number of accepted lanes per 8-bit accept mask.
+const REJ_COUNT: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut m = 0;
+    while m < 256 {
+        t[m] = (m as u32).count_ones() as u8;
         m += 1;
     }
     t
@@ -532,10 +543,10 @@ pub(super) fn rej_uniform(p: &mut Poly, mut filled: usize, bytes: &[u8]) -> usiz
             let x = vreinterpretq_u16_u8(vqtbl1q_u8(v, idx));
             let x = vandq_u16(vshlq_u16(x, shift), mask12);
             let accept = vcltq_u16(x, q);
-            let m = vaddvq_u16(vandq_u16(accept, weights)) as usize;
+            let m = (vaddvq_u16(vandq_u16(accept, weights)) & 0xff) as usize;
             let packed = vqtbl1q_u8(vreinterpretq_u8_u16(x), ldb(&REJ_SHUFFLE[m]));
             store(&mut p.c[*filled..], vreinterpretq_s16_u8(packed));
-            *filled += m.count_ones() as usize;
+            *filled += REJ_COUNT[m] as usize;
         };
         while filled + 16 <= N && pos + 24 <= bytes.len() {
             one(&mut filled, ld8(&bytes[pos..]), idx0);

@@ -28,54 +28,129 @@ fn store_pair(s: &mut KeccakX4, j: usize, a: &State) {
     }
 }
 
-/// rotate-left of both lanes by `$n` (a constant), plain NEON.
-macro_rules! rol {
-    ($x:expr, $n:expr) => {{
-        let x = $x;
-        vsriq_n_u64::<{ 64 - $n as i32 }>(vshlq_n_u64::<{ $n as i32 }>(x), x)
+/// The operations of a Keccak round on one lane (u64) or two (uint64x2_t), for the generic
+/// round below.
+trait Lane: Copy {
+    fn xor(a: Self, b: Self) -> Self;
+    /// rotl(a, N) with M = 64 - N.
+    fn rotl<const N: i32, const M: i32>(a: Self) -> Self;
+    /// a ^ (!b & c).
+    fn chi(a: Self, b: Self, c: Self) -> Self;
+    fn xor_rc(a: Self, rc: u64) -> Self;
+}
+
+impl Lane for u64 {
+    #[inline(always)]
+    fn xor(a: Self, b: Self) -> Self {
+        a ^ b
+    }
+    #[inline(always)]
+    fn rotl<const N: i32, const M: i32>(a: Self) -> Self {
+        a.rotate_left(N as u32)
+    }
+    #[inline(always)]
+    fn chi(a: Self, b: Self, c: Self) -> Self {
+        a ^ (!b & c)
+    }
+    #[inline(always)]
+    fn xor_rc(a: Self, rc: u64) -> Self {
+        a ^ rc
+    }
+}
+
+impl Lane for uint64x2_t {
+    #[inline(always)]
+    fn xor(a: Self, b: Self) -> Self {
+        // SAFETY: NEON is baseline on aarch64.
+        unsafe { veorq_u64(a, b) }
+    }
+    #[inline(always)]
+    fn rotl<const N: i32, const M: i32>(a: Self) -> Self {
+        if N == 0 {
+            return a;
+        }
+        // SAFETY: NEON is baseline on aarch64.
+        unsafe { vsriq_n_u64::<M>(vshlq_n_u64::<N>(a), a) }
+    }
+    #[inline(always)]
+    fn chi(a: Self, b: Self, c: Self) -> Self {
+        // SAFETY: NEON is baseline on aarch64.
+        unsafe { veorq_u64(a, vbicq_u64(c, b)) }
+    }
+    #[inline(always)]
+    fn xor_rc(a: Self, rc: u64) -> Self {
+        // SAFETY: NEON is baseline on aarch64.
+        unsafe { veorq_u64(a, vdupq_n_u64(rc)) }
+    }
+}
+
+/// Output row y of ρ, π and χ: the five B lanes of the row from the old lanes and D, then
+/// the five new lanes. Row by row, so that few values are live at once.
+macro_rules! row {
+    ($L:ty, $a:ident, $old:ident, $d:ident, $y:literal) => {{
+        macro_rules! b {
+            ($i:expr) => {
+                <$L>::rotl::<{ RHO[pi_source($i)] as i32 }, { 64 - RHO[pi_source($i)] as i32 }>(
+                    <$L>::xor($old[pi_source($i)], $d[pi_source($i) % 5]),
+                )
+            };
+        }
+        let b0 = b!(5 * $y);
+        let b1 = b!(5 * $y + 1);
+        let b2 = b!(5 * $y + 2);
+        let b3 = b!(5 * $y + 3);
+        let b4 = b!(5 * $y + 4);
+        $a[5 * $y] = <$L>::chi(b0, b1, b2);
+        $a[5 * $y + 1] = <$L>::chi(b1, b2, b3);
+        $a[5 * $y + 2] = <$L>::chi(b2, b3, b4);
+        $a[5 * $y + 3] = <$L>::chi(b3, b4, b0);
+        $a[5 * $y + 4] = <$L>::chi(b4, b0, b1);
     }};
 }
 
-/// One round's ρ, π and χ for lane position $i, from the θ-applied source lanes.
-macro_rules! rho_pi_plain {
-    ($a:ident, $d:ident, $b:ident; $($i:literal)*) => {
-        $(
-            {
-                const SRC: usize = pi_source($i);
-                let x = veorq_u64($a[SRC], $d[SRC % 5]);
-                $b[$i] = if RHO[SRC] == 0 { x } else { rol!(x, RHO[SRC]) };
-            }
-        )*
-    };
+/// The 24 rounds, generic over the lane type.
+#[inline(always)]
+fn permute<L: Lane>(a: &mut [L; 25]) {
+    for rc in RC {
+        round(a, rc);
+    }
+}
+
+#[inline(always)]
+fn round<L: Lane>(a: &mut [L; 25], rc: u64) {
+    {
+        let c: [L; 5] = core::array::from_fn(|x| {
+            L::xor(
+                L::xor(L::xor(a[x], a[x + 5]), L::xor(a[x + 10], a[x + 15])),
+                a[x + 20],
+            )
+        });
+        let d: [L; 5] =
+            core::array::from_fn(|x| L::xor(c[(x + 4) % 5], L::rotl::<1, 63>(c[(x + 1) % 5])));
+        let old = *a;
+        row!(L, a, old, d, 0);
+        row!(L, a, old, d, 1);
+        row!(L, a, old, d, 2);
+        row!(L, a, old, d, 3);
+        row!(L, a, old, d, 4);
+        a[0] = L::xor_rc(a[0], rc);
+    }
 }
 
 /// The 24 rounds with plain NEON.
 #[inline(always)]
 fn permute_plain(a: &mut State) {
-    // SAFETY: NEON is baseline on aarch64.
-    unsafe {
-        for rc in RC {
-            let c: [uint64x2_t; 5] = core::array::from_fn(|x| {
-                veorq_u64(
-                    veorq_u64(veorq_u64(a[x], a[x + 5]), veorq_u64(a[x + 10], a[x + 15])),
-                    a[x + 20],
-                )
-            });
-            let d: [uint64x2_t; 5] =
-                core::array::from_fn(|x| veorq_u64(c[(x + 4) % 5], rol!(c[(x + 1) % 5], 1)));
-            let mut b = [vdupq_n_u64(0); 25];
-            rho_pi_plain!(a, d, b; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24);
-            for y in 0..5 {
-                for x in 0..5 {
-                    a[x + 5 * y] = veorq_u64(
-                        b[x + 5 * y],
-                        vbicq_u64(b[(x + 2) % 5 + 5 * y], b[(x + 1) % 5 + 5 * y]),
-                    );
-                }
-            }
-            a[0] = veorq_u64(a[0], vdupq_n_u64(rc));
-        }
-    }
+    permute::<uint64x2_t>(a);
+}
+
+/// One state, scalar: aarch64 folds the rotations into EOR/BIC operands, which beats a 2-way
+/// NEON permutation with one idle lane.
+#[inline(always)]
+pub(super) fn x1_scalar(s: &mut [u64; 25]) {
+    // A local copy, so that the state lives in registers.
+    let mut a = *s;
+    permute::<u64>(&mut a);
+    *s = a;
 }
 
 macro_rules! rho_pi_sha3 {
@@ -137,18 +212,5 @@ pub(super) fn x1_sha3(s: &mut [u64; 25]) {
     permute_sha3(&mut a);
     for (lane, v) in s.iter_mut().zip(&a) {
         *lane = vgetq_lane_u64::<0>(*v);
-    }
-}
-
-/// One state, plain NEON (the second lane idle); for comparison with the scalar code.
-#[allow(dead_code)]
-#[inline(always)]
-pub(super) fn x1_plain(s: &mut [u64; 25]) {
-    // SAFETY: NEON is baseline on aarch64.
-    let mut a: State = core::array::from_fn(|i| unsafe { vdupq_n_u64(s[i]) });
-    permute_plain(&mut a);
-    for (lane, v) in s.iter_mut().zip(&a) {
-        // SAFETY: NEON is baseline on aarch64.
-        *lane = unsafe { vgetq_lane_u64::<0>(*v) };
     }
 }

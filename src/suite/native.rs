@@ -61,6 +61,14 @@ impl Backend for Native {
         "native"
     }
 
+    fn caveat(&self) -> Option<&'static str> {
+        Some(
+            "the native backend's ML-DSA-65 is still RustCrypto's ml-dsa (nexusq-native has no \
+             ML-DSA yet), so its ML-DSA rows compare RustCrypto with itself: their ratios show \
+             the noise of this machine.",
+        )
+    }
+
     fn mlkem_keygen(&self, level: KemLevel, d: &[u8; 32], z: &[u8; 32]) -> Vec<u8> {
         match level {
             KemLevel::MlKem768 => ops::mlkem768::keygen(d, z),

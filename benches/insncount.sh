@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# aarch64 instructions per ML-KEM operation under QEMU, for each nexusq-native implementation,
+# on -cpu max (NEON + SHA-3) and -cpu cortex-a72 (NEON only). A proxy, not cycles: every
+# instruction counts as one. Reference counts of other libraries: ../shared/tools/insncount.
+# Needs: qemu-user (the static build cannot load plugins), gcc-aarch64-linux-gnu,
+# libc6-dev-arm64-cross, and `rustup target add aarch64-unknown-linux-gnu`. Usage:
+#   benches/insncount.sh            # N=20 operations per measurement
+
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${CARGO_TARGET_DIR:-target}
+plugin=$target/insncount.so
+qemu=$(command -v qemu-aarch64) || { echo "insncount.sh: needs qemu-aarch64 (apt-get install qemu-user)" >&2; exit 2; }
+mkdir -p "$target"
+cc -shared -fPIC -O2 -o "$plugin" ../shared/tools/insncount/insncount.c
+cargo build -q --release --locked -p nexusq-native --example insncount --target aarch64-unknown-linux-gnu
+bin=$target/aarch64-unknown-linux-gnu/release/examples/insncount
+n=${N:-20}
+marked() {
+    "$qemu" -d plugin -cpu "$1" -L /usr/aarch64-linux-gnu -plugin "$plugin" "$bin" "$2" "$3" "$4" "$5" 2>&1 |
+        awk '/^marked:/ {print $2}'
+}
+echo "| cpu | implementation | set | keygen | encaps | decaps |"
+echo "|---|---|---|---:|---:|---:|"
+for cpu in max cortex-a72; do
+    for imp in portable neon neon-sha3; do
+        [ "$cpu" = cortex-a72 ] && [ "$imp" = neon-sha3 ] && continue
+        for set in 768 1024; do
+            row="| $cpu | $imp | ML-KEM-$set |"
+            for op in keygen encaps decaps; do
+                zero=$(marked "$cpu" "$imp" "$set" "$op" 0)
+                many=$(marked "$cpu" "$imp" "$set" "$op" "$n")
+                row="$row $(( (many - zero) / n )) |"
+            done
+            echo "$row"
+        done
+    done
+done

@@ -1,0 +1,89 @@
+//! Runs one ML-KEM operation N times between the two markers of the QEMU `insncount` plugin
+//! (../shared/tools/insncount), so instruction counts per operation can be compared without a
+//! phone. benches/insncount.sh builds and runs it; elsewhere the markers are no-ops.
+//!
+//! Usage: insncount IMPLEMENTATION (portable|neon|neon-sha3|avx2) 768|1024 keygen|encaps|decaps N
+
+use nexusq_native::{available, mlkem768, mlkem1024, with_implementation};
+use std::hint::black_box;
+use std::process::ExitCode;
+
+/// Marker 1 starts counting, 2 stops. An unused system call number that Linux and QEMU answer
+/// with ENOSYS; the plugin watches for it.
+#[inline(never)]
+fn marker(kind: u64) {
+    #[cfg(target_arch = "aarch64")]
+    // SAFETY: a system call that changes no state; x0 is declared clobbered.
+    unsafe {
+        core::arch::asm!("svc 0", in("x8") 0x1eaf_u64, inout("x0") kind => _)
+    }
+    #[cfg(not(target_arch = "aarch64"))]
+    let _ = kind;
+}
+
+macro_rules! measure {
+    ($set:ident, $op:expr, $n:expr) => {{
+        let z = [9u8; 32];
+        let (ek, dk) = $set::keygen_internal(&[7u8; 32], &z);
+        let (ct, _) = $set::encapsulate_internal(&ek, &[3u8; 32]);
+        match $op {
+            "keygen" => {
+                marker(1);
+                for i in 0..$n {
+                    black_box($set::keygen_internal(black_box(&[i as u8; 32]), &z));
+                }
+                marker(2);
+            }
+            "encaps" => {
+                marker(1);
+                for i in 0..$n {
+                    black_box($set::encapsulate_internal(black_box(&ek), &[i as u8; 32]));
+                }
+                marker(2);
+            }
+            "decaps" => {
+                marker(1);
+                for _ in 0..$n {
+                    black_box($set::decapsulate(black_box(&dk), black_box(&ct)));
+                }
+                marker(2);
+            }
+            other => return Err(format!("unknown operation {other:?}")),
+        }
+        Ok(())
+    }};
+}
+
+fn run(args: &[String]) -> Result<(), String> {
+    let [imp, set, op, n] = args else {
+        return Err("usage: insncount IMPLEMENTATION 768|1024 keygen|encaps|decaps N".into());
+    };
+    let imp = available()
+        .into_iter()
+        .find(|i| i.name() == imp)
+        .ok_or_else(|| {
+            format!(
+                "implementation {imp:?} is not available here: {:?}",
+                available()
+            )
+        })?;
+    let n: usize = n
+        .parse()
+        .map_err(|_| format!("N must be a number, got {n:?}"))?;
+    with_implementation(imp, || match set.as_str() {
+        "768" => measure!(mlkem768, op.as_str(), n),
+        "1024" => measure!(mlkem1024, op.as_str(), n),
+        other => Err(format!("unknown parameter set {other:?}")),
+    })
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("insncount: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

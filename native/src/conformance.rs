@@ -259,6 +259,19 @@ fn avx2_matches_portable() {
     });
 }
 
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn avx512_matches_portable() {
+    if !crate::available().contains(&crate::Implementation::Avx512) {
+        eprintln!("SKIPPED: this CPU has no AVX-512F + AVX-512VL (or no AVX2)");
+        return;
+    }
+    // Forced through the dispatcher's target-feature entry, as in real use.
+    crate::dispatch::with_implementation(crate::Implementation::Avx512, || {
+        crate::dispatch::run!(|S| check::<S>())
+    });
+}
+
 #[cfg(target_arch = "aarch64")]
 #[test]
 fn neon_matches_portable() {

@@ -11,6 +11,8 @@ pub enum Implementation {
     Portable,
     /// x86-64 with AVX2.
     Avx2,
+    /// x86-64 with AVX2, AVX-512F and AVX-512VL: the AVX2 arithmetic with AVX-512VL Keccak.
+    Avx512,
     /// aarch64 Advanced SIMD.
     Neon,
     /// aarch64 Advanced SIMD with the SHA-3 instructions (EOR3, RAX1, XAR, BCAX) for Keccak.
@@ -22,6 +24,7 @@ impl Implementation {
         match self {
             Implementation::Portable => "portable",
             Implementation::Avx2 => "avx2",
+            Implementation::Avx512 => "avx512",
             Implementation::Neon => "neon",
             Implementation::NeonSha3 => "neon-sha3",
         }
@@ -34,6 +37,11 @@ pub fn available() -> Vec<Implementation> {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("avx2") {
         out.push(Implementation::Avx2);
+        if std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vl")
+        {
+            out.push(Implementation::Avx512);
+        }
     }
     #[cfg(target_arch = "aarch64")]
     if std::arch::is_aarch64_feature_detected!("neon") {
@@ -102,6 +110,17 @@ macro_rules! run {
                 type $S = $crate::avx2::Avx2;
                 // SAFETY: `current()` only returns implementations in `available()`, which
                 // checked that the CPU has AVX2.
+                unsafe { entry(|| $body) }
+            }
+            #[cfg(target_arch = "x86_64")]
+            I::Avx512 => {
+                #[target_feature(enable = "avx2,avx512f,avx512vl")]
+                unsafe fn entry<R>(f: impl FnOnce() -> R) -> R {
+                    f()
+                }
+                type $S = $crate::avx512::Avx512;
+                // SAFETY: `current()` only returns implementations in `available()`, which
+                // checked that the CPU has AVX2, AVX-512F and AVX-512VL.
                 unsafe { entry(|| $body) }
             }
             #[cfg(target_arch = "aarch64")]

@@ -1,0 +1,175 @@
+//! AVX-512 implementation (x86-64 with AVX-512F and AVX-512VL): the AVX2 implementation's
+//! polynomial arithmetic, sampling and encoding unchanged (every such method delegates to
+//! [`Avx2`]), with Keccak rewritten around AVX-512VL's three-input logic (`vpternlogq`) and
+//! native 64-bit rotates (`vprolq`) on 256-bit registers.
+//!
+//! `Avx512` is only ever used through `dispatch::run!`, which selects it only when the CPU has
+//! AVX2, AVX-512F and AVX-512VL (`dispatch::available`); that makes the `unsafe` calls into the
+//! target-feature functions sound, and the delegation to `Avx2` too (AVX2 is checked as well).
+
+mod keccak1;
+mod keccak4x;
+
+use crate::avx2::Avx2;
+use crate::dispatch::Implementation;
+use crate::simd::{KeccakX4, Poly, Simd};
+use core::arch::x86_64::*;
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Avx512;
+
+/// Loads four 64-bit lanes.
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+#[inline]
+fn load_u64x4(x: &[u64; 4]) -> __m256i {
+    // SAFETY: `x` is 32 readable bytes; the load is unaligned.
+    unsafe { _mm256_loadu_si256(x.as_ptr().cast()) }
+}
+
+#[target_feature(enable = "avx2,avx512f,avx512vl")]
+#[inline]
+fn store_u64x4(x: &mut [u64; 4], v: __m256i) {
+    // SAFETY: `x` is 32 writable bytes; the store is unaligned.
+    unsafe { _mm256_storeu_si256(x.as_mut_ptr().cast(), v) }
+}
+
+impl Simd for Avx512 {
+    const IMPLEMENTATION: Implementation = Implementation::Avx512;
+
+    #[inline(always)]
+    fn keccak_f1600(state: &mut [u64; 25]) {
+        // SAFETY: `Avx512` only runs on CPUs with AVX2, AVX-512F and AVX-512VL (module
+        // documentation).
+        unsafe { keccak1::keccak_f1600(state) }
+    }
+
+    #[inline(always)]
+    fn keccak_f1600_x4(state: &mut KeccakX4) {
+        // SAFETY: `Avx512` only runs on CPUs with AVX2, AVX-512F and AVX-512VL (module
+        // documentation).
+        unsafe { keccak4x::keccak_f1600_x4(state) }
+    }
+
+    #[inline(always)]
+    fn ntt(p: &mut Poly) {
+        Avx2::ntt(p)
+    }
+
+    #[inline(always)]
+    fn invntt_tomont(p: &mut Poly) {
+        Avx2::invntt_tomont(p)
+    }
+
+    #[inline(always)]
+    fn basemul_acc_montgomery(r: &mut Poly, a: &[Poly], b: &[Poly]) {
+        Avx2::basemul_acc_montgomery(r, a, b)
+    }
+
+    #[inline(always)]
+    fn tomont(p: &mut Poly) {
+        Avx2::tomont(p)
+    }
+
+    #[inline(always)]
+    fn reduce(p: &mut Poly) {
+        Avx2::reduce(p)
+    }
+
+    #[inline(always)]
+    fn add(r: &mut Poly, a: &Poly) {
+        Avx2::add(r, a)
+    }
+
+    #[inline(always)]
+    fn sub(r: &mut Poly, a: &Poly) {
+        Avx2::sub(r, a)
+    }
+
+    #[inline(always)]
+    fn ntt_unpack(p: &mut Poly) {
+        Avx2::ntt_unpack(p)
+    }
+
+    #[inline(always)]
+    fn ntt_to_bytes(p: &Poly, out: &mut [u8; 384]) {
+        Avx2::ntt_to_bytes(p, out)
+    }
+
+    #[inline(always)]
+    fn ntt_from_bytes(p: &mut Poly, bytes: &[u8; 384]) -> bool {
+        Avx2::ntt_from_bytes(p, bytes)
+    }
+
+    #[inline(always)]
+    fn rej_uniform(p: &mut Poly, filled: usize, bytes: &[u8]) -> usize {
+        Avx2::rej_uniform(p, filled, bytes)
+    }
+
+    #[inline(always)]
+    fn cbd2(p: &mut Poly, bytes: &[u8; 128]) {
+        Avx2::cbd2(p, bytes)
+    }
+
+    #[inline(always)]
+    fn from_msg(p: &mut Poly, m: &[u8; 32]) {
+        Avx2::from_msg(p, m)
+    }
+
+    #[inline(always)]
+    fn to_msg(p: &Poly, m: &mut [u8; 32]) {
+        Avx2::to_msg(p, m)
+    }
+
+    #[inline(always)]
+    fn compress(p: &Poly, d: u32, out: &mut [u8]) {
+        Avx2::compress(p, d, out)
+    }
+
+    #[inline(always)]
+    fn decompress(p: &mut Poly, d: u32, bytes: &[u8]) {
+        Avx2::decompress(p, d, bytes)
+    }
+}
+
+#[cfg(test)]
+mod timing {
+    use super::*;
+    use crate::dispatch::{Implementation, run, with_implementation};
+
+    fn ticks() -> u64 {
+        // SAFETY: rdtsc has no preconditions on x86-64.
+        unsafe { _rdtsc() }
+    }
+
+    fn median_ticks(mut f: impl FnMut()) -> u64 {
+        let mut v: Vec<u64> = (0..2001)
+            .map(|_| {
+                let t = ticks();
+                f();
+                ticks() - t
+            })
+            .collect();
+        v.sort_unstable();
+        v[v.len() / 2]
+    }
+
+    #[test]
+    #[ignore]
+    fn keccak_ticks() {
+        for imp in crate::available() {
+            if imp == Implementation::Portable {
+                continue;
+            }
+            let (x4, x1) = with_implementation(imp, || {
+                run!(|S| {
+                    let mut st = KeccakX4::ZERO;
+                    let mut one = [0u64; 25];
+                    let x4 = median_ticks(|| S::keccak_f1600_x4(core::hint::black_box(&mut st)));
+                    let x1 = median_ticks(|| S::keccak_f1600(core::hint::black_box(&mut one)));
+                    (x4, x1)
+                })
+            });
+            eprintln!("{}: x4 {x4} ticks, x1 {x1} ticks", imp.name());
+        }
+    }
+}

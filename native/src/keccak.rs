@@ -45,7 +45,7 @@ impl<S: Simd> Sponge<S> {
     #[inline(always)]
     fn absorb(&mut self, mut data: &[u8]) {
         while !data.is_empty() {
-            if self.pos % 8 == 0 && data.len() >= 8 {
+            if self.pos.is_multiple_of(8) && data.len() >= 8 {
                 let word = u64::from_le_bytes(data[..8].try_into().expect("8 bytes"));
                 self.state[self.pos / 8] ^= word;
                 self.pos += 8;
@@ -78,7 +78,7 @@ impl<S: Simd> Sponge<S> {
                 S::keccak_f1600(&mut self.state);
                 self.pos = 0;
             }
-            if self.pos % 8 == 0 && out.len() >= 8 {
+            if self.pos.is_multiple_of(8) && out.len() >= 8 {
                 out[..8].copy_from_slice(&self.state[self.pos / 8].to_le_bytes());
                 self.pos += 8;
                 out = &mut out[8..];

@@ -1,6 +1,7 @@
 //! `nexusq-native`: nexusq's own ML-KEM (FIPS 203), written once over a small
-//! vector-operations trait ([`simd::Simd`]) with `portable`, `avx2` (x86-64) and `neon`
-//! (aarch64) implementations, chosen once at run time (DESIGN.md section 7).
+//! vector-operations trait (`simd::Simd`) with `portable`, `avx2` and `avx512` (x86-64), and
+//! `neon` and `neon-sha3` (aarch64) implementations, chosen once at run time (DESIGN.md
+//! section 7).
 //!
 //! # Shape
 //!

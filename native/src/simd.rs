@@ -1,6 +1,7 @@
 //! The vector-operations trait that the ML-KEM algorithms are written over, and the data it
 //! works on. One zero-sized type per implementation implements it: `portable::Portable`,
-//! `avx2::Avx2`, `neon::Neon` and `neon::NeonSha3`.
+//! `avx2::Avx2`, `avx512::Avx512` (AVX2 polynomial code, AVX-512VL Keccak), `neon::Neon` and
+//! `neon::NeonSha3` (NEON polynomial code, SHA-3 instruction Keccak).
 //!
 //! The operations work on whole polynomials (256 coefficients) so that each call does enough
 //! work for a call to be cheap, and each SIMD implementation can keep its whole hot loop

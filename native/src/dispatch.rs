@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 pub enum Implementation {
     /// Plain Rust, any target.
     Portable,
-    /// x86-64 with AVX2.
+    /// x86-64 with AVX2 (and BMI1/BMI2, which every AVX2 CPU has, for the scalar Keccak).
     Avx2,
     /// x86-64 with AVX2, AVX-512F and AVX-512VL: the AVX2 arithmetic with AVX-512VL Keccak.
     Avx512,
@@ -35,7 +35,10 @@ impl Implementation {
 pub fn available() -> Vec<Implementation> {
     let mut out = vec![Implementation::Portable];
     #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("avx2") {
+    if std::arch::is_x86_feature_detected!("avx2")
+        && std::arch::is_x86_feature_detected!("bmi1")
+        && std::arch::is_x86_feature_detected!("bmi2")
+    {
         out.push(Implementation::Avx2);
         if std::arch::is_x86_feature_detected!("avx512f")
             && std::arch::is_x86_feature_detected!("avx512vl")

@@ -113,7 +113,8 @@ impl Simd for Avx2 {
 
     #[inline(always)]
     fn keccak_f1600(state: &mut [u64; 25]) {
-        crate::portable::keccak::keccak_f1600(state)
+        // SAFETY: `Avx2` is only selected when the CPU has BMI1 and BMI2 (dispatch::available).
+        unsafe { keccak_f1600_bmi(state) }
     }
 
     #[inline(always)]
@@ -217,4 +218,12 @@ impl Simd for Avx2 {
         // SAFETY: `Avx2` only runs on CPUs with AVX2 (module documentation).
         unsafe { encode::decompress(p, d, bytes) }
     }
+}
+
+/// The scalar Keccak-f[1600] with BMI1/BMI2 (`andn` for χ, `rorx` for the rotations) but not
+/// AVX2, whose straight-line vectoriser makes this code slower.
+#[target_feature(enable = "bmi1,bmi2")]
+#[inline(never)]
+fn keccak_f1600_bmi(state: &mut [u64; 25]) {
+    crate::portable::keccak::keccak_f1600_inline(state);
 }

@@ -103,6 +103,13 @@ fn round(a: &[u64; 25], rc: u64) -> [u64; 25] {
 /// straight-line vectoriser turns θ into lane shuffles that make it about 3 times slower.
 #[inline(never)]
 pub(crate) fn keccak_f1600(state: &mut [u64; 25]) {
+    keccak_f1600_inline(state);
+}
+
+/// The same, for a caller that compiles it with its own target features (e.g. BMI's `andn`
+/// and `rorx` on x86-64).
+#[inline(always)]
+pub(crate) fn keccak_f1600_inline(state: &mut [u64; 25]) {
     let mut a = *state;
     let mut r = 0;
     while r < 24 {

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-/// An input that fails a length or FIPS 203 input check.
+/// An input that fails a length or FIPS 203/204 input check.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Error {
     /// The byte string has the wrong length for this kind of value.
@@ -15,6 +15,10 @@ pub enum Error {
     Modulus,
     /// A decapsulation key whose stored H(ek) does not match its ek (FIPS 203 section 7.3).
     KeyHash,
+    /// An ML-DSA context string longer than 255 bytes (FIPS 204 section 5.2).
+    ContextTooLong { got: usize },
+    /// An expanded ML-DSA signing key with an s1 or s2 coefficient outside [−η, η].
+    SecretRange,
 }
 
 impl fmt::Display for Error {
@@ -30,6 +34,12 @@ impl fmt::Display for Error {
             ),
             Error::KeyHash => f.write_str(
                 "decapsulation key is inconsistent: its stored hash does not match its encapsulation key (FIPS 203 hash check)",
+            ),
+            Error::ContextTooLong { got } => {
+                write!(f, "context string must be at most 255 bytes, got {got}")
+            }
+            Error::SecretRange => f.write_str(
+                "signing key has an s1 or s2 coefficient outside [-eta, eta] (not a FIPS 204 key)",
             ),
         }
     }

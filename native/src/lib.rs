@@ -1,5 +1,6 @@
-//! `nexusq-native`: nexusq's own ML-KEM (FIPS 203), written once over a small
-//! vector-operations trait (`simd::Simd`) with `portable`, `avx2` and `avx512` (x86-64), and
+//! `nexusq-native`: nexusq's own ML-KEM (FIPS 203) and ML-DSA-65 (FIPS 204), written once
+//! over small vector-operations traits (`simd::Simd`; `mldsa::ops::DsaSimd`, which extends it)
+//! with `portable`, `avx2` and `avx512` (x86-64), and
 //! `neon` and `neon-sha3` (aarch64) implementations, chosen once at run time (DESIGN.md
 //! section 7).
 //!
@@ -13,7 +14,17 @@
 //!     keygen_internal(d, z)          -> (EncapsulationKey, DecapsulationKey)
 //!     encapsulate_internal(ek, m)    -> (Ciphertext, SharedSecret)
 //!     decapsulate(dk, ct)            -> SharedSecret (implicit rejection)
+//! mldsa65:
+//!     VerifyingKey / SigningKey / Signature::from_bytes   length (+ s1, s2 range) checks
+//!     keygen_internal(xi)            -> (VerifyingKey, SigningKey)
+//!     sign(sk, msg, ctx, rnd)        -> Result<Signature> (pure ML-DSA; rnd = 0: deterministic)
+//!     sign_internal(sk, m_prime, rnd), sign_mu(sk, mu, rnd)   for the vectors / external μ
+//!     verify(vk, msg, ctx, sig), verify_internal, verify_mu   -> bool
 //! ```
+//!
+//! ML-DSA's polynomial operations are portable on every implementation for now (the SIMD
+//! ones borrow them, `mldsa/fallback.rs`); their Keccak, including the four-way ExpandA,
+//! ExpandS and ExpandMask, is their own.
 //!
 //! Every function computes the same bytes whichever implementation runs; the tests force each
 //! implementation this CPU has and compare them with the known-answer vectors and the `ml-kem`
@@ -27,6 +38,7 @@ mod conformance;
 mod dispatch;
 mod error;
 mod keccak;
+mod mldsa;
 mod mlkem;
 mod portable;
 mod simd;
@@ -40,4 +52,5 @@ mod neon;
 
 pub use dispatch::{Implementation, available, selected, with_implementation};
 pub use error::Error;
+pub use mldsa::mldsa65;
 pub use mlkem::{mlkem768, mlkem1024};

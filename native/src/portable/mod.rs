@@ -2,6 +2,7 @@
 //! implementations are tested against, and they reuse its constants.
 
 pub(crate) mod arith;
+pub(crate) mod dsa;
 pub(crate) mod encode;
 pub(crate) mod keccak;
 

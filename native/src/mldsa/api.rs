@@ -1,0 +1,228 @@
+//! The public types and functions of ML-DSA-65.
+
+/// ML-DSA-65 (FIPS 204): pure signing and verification with a context string, the internal
+/// functions (M' given) for known-answer tests, and external-μ variants.
+pub mod mldsa65 {
+    use super::super::params::{PK_BYTES, SIG_BYTES, SK_BYTES};
+    use super::super::{keygen, sign, verify};
+    use crate::dispatch::run;
+    use crate::error::Error;
+    use crate::keccak::shake256;
+    use core::fmt;
+    use zeroize::{Zeroize, ZeroizeOnDrop};
+
+    /// Bytes in a verifying (public) key.
+    pub const VERIFYING_KEY_LEN: usize = PK_BYTES;
+    /// Bytes in an expanded signing key (ρ || K || tr || s1 || s2 || t0).
+    pub const SIGNING_KEY_LEN: usize = SK_BYTES;
+    /// Bytes in a signature.
+    pub const SIGNATURE_LEN: usize = SIG_BYTES;
+    /// The longest context string FIPS 204 allows.
+    pub const MAX_CONTEXT_LEN: usize = 255;
+
+    fn check_len(what: &'static str, bytes: &[u8], expected: usize) -> Result<(), Error> {
+        if bytes.len() == expected {
+            Ok(())
+        } else {
+            Err(Error::Length {
+                what,
+                expected,
+                got: bytes.len(),
+            })
+        }
+    }
+
+    /// A verifying key, with tr = H(pk) cached. Every 1952-byte string is one.
+    #[derive(Clone, PartialEq, Eq)]
+    pub struct VerifyingKey {
+        bytes: [u8; PK_BYTES],
+        tr: [u8; 64],
+    }
+
+    impl VerifyingKey {
+        pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+            check_len("an ML-DSA-65 verifying key", bytes, PK_BYTES)?;
+            let bytes: [u8; PK_BYTES] = bytes.try_into().expect("checked length");
+            let mut tr = [0u8; 64];
+            run!(|S| shake256::<S>(&[&bytes], &mut tr));
+            Ok(VerifyingKey { bytes, tr })
+        }
+
+        pub fn as_bytes(&self) -> &[u8; PK_BYTES] {
+            &self.bytes
+        }
+
+        pub fn to_bytes(&self) -> [u8; PK_BYTES] {
+            self.bytes
+        }
+    }
+
+    impl fmt::Debug for VerifyingKey {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("mldsa65::VerifyingKey(tr = ")?;
+            for b in &self.tr[..8] {
+                write!(f, "{b:02x}")?;
+            }
+            f.write_str("…)")
+        }
+    }
+
+    /// An expanded signing key. Zeroized on drop; `Debug` shows nothing of it.
+    #[derive(Clone, Zeroize, ZeroizeOnDrop)]
+    pub struct SigningKey {
+        bytes: Box<[u8; SK_BYTES]>,
+    }
+
+    impl SigningKey {
+        /// Checks the length and that every coefficient of s1 and s2 is in [−η, η] (the
+        /// range skDecode can represent is wider; a key outside it was not made by KeyGen).
+        pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+            check_len("an ML-DSA-65 signing key", bytes, SK_BYTES)?;
+            let mut boxed = Box::new([0u8; SK_BYTES]);
+            boxed.copy_from_slice(bytes);
+            let key = SigningKey { bytes: boxed };
+            if !run!(|S| sign::range_check::<S>(&key.bytes)) {
+                return Err(Error::SecretRange);
+            }
+            Ok(key)
+        }
+
+        pub fn as_bytes(&self) -> &[u8; SK_BYTES] {
+            &self.bytes
+        }
+
+        pub fn to_bytes(&self) -> Box<[u8; SK_BYTES]> {
+            self.bytes.clone()
+        }
+
+        fn tr(&self) -> &[u8] {
+            &self.bytes[64..128]
+        }
+    }
+
+    impl fmt::Debug for SigningKey {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("mldsa65::SigningKey(<secret>)")
+        }
+    }
+
+    /// A signature: any 3309 bytes (decoding and bounds are checked by verification).
+    #[derive(Clone, PartialEq, Eq)]
+    pub struct Signature {
+        bytes: [u8; SIG_BYTES],
+    }
+
+    impl Signature {
+        pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
+            check_len("an ML-DSA-65 signature", bytes, SIG_BYTES)?;
+            Ok(Signature {
+                bytes: bytes.try_into().expect("checked length"),
+            })
+        }
+
+        pub fn as_bytes(&self) -> &[u8; SIG_BYTES] {
+            &self.bytes
+        }
+
+        pub fn to_bytes(&self) -> [u8; SIG_BYTES] {
+            self.bytes
+        }
+    }
+
+    impl fmt::Debug for Signature {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            write!(f, "mldsa65::Signature({SIG_BYTES} bytes)")
+        }
+    }
+
+    /// The one-byte length of a context, or `ContextTooLong`.
+    fn context_len(ctx: &[u8]) -> Result<u8, Error> {
+        u8::try_from(ctx.len()).map_err(|_| Error::ContextTooLong { got: ctx.len() })
+    }
+
+    /// ML-DSA.KeyGen_internal(ξ).
+    pub fn keygen_internal(xi: &[u8; 32]) -> (VerifyingKey, SigningKey) {
+        let mut pk = [0u8; PK_BYTES];
+        let mut sk = Box::new([0u8; SK_BYTES]);
+        run!(|S| keygen::keygen::<S>(xi, &mut pk, &mut sk));
+        let tr = sk[64..128].try_into().expect("64 bytes");
+        (VerifyingKey { bytes: pk, tr }, SigningKey { bytes: sk })
+    }
+
+    /// Signs μ (64 bytes): the rest of Sign_internal once μ = H(tr || M', 64) is known.
+    pub fn sign_mu(sk: &SigningKey, mu: &[u8; 64], rnd: &[u8; 32]) -> Signature {
+        let mut sig = [0u8; SIG_BYTES];
+        run!(|S| sign::sign_mu::<S>(&sk.bytes, mu, rnd, &mut sig));
+        Signature { bytes: sig }
+    }
+
+    fn sign_parts(sk: &SigningKey, parts: &[&[u8]], rnd: &[u8; 32]) -> Signature {
+        let mut sig = [0u8; SIG_BYTES];
+        run!(|S| {
+            let mut mu = [0u8; 64];
+            let mut all: [&[u8]; 5] = [sk.tr(), &[], &[], &[], &[]];
+            all[1..=parts.len()].copy_from_slice(parts);
+            shake256::<S>(&all[..=parts.len()], &mut mu);
+            sign::sign_mu::<S>(&sk.bytes, &mu, rnd, &mut sig)
+        });
+        Signature { bytes: sig }
+    }
+
+    /// ML-DSA.Sign_internal(sk, M', rnd): M' is signed as given. `rnd` = 32 zero bytes is
+    /// the deterministic variant.
+    pub fn sign_internal(sk: &SigningKey, m_prime: &[u8], rnd: &[u8; 32]) -> Signature {
+        sign_parts(sk, &[m_prime], rnd)
+    }
+
+    /// Pure ML-DSA.Sign with a context of at most 255 bytes: Sign_internal of
+    /// M' = 0 || len(ctx) || ctx || msg. `rnd` = 32 zero bytes is deterministic signing.
+    pub fn sign(
+        sk: &SigningKey,
+        msg: &[u8],
+        ctx: &[u8],
+        rnd: &[u8; 32],
+    ) -> Result<Signature, Error> {
+        let len = context_len(ctx)?;
+        Ok(sign_parts(sk, &[&[0, len], ctx, msg], rnd))
+    }
+
+    /// Verifies a signature of μ.
+    pub fn verify_mu(vk: &VerifyingKey, mu: &[u8; 64], sig: &Signature) -> bool {
+        run!(|S| verify::verify_mu::<S>(&vk.bytes, mu, &sig.bytes))
+    }
+
+    fn verify_parts(vk: &VerifyingKey, parts: &[&[u8]], sig: &Signature) -> bool {
+        run!(|S| {
+            let mut mu = [0u8; 64];
+            let mut all: [&[u8]; 5] = [&vk.tr, &[], &[], &[], &[]];
+            all[1..=parts.len()].copy_from_slice(parts);
+            shake256::<S>(&all[..=parts.len()], &mut mu);
+            verify::verify_mu::<S>(&vk.bytes, &mu, &sig.bytes)
+        })
+    }
+
+    /// ML-DSA.Verify_internal(pk, M', σ).
+    pub fn verify_internal(vk: &VerifyingKey, m_prime: &[u8], sig: &Signature) -> bool {
+        verify_parts(vk, &[m_prime], sig)
+    }
+
+    /// Pure ML-DSA.Verify with a context; false for a context longer than 255 bytes.
+    pub fn verify(vk: &VerifyingKey, msg: &[u8], ctx: &[u8], sig: &Signature) -> bool {
+        match context_len(ctx) {
+            Ok(len) => verify_parts(vk, &[&[0, len], ctx, msg], sig),
+            Err(_) => false,
+        }
+    }
+
+    /// μ = H(tr || 0 || len(ctx) || ctx || msg, 64), for the external-μ functions.
+    pub fn message_representative(
+        vk: &VerifyingKey,
+        msg: &[u8],
+        ctx: &[u8],
+    ) -> Result<[u8; 64], Error> {
+        let len = context_len(ctx)?;
+        let mut mu = [0u8; 64];
+        run!(|S| shake256::<S>(&[&vk.tr, &[0, len], ctx, msg], &mut mu));
+        Ok(mu)
+    }
+}

@@ -1,0 +1,14 @@
+//! ML-DSA (FIPS 204): the algorithms, written once over [`ops::DsaSimd`] (which extends
+//! [`crate::simd::Simd`], whose Keccak they use), and the public API for ML-DSA-65.
+
+mod api;
+mod encode;
+mod fallback;
+mod keygen;
+pub(crate) mod ops;
+mod params;
+mod sample;
+mod sign;
+mod verify;
+
+pub use api::mldsa65;

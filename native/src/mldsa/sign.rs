@@ -1,0 +1,135 @@
+//! ML-DSA.Sign_internal from μ (FIPS 204 algorithm 7, steps 6 onwards): the rejection loop.
+//!
+//! The loop's branches depend only on whether an attempt is rejected (which FIPS 204 allows
+//! to show) and on the XOF output of SampleInBall's and ExpandA's rejection sampling.
+
+use super::encode::{pack_sig, pack_w1, unpack_sk_polys};
+use super::ops::{DsaPoly, DsaSimd, GAMMA1, GAMMA2};
+use super::params::{BETA, CTILDE_BYTES, K, L, OMEGA, SIG_BYTES, SK_BYTES};
+use super::sample::{expand_a, expand_mask, sample_in_ball};
+use crate::keccak::shake256;
+use zeroize::Zeroize;
+
+fn zeros<const M: usize>() -> [DsaPoly; M] {
+    core::array::from_fn(|_| DsaPoly::ZERO)
+}
+
+/// Signs μ with an expanded key whose s1 and s2 passed the range check.
+pub(crate) fn sign_mu<S: DsaSimd>(
+    sk: &[u8; SK_BYTES],
+    mu: &[u8; 64],
+    rnd: &[u8; 32],
+    sig: &mut [u8; SIG_BYTES],
+) {
+    let rho: &[u8; 32] = sk[..32].try_into().expect("32 bytes");
+    let key = &sk[32..64];
+    let mut s_hat: [DsaPoly; L + K] = zeros();
+    let mut t0_hat: [DsaPoly; K] = zeros();
+    let in_range = unpack_sk_polys::<S>(sk, &mut s_hat, &mut t0_hat);
+    debug_assert!(in_range, "signing keys are range-checked when made");
+    for p in s_hat.iter_mut().chain(t0_hat.iter_mut()) {
+        S::dsa_ntt(p);
+    }
+    let mut rho_pp = [0u8; 64];
+    shake256::<S>(&[key, rnd, mu], &mut rho_pp);
+
+    let mut a: [DsaPoly; K * L] = zeros();
+    expand_a::<S>(rho, &mut a);
+
+    let (mut y, mut z): ([DsaPoly; L], [DsaPoly; L]) = (zeros(), zeros());
+    let (mut w0, mut w1, mut h): ([DsaPoly; K], [DsaPoly; K], [DsaPoly; K]) =
+        (zeros(), zeros(), zeros());
+    let mut w = DsaPoly::ZERO;
+    let mut c = DsaPoly::ZERO;
+    let mut w1_bytes = [0u8; K * 128];
+    let mut ctilde = [0u8; CTILDE_BYTES];
+    let mut kappa: u16 = 0;
+    loop {
+        expand_mask::<S>(&rho_pp, kappa, &mut y);
+        kappa = kappa.wrapping_add(L as u16);
+
+        // w = NTT^-1(Â ∘ NTT(y)), (w1, w0) = Decompose(w), c̃ = H(μ || w1Encode(w1)).
+        for (zi, yi) in z.iter_mut().zip(&y) {
+            zi.clone_from(yi);
+            S::dsa_ntt(zi);
+        }
+        for r in 0..K {
+            S::dsa_pointwise_acc_montgomery(&mut w, &a[r * L..(r + 1) * L], &z);
+            S::dsa_reduce(&mut w);
+            S::dsa_invntt_tomont(&mut w);
+            S::dsa_caddq(&mut w);
+            S::dsa_decompose(&mut w1[r], &mut w0[r], &w);
+        }
+        pack_w1::<S>(&w1, &mut w1_bytes);
+        shake256::<S>(&[mu, &w1_bytes], &mut ctilde);
+        sample_in_ball::<S>(&mut c, &ctilde);
+        S::dsa_ntt(&mut c);
+
+        // z = y + c·s1; reject if ||z|| >= γ1 − β.
+        let mut reject = false;
+        for i in 0..L {
+            S::dsa_pointwise_montgomery(&mut z[i], &c, &s_hat[i]);
+            S::dsa_invntt_tomont(&mut z[i]);
+            S::dsa_add(&mut z[i], &y[i]);
+            S::dsa_reduce(&mut z[i]);
+            reject |= S::dsa_chk(&z[i], GAMMA1 - BETA);
+        }
+        if reject {
+            continue;
+        }
+        // r0 = w0 − c·s2; reject if ||r0|| >= γ2 − β.
+        for r in 0..K {
+            S::dsa_pointwise_montgomery(&mut h[r], &c, &s_hat[L + r]);
+            S::dsa_invntt_tomont(&mut h[r]);
+            S::dsa_sub(&mut w0[r], &h[r]);
+            S::dsa_reduce(&mut w0[r]);
+            reject |= S::dsa_chk(&w0[r], GAMMA2 - BETA);
+        }
+        if reject {
+            continue;
+        }
+        // c·t0; reject if ||c·t0|| >= γ2 or there are more than ω hints.
+        for r in 0..K {
+            S::dsa_pointwise_montgomery(&mut h[r], &c, &t0_hat[r]);
+            S::dsa_invntt_tomont(&mut h[r]);
+            S::dsa_reduce(&mut h[r]);
+            reject |= S::dsa_chk(&h[r], GAMMA2);
+        }
+        if reject {
+            continue;
+        }
+        let mut hints = 0;
+        for r in 0..K {
+            S::dsa_add(&mut w0[r], &h[r]);
+            hints += S::dsa_make_hint(&mut h[r], &w0[r], &w1[r]);
+        }
+        if hints > OMEGA {
+            continue;
+        }
+        pack_sig::<S>(sig, &ctilde, &z, &h);
+        break;
+    }
+
+    s_hat.zeroize();
+    t0_hat.zeroize();
+    rho_pp.zeroize();
+    y.zeroize();
+    z.zeroize();
+    w0.zeroize();
+    w1.zeroize();
+    h.zeroize();
+    w.zeroize();
+    c.zeroize();
+    w1_bytes.zeroize();
+    ctilde.zeroize();
+}
+
+/// Whether every coefficient of s1 and s2 in `sk` is in [−η, η].
+pub(crate) fn range_check<S: DsaSimd>(sk: &[u8; SK_BYTES]) -> bool {
+    let mut s: [DsaPoly; L + K] = zeros();
+    let mut t0: [DsaPoly; K] = zeros();
+    let ok = unpack_sk_polys::<S>(sk, &mut s, &mut t0);
+    s.zeroize();
+    t0.zeroize();
+    ok
+}

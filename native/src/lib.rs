@@ -23,7 +23,7 @@
 //! ```
 //!
 //! ML-DSA's polynomial operations are portable on every implementation for now (the SIMD
-//! ones borrow them, `mldsa/fallback.rs`); their Keccak, including the four-way ExpandA,
+//! ones borrow them in their `dsa.rs`); their Keccak, including the four-way ExpandA,
 //! ExpandS and ExpandMask, is their own.
 //!
 //! Every function computes the same bytes whichever implementation runs; the tests force each

@@ -7,6 +7,7 @@
 //! The wrappers' `unsafe` calls are sound because `Avx2` is only ever used through
 //! `dispatch::run!`, which selects it only when the CPU has AVX2 (`dispatch::available`).
 
+mod dsa;
 mod encode;
 mod keccak4x;
 mod ntt;

@@ -7,6 +7,7 @@
 //! AVX2, AVX-512F and AVX-512VL (`dispatch::available`); that makes the `unsafe` calls into the
 //! target-feature functions sound, and the delegation to `Avx2` too (AVX2 is checked as well).
 
+mod dsa;
 mod keccak1;
 mod keccak4x;
 

@@ -3,7 +3,6 @@
 
 mod api;
 mod encode;
-mod fallback;
 mod keygen;
 pub(crate) mod ops;
 mod params;

@@ -7,6 +7,7 @@
 //! references of the right size) and for calling the SHA-3 functions.
 
 mod arith;
+mod dsa;
 mod encode;
 mod keccak;
 

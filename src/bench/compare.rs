@@ -103,8 +103,6 @@ impl Row {
 pub struct Comparison {
     pub baseline: &'static str,
     pub candidate: &'static str,
-    /// What the backends say a reader must know (`Backend::caveat`).
-    pub caveats: Vec<&'static str>,
     pub config: Config,
     pub rows: Vec<Row>,
 }
@@ -166,10 +164,6 @@ pub fn run(
     Ok(Comparison {
         baseline: baseline.name(),
         candidate: candidate.name(),
-        caveats: [baseline, candidate]
-            .iter()
-            .filter_map(|b| b.caveat())
-            .collect(),
         config: *config,
         rows,
     })
@@ -211,7 +205,6 @@ mod tests {
         let c = Comparison {
             baseline: "x",
             candidate: "y",
-            caveats: vec![],
             config: Config {
                 rounds: 1,
                 per_round: 1,

@@ -210,9 +210,6 @@ pub fn compare_table(c: &Comparison, style: Style) -> String {
     out.push_str(&table(style, &header, &rows));
     out.push('\n');
     let _ = writeln!(out, "{}", compare::NOTE);
-    for caveat in &c.caveats {
-        let _ = writeln!(out, "Note: {caveat}");
-    }
     out
 }
 

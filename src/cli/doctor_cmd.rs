@@ -609,8 +609,8 @@ pub fn native_check(
 ) -> Check {
     let name = "native_backend";
     let native = format!(
-        "nexusq-native runs {selected} for ML-KEM with --backend native (available here: {}); \
-         ML-DSA-65 is RustCrypto's in both backends until nexusq-native has its own",
+        "nexusq-native runs {selected} for ML-KEM and ML-DSA-65 with --backend native \
+         (available here: {})",
         available.join(", ")
     );
     match backend {
@@ -905,8 +905,7 @@ mod tests {
 
         let c = native_check("neon", &["portable", "neon"], Ok("rustcrypto"));
         assert_eq!(c.status, Status::Ok);
-        assert!(c.detail.contains("runs neon for ML-KEM"));
-        assert!(c.detail.contains("ML-DSA-65 is RustCrypto's"));
+        assert!(c.detail.contains("runs neon for ML-KEM and ML-DSA-65"));
         let c = native_check(
             "avx2",
             &["portable", "avx2"],

@@ -47,11 +47,6 @@ pub enum BackendError {
 pub trait Backend: Sync {
     fn name(&self) -> &'static str;
 
-    /// What a reader of a comparison must know about this backend, if anything.
-    fn caveat(&self) -> Option<&'static str> {
-        None
-    }
-
     /// ML-KEM KeyGen_internal(d, z): the encapsulation key.
     fn mlkem_keygen(&self, level: KemLevel, d: &[u8; 32], z: &[u8; 32]) -> Vec<u8>;
 

@@ -127,7 +127,11 @@ fn verify_ed25519(pk: &[u8], msg: &[u8], sig: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suite::native::Native;
     use crate::suite::rustcrypto::RustCrypto;
+
+    /// Both backends: every vector must hold for each.
+    const BACKENDS: [&dyn Backend; 2] = [&RustCrypto, &Native];
     use base64::Engine as _;
     use base64::engine::general_purpose::STANDARD as B64;
 
@@ -187,6 +191,12 @@ mod tests {
     /// pairing fails.
     #[test]
     fn composite_draft_vectors() {
+        for backend in BACKENDS {
+            composite_draft_vectors_on(backend);
+        }
+    }
+
+    fn composite_draft_vectors_on(backend: &dyn Backend) {
         let v = vectors("composite-mldsa/testvectors.json");
         let m = b64(&v, "m");
         let ctx = b64(&v, "ctx");
@@ -206,31 +216,25 @@ mod tests {
         assert_eq!((pk.len(), sk.len()), (PUBLIC_KEY_LEN, 64));
         assert_eq!((s.len(), s_ctx.len()), (SIGNATURE_LEN, SIGNATURE_LEN));
         let (xi, ed) = seeds(&sk);
-        assert_eq!(public_key(&RustCrypto, &xi, &ed), pk);
+        assert_eq!(public_key(backend, &xi, &ed), pk);
 
-        assert!(verify_prehashed(&RustCrypto, &pk, &digest, b"", &s));
-        assert!(verify_prehashed(&RustCrypto, &pk, &digest, &ctx, &s_ctx));
-        assert!(!verify_prehashed(&RustCrypto, &pk, &digest, &ctx, &s));
-        assert!(!verify_prehashed(&RustCrypto, &pk, &digest, b"", &s_ctx));
-        assert!(!verify_prehashed(
-            &RustCrypto,
-            &pk,
-            &prehash(b"other"),
-            b"",
-            &s
-        ));
+        assert!(verify_prehashed(backend, &pk, &digest, b"", &s));
+        assert!(verify_prehashed(backend, &pk, &digest, &ctx, &s_ctx));
+        assert!(!verify_prehashed(backend, &pk, &digest, &ctx, &s));
+        assert!(!verify_prehashed(backend, &pk, &digest, b"", &s_ctx));
+        assert!(!verify_prehashed(backend, &pk, &prehash(b"other"), b"", &s));
 
         // The hedged ML-DSA half cannot be reproduced, but it verifies on its own over M' with
         // the label as context, and Ed25519 (deterministic) gives exactly the published bytes.
         for (c, published) in [(&b""[..], &s), (&ctx[..], &s_ctx)] {
-            let mine = sign_prehashed(&RustCrypto, &xi, &ed, &digest, c, &[0x5a; 32]).unwrap();
+            let mine = sign_prehashed(backend, &xi, &ed, &digest, c, &[0x5a; 32]).unwrap();
             assert_eq!(
                 mine[MLDSA65_SIGNATURE_LEN..],
                 published[MLDSA65_SIGNATURE_LEN..]
             );
-            assert!(verify_prehashed(&RustCrypto, &pk, &digest, c, &mine));
+            assert!(verify_prehashed(backend, &pk, &digest, c, &mine));
             let mp = message_representative(&digest, c).unwrap();
-            assert!(RustCrypto.mldsa65_verify(
+            assert!(backend.mldsa65_verify(
                 &pk[..MLDSA65_VERIFYING_KEY_LEN],
                 &mp,
                 LABEL,
@@ -240,7 +244,7 @@ mod tests {
             let mut mixed = mine.clone();
             mixed[MLDSA65_SIGNATURE_LEN..].copy_from_slice(&s_ctx[MLDSA65_SIGNATURE_LEN..]);
             if c.is_empty() {
-                assert!(!verify_prehashed(&RustCrypto, &pk, &digest, c, &mixed));
+                assert!(!verify_prehashed(backend, &pk, &digest, c, &mixed));
             }
         }
 
@@ -253,10 +257,10 @@ mod tests {
             .expect("the ML-DSA-65 case");
         let xi: [u8; 32] = b64(t, "sk").try_into().unwrap();
         let pk = b64(t, "pk");
-        assert_eq!(RustCrypto.mldsa65_keygen(&xi), pk);
-        assert!(RustCrypto.mldsa65_verify(&pk, &m, b"", &b64(t, "s")));
-        assert!(RustCrypto.mldsa65_verify(&pk, &m, &ctx, &b64(t, "sWithContext")));
-        assert!(!RustCrypto.mldsa65_verify(&pk, &m, b"", &b64(t, "sWithContext")));
+        assert_eq!(backend.mldsa65_keygen(&xi), pk);
+        assert!(backend.mldsa65_verify(&pk, &m, b"", &b64(t, "s")));
+        assert!(backend.mldsa65_verify(&pk, &m, &ctx, &b64(t, "sWithContext")));
+        assert!(!backend.mldsa65_verify(&pk, &m, b"", &b64(t, "sWithContext")));
     }
 
     #[test]

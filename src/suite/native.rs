@@ -1,10 +1,9 @@
-//! The opt-in backend: ML-KEM from `nexusq-native` (its SIMD implementation is chosen at run
-//! time). ML-DSA-65 is not in `nexusq-native` yet (issue 8), so this backend computes it with
-//! RustCrypto's `ml-dsa`, exactly as the default backend does; `name()` says so.
+//! The opt-in backend: ML-KEM and ML-DSA-65 from `nexusq-native`, whose SIMD implementation is
+//! chosen at run time. The bytes are the same as the default backend's.
 
 use super::backend::{Backend, BackendError, KemLevel};
-use super::rustcrypto::RustCrypto;
 use crate::secret::SecretBytes;
+use nexusq_native::mldsa65;
 
 pub struct Native;
 
@@ -61,14 +60,6 @@ impl Backend for Native {
         "native"
     }
 
-    fn caveat(&self) -> Option<&'static str> {
-        Some(
-            "the native backend's ML-DSA-65 is still RustCrypto's ml-dsa (nexusq-native has no \
-             ML-DSA yet), so its ML-DSA rows compare RustCrypto with itself: their ratios show \
-             the noise of this machine.",
-        )
-    }
-
     fn mlkem_keygen(&self, level: KemLevel, d: &[u8; 32], z: &[u8; 32]) -> Vec<u8> {
         match level {
             KemLevel::MlKem768 => ops::mlkem768::keygen(d, z),
@@ -101,9 +92,8 @@ impl Backend for Native {
         }
     }
 
-    // ML-DSA-65: RustCrypto until nexusq-native has it (issue 8).
     fn mldsa65_keygen(&self, xi: &[u8; 32]) -> Vec<u8> {
-        RustCrypto.mldsa65_keygen(xi)
+        mldsa65::keygen_internal(xi).0.as_bytes().to_vec()
     }
 
     fn mldsa65_sign(
@@ -113,10 +103,18 @@ impl Backend for Native {
         ctx: &[u8],
         rnd: &[u8; 32],
     ) -> Result<Vec<u8>, BackendError> {
-        RustCrypto.mldsa65_sign(xi, msg, ctx, rnd)
+        let (_, sk) = mldsa65::keygen_internal(xi);
+        let sig = mldsa65::sign(&sk, msg, ctx, rnd).map_err(|_| BackendError::ContextTooLong)?;
+        Ok(sig.as_bytes().to_vec())
     }
 
     fn mldsa65_verify(&self, vk: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> bool {
-        RustCrypto.mldsa65_verify(vk, msg, ctx, sig)
+        let (Ok(vk), Ok(sig)) = (
+            mldsa65::VerifyingKey::from_bytes(vk),
+            mldsa65::Signature::from_bytes(sig),
+        ) else {
+            return false;
+        };
+        mldsa65::verify(&vk, msg, ctx, &sig)
     }
 }

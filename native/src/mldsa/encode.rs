@@ -134,5 +134,4 @@ pub(crate) fn pack_w1<S: DsaSimd>(w1: &[DsaPoly; K], out: &mut [u8; K * 128]) {
     }
 }
 
-#[allow(dead_code)]
 const _: () = assert!(T0_AT + K * T0_BYTES == SK_BYTES && H_AT + OMEGA + K == SIG_BYTES);

@@ -12,7 +12,8 @@
 //!   only the pointwise products and [`DsaSimd::dsa_invntt_tomont`] read them. Nothing
 //!   serialises an NTT-domain polynomial. Element-wise operations work in either domain.
 //! - The parameter-dependent operations are those of ML-DSA-65 (η = 4, γ1 = 2^19,
-//!   γ2 = (q − 1)/32); ML-DSA-87 shares them.
+//!   γ2 = (q − 1)/32); ML-DSA-87 shares γ1 and γ2 but has η = 2, ML-DSA-44 differs in all
+//!   three, so other parameter sets need more methods (or a parameter), not changed ones.
 //! - Nothing may branch on or index memory by a coefficient value, except
 //!   [`DsaSimd::dsa_rej_uniform`] (public input: the matrix seed), [`DsaSimd::dsa_use_hint`]
 //!   (verification works on public data only) and the hint positions of a signature.
@@ -117,8 +118,11 @@ pub(crate) trait DsaSimd: Simd {
     fn dsa_rej_uniform(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize;
 
     /// RejBoundedPoly's rejection step for η = 4: appends η − b for each half-byte b < 9 of
-    /// `bytes` to `p.c[filled..]`. Secret input: the positions of the accepted values must not
-    /// show in timing or memory access; only the count returned may be branched on.
+    /// `bytes` to `p.c[filled..]`, stopping when full. Returns the new count. Secret input:
+    /// no branch may depend on a value or on whether it was accepted; only the count returned
+    /// may be branched on (FIPS 204 lets the number of XOF blocks show). A store address may
+    /// depend on the running count (which shows where values were rejected, and nothing of
+    /// the accepted values, which are independent of that).
     fn dsa_rej_eta(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize;
 
     /// SimpleBitPack(t1, 10 bits). Input in [0, 2^10).

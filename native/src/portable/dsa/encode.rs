@@ -98,10 +98,10 @@ pub(crate) fn rej_uniform(p: &mut DsaPoly, mut filled: usize, bytes: &[u8]) -> u
     filled
 }
 
-/// Secret input. Every half-byte of `bytes` is looked at; each is stored at the current
-/// position (a rejected one is overwritten by the next), and the position advances by a
-/// mask, so neither branches nor addresses depend on which values were accepted. Once the
-/// polynomial is full the stores go to the last coefficient and are masked out.
+/// Secret input. Every half-byte of `bytes` is looked at, with no branch on it: each is
+/// stored at the running position (a rejected one is overwritten by the next), and the
+/// position advances by a mask. Once the polynomial is full the stores go to the last
+/// coefficient and keep its value.
 pub(crate) fn rej_eta(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize {
     let mut ctr = filled as u32;
     for &b in bytes {

@@ -38,6 +38,9 @@ fn main() {
             "aws-lc-sys",
             "libcrux-ml-kem",
             "pqcrypto-mlkem",
+            "ml-dsa",
+            "libcrux-ml-dsa",
+            "pqcrypto-mldsa",
         ];
         if wanted.contains(&name)
             && let Some(v) = lines.next().and_then(|l| l.strip_prefix("version = "))

@@ -1,7 +1,8 @@
-//! One adapter per library and parameter set, behind the small [`Kem`] trait.
+//! One ML-KEM adapter per library and parameter set, behind the small [`Kem`] trait (the ML-DSA
+//! ones are in `dsa.rs`), and what both kinds share: [`Param`], [`Op`] and [`Timed`].
 //!
 //! Each adapter does its setup once (key pair, parsed keys, a valid ciphertext) and checks its own
-//! round trip; [`Kem::time`] then runs a batch of one operation on that prepared state.
+//! round trip; [`Timed::time`] then runs a batch of one operation on that prepared state.
 
 use nexusq_native::Implementation;
 use std::hint::black_box;
@@ -16,15 +17,26 @@ const M: [u8; 32] = [0x33; 32];
 pub enum Param {
     MlKem768,
     MlKem1024,
+    MlDsa65,
 }
 
 impl Param {
-    pub const ALL: [Param; 2] = [Param::MlKem768, Param::MlKem1024];
+    pub const ALL: [Param; 3] = [Param::MlKem768, Param::MlKem1024, Param::MlDsa65];
+    pub const KEM: [Param; 2] = [Param::MlKem768, Param::MlKem1024];
 
     pub fn name(self) -> &'static str {
         match self {
             Param::MlKem768 => "ML-KEM-768",
             Param::MlKem1024 => "ML-KEM-1024",
+            Param::MlDsa65 => "ML-DSA-65",
+        }
+    }
+
+    /// The operations measured for this parameter set.
+    pub fn ops(self) -> [Op; 3] {
+        match self {
+            Param::MlKem768 | Param::MlKem1024 => [Op::Keygen, Op::Encaps, Op::Decaps],
+            Param::MlDsa65 => [Op::Keygen, Op::Sign, Op::Verify],
         }
     }
 }
@@ -34,16 +46,21 @@ pub enum Op {
     Keygen,
     Encaps,
     Decaps,
+    Sign,
+    Verify,
 }
 
 impl Op {
-    pub const ALL: [Op; 3] = [Op::Keygen, Op::Encaps, Op::Decaps];
+    /// Every operation, in table order.
+    pub const ALL: [Op; 5] = [Op::Keygen, Op::Encaps, Op::Decaps, Op::Sign, Op::Verify];
 
     pub fn name(self) -> &'static str {
         match self {
             Op::Keygen => "keygen",
             Op::Encaps => "encaps",
             Op::Decaps => "decaps",
+            Op::Sign => "sign",
+            Op::Verify => "verify",
         }
     }
 }
@@ -56,49 +73,66 @@ pub struct Material {
     pub ss: Vec<u8>,
 }
 
-pub trait Kem {
+/// What the timing loop needs of any adapter.
+pub trait Timed {
     /// Library name, with the forced implementation for nexusq-native.
     fn label(&self) -> &str;
     fn param(&self) -> Param;
+    /// Runs `n` operations (one of `param().ops()`) on the prepared state; returns the time taken.
+    fn time(&self, op: Op, n: u32) -> Duration;
+}
+
+pub trait Kem: Timed {
     /// Whether keygen and encaps ran from the fixed seeds, so the bytes are comparable.
     fn deterministic(&self) -> bool;
     fn material(&self) -> &Material;
     /// Parses an expanded decapsulation key and a ciphertext and decapsulates.
     fn decaps_bytes(&self, dk: &[u8], ct: &[u8]) -> Result<Vec<u8>, String>;
-    /// Runs `n` operations on the prepared state and returns the elapsed time.
-    fn time(&self, op: Op, n: u32) -> Duration;
 }
 
 pub const NATIVE: &str = "nexusq-native";
 
-/// Every adapter for every parameter set; nexusq-native once with its run-time selection and once
-/// per available implementation, forced.
-pub fn all() -> Result<Vec<Box<dyn Kem>>, String> {
+/// nexusq-native's run-time selection (`None`), then each available implementation, forced.
+pub fn natives() -> Vec<Option<Implementation>> {
     let mut natives = vec![None];
     natives.extend(nexusq_native::available().into_iter().map(Some));
+    natives
+}
+
+pub fn native_label(imp: Option<Implementation>) -> String {
+    match imp {
+        Some(imp) => format!("{NATIVE} ({})", imp.name()),
+        None => NATIVE.to_string(),
+    }
+}
+
+/// Every ML-KEM adapter for every parameter set; nexusq-native once with its run-time selection
+/// and once per available implementation, forced.
+pub fn kems() -> Result<Vec<Box<dyn Kem>>, String> {
     let mut out: Vec<Box<dyn Kem>> = Vec::new();
-    for param in Param::ALL {
-        for &imp in &natives {
+    for param in Param::KEM {
+        // `_` is ML-KEM-1024 below.
+        for imp in natives() {
             out.push(match param {
                 Param::MlKem768 => Box::new(Native768::new(imp)?),
-                Param::MlKem1024 => Box::new(Native1024::new(imp)?),
+                _ => Box::new(Native1024::new(imp)?),
             });
         }
         out.push(match param {
             Param::MlKem768 => Box::new(RustCrypto768::new()?),
-            Param::MlKem1024 => Box::new(RustCrypto1024::new()?),
+            _ => Box::new(RustCrypto1024::new()?),
         });
         out.push(match param {
             Param::MlKem768 => Box::new(AwsLc768::new()?),
-            Param::MlKem1024 => Box::new(AwsLc1024::new()?),
+            _ => Box::new(AwsLc1024::new()?),
         });
         out.push(match param {
             Param::MlKem768 => Box::new(Libcrux768::new()?),
-            Param::MlKem1024 => Box::new(Libcrux1024::new()?),
+            _ => Box::new(Libcrux1024::new()?),
         });
         out.push(match param {
             Param::MlKem768 => Box::new(Pqcrypto768::new()?),
-            Param::MlKem1024 => Box::new(Pqcrypto1024::new()?),
+            _ => Box::new(Pqcrypto1024::new()?),
         });
     }
     Ok(out)
@@ -106,7 +140,7 @@ pub fn all() -> Result<Vec<Box<dyn Kem>>, String> {
 
 /// Runs `f` `n` times and returns the elapsed time.
 #[inline(always)]
-fn repeat<T>(n: u32, mut f: impl FnMut() -> T) -> Duration {
+pub fn repeat<T>(n: u32, mut f: impl FnMut() -> T) -> Duration {
     let start = Instant::now();
     for _ in 0..n {
         black_box(f());
@@ -114,7 +148,7 @@ fn repeat<T>(n: u32, mut f: impl FnMut() -> T) -> Duration {
     start.elapsed()
 }
 
-fn err(e: impl std::fmt::Debug) -> String {
+pub fn err(e: impl std::fmt::Debug) -> String {
     format!("{e:?}")
 }
 
@@ -128,7 +162,7 @@ fn round_trip(label: &str, param: Param, m: Material, back: &[u8]) -> Result<Mat
     Ok(m)
 }
 
-fn forced<R>(imp: Option<Implementation>, f: impl FnOnce() -> R) -> R {
+pub fn forced<R>(imp: Option<Implementation>, f: impl FnOnce() -> R) -> R {
     match imp {
         Some(imp) => nexusq_native::with_implementation(imp, f),
         None => f(),
@@ -149,10 +183,7 @@ macro_rules! native {
         impl $name {
             fn new(imp: Option<Implementation>) -> Result<Self, String> {
                 use nexusq_native::$m::*;
-                let label = match imp {
-                    Some(imp) => format!("{NATIVE} ({})", imp.name()),
-                    None => NATIVE.to_string(),
-                };
+                let label = native_label(imp);
                 forced(imp, || {
                     let (ek, dk) = keygen_internal(&D, &Z);
                     let ek = EncapsulationKey::from_bytes(ek.as_bytes()).map_err(err)?;
@@ -179,13 +210,25 @@ macro_rules! native {
             }
         }
 
-        impl Kem for $name {
+        impl Timed for $name {
             fn label(&self) -> &str {
                 &self.label
             }
             fn param(&self) -> Param {
                 $param
             }
+            fn time(&self, op: Op, n: u32) -> Duration {
+                use nexusq_native::$m::*;
+                forced(self.imp, || match op {
+                    Op::Keygen => repeat(n, || keygen_internal(black_box(&D), black_box(&Z))),
+                    Op::Encaps => repeat(n, || encapsulate_internal(&self.ek, black_box(&M))),
+                    Op::Decaps => repeat(n, || decapsulate(&self.dk, black_box(&self.ct))),
+                    Op::Sign | Op::Verify => unreachable!("not a KEM operation"),
+                })
+            }
+        }
+
+        impl Kem for $name {
             fn deterministic(&self) -> bool {
                 true
             }
@@ -198,14 +241,6 @@ macro_rules! native {
                     let dk = DecapsulationKey::from_bytes(dk).map_err(err)?;
                     let ct = Ciphertext::from_bytes(ct).map_err(err)?;
                     Ok(decapsulate(&dk, &ct).as_bytes().to_vec())
-                })
-            }
-            fn time(&self, op: Op, n: u32) -> Duration {
-                use nexusq_native::$m::*;
-                forced(self.imp, || match op {
-                    Op::Keygen => repeat(n, || keygen_internal(black_box(&D), black_box(&Z))),
-                    Op::Encaps => repeat(n, || encapsulate_internal(&self.ek, black_box(&M))),
-                    Op::Decaps => repeat(n, || decapsulate(&self.dk, black_box(&self.ct))),
                 })
             }
         }
@@ -256,13 +291,30 @@ macro_rules! rustcrypto {
             }
         }
 
-        impl Kem for $name {
+        impl Timed for $name {
             fn label(&self) -> &str {
                 "ml-kem"
             }
             fn param(&self) -> Param {
                 $param
             }
+            fn time(&self, op: Op, n: u32) -> Duration {
+                use ml_kem::Decapsulate as _;
+                match op {
+                    Op::Keygen => repeat(n, || {
+                        ml_kem::DecapsulationKey::<$P>::from_seed(black_box(Self::seed()))
+                    }),
+                    Op::Encaps => {
+                        let m = M.into();
+                        repeat(n, || self.ek.encapsulate_deterministic(black_box(&m)))
+                    }
+                    Op::Decaps => repeat(n, || self.dk.decapsulate(black_box(&self.ct))),
+                    Op::Sign | Op::Verify => unreachable!("not a KEM operation"),
+                }
+            }
+        }
+
+        impl Kem for $name {
             fn deterministic(&self) -> bool {
                 true
             }
@@ -276,19 +328,6 @@ macro_rules! rustcrypto {
                 let dk = ml_kem::DecapsulationKey::<$P>::from_expanded_bytes(dk).map_err(err)?;
                 let ct = ct.try_into().map_err(err)?;
                 Ok(dk.decapsulate(ct).to_vec())
-            }
-            fn time(&self, op: Op, n: u32) -> Duration {
-                use ml_kem::Decapsulate as _;
-                match op {
-                    Op::Keygen => repeat(n, || {
-                        ml_kem::DecapsulationKey::<$P>::from_seed(black_box(Self::seed()))
-                    }),
-                    Op::Encaps => {
-                        let m = M.into();
-                        repeat(n, || self.ek.encapsulate_deterministic(black_box(&m)))
-                    }
-                    Op::Decaps => repeat(n, || self.dk.decapsulate(black_box(&self.ct))),
-                }
             }
         }
     };
@@ -330,13 +369,28 @@ macro_rules! aws_lc {
             }
         }
 
-        impl Kem for $name {
+        impl Timed for $name {
             fn label(&self) -> &str {
                 "aws-lc-rs"
             }
             fn param(&self) -> Param {
                 $param
             }
+            fn time(&self, op: Op, n: u32) -> Duration {
+                use aws_lc_rs::kem::*;
+                let ct = &self.material.ct[..];
+                match op {
+                    Op::Keygen => repeat(n, || DecapsulationKey::generate(black_box(&$alg))),
+                    Op::Encaps => repeat(n, || self.ek.encapsulate()),
+                    Op::Decaps => {
+                        repeat(n, || self.dk.decapsulate(Ciphertext::from(black_box(ct))))
+                    }
+                    Op::Sign | Op::Verify => unreachable!("not a KEM operation"),
+                }
+            }
+        }
+
+        impl Kem for $name {
             fn deterministic(&self) -> bool {
                 false
             }
@@ -348,17 +402,6 @@ macro_rules! aws_lc {
                 let dk = DecapsulationKey::new(&$alg, dk).map_err(err)?;
                 let ss = dk.decapsulate(Ciphertext::from(ct)).map_err(err)?;
                 Ok(ss.as_ref().to_vec())
-            }
-            fn time(&self, op: Op, n: u32) -> Duration {
-                use aws_lc_rs::kem::*;
-                let ct = &self.material.ct[..];
-                match op {
-                    Op::Keygen => repeat(n, || DecapsulationKey::generate(black_box(&$alg))),
-                    Op::Encaps => repeat(n, || self.ek.encapsulate()),
-                    Op::Decaps => {
-                        repeat(n, || self.dk.decapsulate(Ciphertext::from(black_box(ct))))
-                    }
-                }
             }
         }
     };
@@ -411,13 +454,25 @@ macro_rules! libcrux {
             }
         }
 
-        impl Kem for $name {
+        impl Timed for $name {
             fn label(&self) -> &str {
                 "libcrux-ml-kem"
             }
             fn param(&self) -> Param {
                 $param
             }
+            fn time(&self, op: Op, n: u32) -> Duration {
+                use libcrux_ml_kem::$m::*;
+                match op {
+                    Op::Keygen => repeat(n, || generate_key_pair(black_box(Self::seed()))),
+                    Op::Encaps => repeat(n, || encapsulate(&self.pk, black_box(M))),
+                    Op::Decaps => repeat(n, || decapsulate(&self.sk, black_box(&self.ct))),
+                    Op::Sign | Op::Verify => unreachable!("not a KEM operation"),
+                }
+            }
+        }
+
+        impl Kem for $name {
             fn deterministic(&self) -> bool {
                 true
             }
@@ -429,14 +484,6 @@ macro_rules! libcrux {
                 let sk = $sk::try_from(dk).map_err(err)?;
                 let ct = $ct::try_from(ct).map_err(err)?;
                 Ok(decapsulate(&sk, &ct).to_vec())
-            }
-            fn time(&self, op: Op, n: u32) -> Duration {
-                use libcrux_ml_kem::$m::*;
-                match op {
-                    Op::Keygen => repeat(n, || generate_key_pair(black_box(Self::seed()))),
-                    Op::Encaps => repeat(n, || encapsulate(&self.pk, black_box(M))),
-                    Op::Decaps => repeat(n, || decapsulate(&self.sk, black_box(&self.ct))),
-                }
             }
         }
     };
@@ -496,13 +543,25 @@ macro_rules! pqcrypto {
             }
         }
 
-        impl Kem for $name {
+        impl Timed for $name {
             fn label(&self) -> &str {
                 "pqcrypto-mlkem"
             }
             fn param(&self) -> Param {
                 $param
             }
+            fn time(&self, op: Op, n: u32) -> Duration {
+                use pqcrypto_mlkem::$m::*;
+                match op {
+                    Op::Keygen => repeat(n, keypair),
+                    Op::Encaps => repeat(n, || encapsulate(&self.pk)),
+                    Op::Decaps => repeat(n, || decapsulate(black_box(&self.ct), &self.sk)),
+                    Op::Sign | Op::Verify => unreachable!("not a KEM operation"),
+                }
+            }
+        }
+
+        impl Kem for $name {
             fn deterministic(&self) -> bool {
                 false
             }
@@ -515,14 +574,6 @@ macro_rules! pqcrypto {
                 let sk = SecretKey::from_bytes(dk).map_err(err)?;
                 let ct = Ciphertext::from_bytes(ct).map_err(err)?;
                 Ok(decapsulate(&ct, &sk).as_bytes().to_vec())
-            }
-            fn time(&self, op: Op, n: u32) -> Duration {
-                use pqcrypto_mlkem::$m::*;
-                match op {
-                    Op::Keygen => repeat(n, keypair),
-                    Op::Encaps => repeat(n, || encapsulate(&self.pk)),
-                    Op::Decaps => repeat(n, || decapsulate(black_box(&self.ct), &self.sk)),
-                }
             }
         }
     };

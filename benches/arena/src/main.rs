@@ -1,9 +1,11 @@
-//! ML-KEM arena: nexusq-native against RustCrypto `ml-kem`, `aws-lc-rs`, `libcrux-ml-kem` and
-//! `pqcrypto-mlkem` (keygen, encaps, decaps for ML-KEM-768 and ML-KEM-1024). See README.md.
+//! ML-KEM and ML-DSA arena: nexusq-native against RustCrypto `ml-kem` / `ml-dsa`, `aws-lc-rs`,
+//! `libcrux-ml-kem` / `libcrux-ml-dsa` and `pqcrypto-mlkem` / `pqcrypto-mldsa` (keygen, encaps,
+//! decaps for ML-KEM-768 and ML-KEM-1024; keygen, sign, verify for ML-DSA-65). See README.md.
 
+mod dsa;
 mod libs;
 
-use libs::{Kem, NATIVE, Op, Param};
+use libs::{Kem, NATIVE, Op, Param, Timed};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -87,27 +89,31 @@ fn main() -> ExitCode {
 
 /// One measured (library, parameter set, operation): per-operation times in microseconds.
 struct Task<'a> {
-    kem: &'a dyn Kem,
+    bench: &'a dyn Timed,
     op: Op,
     samples: Vec<f64>,
 }
 
 fn run(args: &Args) -> Result<(), String> {
-    let kems = libs::all()?;
+    let kems = libs::kems()?;
+    let dsas = dsa::all()?;
     check(&kems)?;
+    dsa::check(&dsas)?;
     eprintln!("sanity checks passed");
 
+    let benches = kems.iter().map(|k| k.as_ref() as &dyn Timed);
+    let benches = benches.chain(dsas.iter().map(|d| d.as_ref() as &dyn Timed));
     let mut tasks: Vec<Task> = Vec::new();
-    for kem in &kems {
-        for op in Op::ALL {
-            let key = format!("{} {} {}", kem.label(), kem.param().name(), op.name());
+    for bench in benches {
+        for op in bench.param().ops() {
+            let key = format!("{} {} {}", bench.label(), bench.param().name(), op.name());
             if args
                 .filter
                 .as_ref()
                 .is_none_or(|f| key.to_lowercase().contains(f))
             {
                 tasks.push(Task {
-                    kem: kem.as_ref(),
+                    bench,
                     op,
                     samples: Vec::new(),
                 });
@@ -121,20 +127,22 @@ fn run(args: &Args) -> Result<(), String> {
     for task in &tasks {
         let start = Instant::now();
         while start.elapsed() < args.warmup {
-            task.kem.time(task.op, args.batch);
+            task.bench.time(task.op, args.batch);
         }
     }
-    // Round r: each library in turn (starting one further along each round), each operation.
-    let labels = unique(tasks.iter().map(|t| t.kem.label()));
+    // Round r: per parameter set, each library in turn (starting one further along each round),
+    // each operation.
     for r in 0..args.rounds {
         eprintln!("round {}/{}", r + 1, args.rounds);
         for param in Param::ALL {
+            let of_param = tasks.iter().filter(|t| t.bench.param() == param);
+            let labels = unique(of_param.map(|t| t.bench.label()));
             for i in 0..labels.len() {
                 let label = &labels[(i + r) % labels.len()];
                 for task in tasks.iter_mut() {
-                    if task.kem.param() == param && task.kem.label() == label {
+                    if task.bench.param() == param && task.bench.label() == label {
                         for _ in 0..args.samples {
-                            let t = task.kem.time(task.op, args.batch);
+                            let t = task.bench.time(task.op, args.batch);
                             task.samples
                                 .push(t.as_secs_f64() * 1e6 / f64::from(args.batch));
                         }
@@ -146,7 +154,14 @@ fn run(args: &Args) -> Result<(), String> {
 
     let results: Vec<Record> = tasks
         .iter()
-        .map(|t| Record::new(t.kem.label(), t.kem.param().name(), t.op.name(), &t.samples))
+        .map(|t| {
+            Record::new(
+                t.bench.label(),
+                t.bench.param().name(),
+                t.op.name(),
+                &t.samples,
+            )
+        })
         .collect();
     if args.json {
         println!("{}", environment(args));
@@ -164,7 +179,7 @@ fn run(args: &Args) -> Result<(), String> {
 /// same seeds; and every library decapsulates ml-kem's ciphertext, and a tampered copy of it
 /// (implicit rejection), to the same shared secret.
 fn check(kems: &[Box<dyn Kem>]) -> Result<(), String> {
-    for param in Param::ALL {
+    for param in Param::KEM {
         let of_param: Vec<&dyn Kem> = kems
             .iter()
             .map(|k| k.as_ref())
@@ -264,9 +279,27 @@ fn unique<'a>(items: impl Iterator<Item = &'a str>) -> Vec<String> {
     out
 }
 
+/// One table per family (ML-KEM, ML-DSA), as their libraries differ.
+fn table(results: &[Record]) -> String {
+    unique(results.iter().map(|r| family(&r.param)))
+        .iter()
+        .map(|f| {
+            let of_family: Vec<&Record> =
+                results.iter().filter(|r| family(&r.param) == f).collect();
+            family_table(&of_family)
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// "ML-KEM-768" -> "ML-KEM".
+fn family(param: &str) -> &str {
+    param.rsplit_once('-').map_or(param, |(f, _)| f)
+}
+
 /// Rows (parameter set, operation), one column per library with "median (p95)" in µs, and the
 /// ratio of nexusq-native (its run-time selection) to the fastest other library.
-fn table(results: &[Record]) -> String {
+fn family_table(results: &[&Record]) -> String {
     let libraries = unique(results.iter().map(|r| r.library.as_str()));
     let rows = unique(results.iter().map(|r| r.param.as_str()))
         .into_iter()
@@ -282,6 +315,7 @@ fn table(results: &[Record]) -> String {
     for (param, op) in rows {
         let of_row: Vec<&Record> = results
             .iter()
+            .copied()
             .filter(|r| r.param == param && r.op == op)
             .collect();
         out += &format!("| {param} | {op} |");

@@ -1,10 +1,580 @@
-//! `DsaSimd` (ML-DSA polynomial operations) for this implementation: for now every operation
-//! is the portable one; Keccak, and so the four-way ExpandA, ExpandS and ExpandMask, is this
-//! implementation's own through its `Simd` methods.
+//! `DsaSimd` (ML-DSA polynomial operations) on 8 × i32 vectors: the NTT and its inverse, the
+//! pointwise products and the element-wise arithmetic and rounding. Sampling and packing are
+//! still the portable functions; Keccak, and so the four-way ExpandA, ExpandS and ExpandMask,
+//! is this implementation's own through its `Simd` methods.
+//!
+//! # NTT-domain order
+//!
+//! The FIPS 204 order (the portable one), so `dsa_ntt_unpack` does nothing and every result
+//! is bit-for-bit the portable one. A polynomial is 32 vectors v[0..32] of 8 coefficients.
+//! The levels at distances 128..8 coefficients (16..1 vectors) are butterflies between whole
+//! vectors with one broadcast twiddle. For the last three levels (distances 4, 2, 1) each
+//! group of 8 vectors is transposed as an 8 × 8 matrix, so that those become butterflies
+//! between whole vectors too, with one twiddle per lane, and then transposed back.
+//!
+//! Montgomery multiplication: `vpmuldq` on the even lanes and on the odd lanes shifted down,
+//! the reference code's `montgomery_reduce` on each 64-bit product (the low halves of the
+//! product and of t·q are equal, so the high halves are subtracted directly).
 
-use crate::mldsa::ops::{DsaPoly, DsaSimd, ETA_BYTES, T0_BYTES, T1_BYTES, W1_BYTES, Z_BYTES};
-use crate::portable::dsa::portable_dsa_ops;
+use crate::mldsa::ops::{
+    D, DsaPoly, DsaSimd, ETA_BYTES, GAMMA2, N, Q, T0_BYTES, T1_BYTES, W1_BYTES, Z_BYTES,
+};
+use crate::portable::dsa::arith::{INVNTT_F, QINV, ZETAS};
+use core::arch::x86_64::*;
 
+/// Eight i32 lanes, aligned for a 256-bit load.
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+struct V8([i32; 8]);
+
+/// Per-lane twiddles of the three in-vector levels, for the transposed layout: group g
+/// (vectors 8g..8g + 8), lane i = original vector 8g + i. Level distance 4: one vector per
+/// group; distance 2: two (j < 4, j >= 4); distance 1: four (j / 2). `INV` holds the inverse
+/// NTT's negated twiddles in the same layout.
+struct LaneTwiddles {
+    l4: [V8; 4],
+    l2: [[V8; 2]; 4],
+    l1: [[V8; 4]; 4],
+}
+
+/// The twiddle of block `b` at distance `len`: forward ZETAS[128/len + b], inverse
+/// −ZETAS[256/len − 1 − b] (the blocks of the reference loops).
+const fn zeta(forward: bool, len: usize, b: usize) -> i32 {
+    if forward {
+        ZETAS[128 / len + b]
+    } else {
+        -ZETAS[256 / len - 1 - b]
+    }
+}
+
+const fn lane_twiddles(forward: bool) -> LaneTwiddles {
+    let mut t = LaneTwiddles {
+        l4: [V8([0; 8]); 4],
+        l2: [[V8([0; 8]); 2]; 4],
+        l1: [[V8([0; 8]); 4]; 4],
+    };
+    let mut g = 0;
+    while g < 4 {
+        let mut i = 0;
+        while i < 8 {
+            let v = 8 * g + i;
+            // Coefficient 8v + j is in block (8v + j) / (2 len) at distance len.
+            t.l4[g].0[i] = zeta(forward, 4, v);
+            let mut h = 0;
+            while h < 2 {
+                t.l2[g][h].0[i] = zeta(forward, 2, 2 * v + h);
+                h += 1;
+            }
+            let mut h = 0;
+            while h < 4 {
+                t.l1[g][h].0[i] = zeta(forward, 1, 4 * v + h);
+                h += 1;
+            }
+            i += 1;
+        }
+        g += 1;
+    }
+    t
+}
+
+static FWD: LaneTwiddles = lane_twiddles(true);
+static INV: LaneTwiddles = lane_twiddles(false);
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load(p: &DsaPoly, i: usize) -> __m256i {
+    let s = &p.c[8 * i..8 * i + 8];
+    // SAFETY: `s` is 8 readable i32 values (32 bytes); the load is unaligned.
+    unsafe { _mm256_loadu_si256(s.as_ptr().cast()) }
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store(p: &mut DsaPoly, i: usize, v: __m256i) {
+    let s = &mut p.c[8 * i..8 * i + 8];
+    // SAFETY: `s` is 8 writable i32 values (32 bytes); the store is unaligned.
+    unsafe { _mm256_storeu_si256(s.as_mut_ptr().cast(), v) }
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load_v8(v: &V8) -> __m256i {
+    // SAFETY: `v` is 32 readable bytes, 32-byte aligned.
+    unsafe { _mm256_load_si256(v.0.as_ptr().cast()) }
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load_all(p: &DsaPoly) -> [__m256i; 32] {
+    core::array::from_fn(|i| load(p, i))
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store_all(p: &mut DsaPoly, v: &[__m256i; 32]) {
+    for (i, x) in v.iter().enumerate() {
+        store(p, i, *x);
+    }
+}
+
+/// `montgomery_reduce(a · b)` in every lane, for |a · b| < q · 2^31.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn montmul(a: __m256i, b: __m256i) -> __m256i {
+    let q = _mm256_set1_epi32(Q);
+    let qinv = _mm256_set1_epi32(QINV);
+    let a1 = _mm256_srli_epi64(a, 32);
+    let b1 = _mm256_srli_epi64(b, 32);
+    let p0 = _mm256_mul_epi32(a, b);
+    let p1 = _mm256_mul_epi32(a1, b1);
+    let t0 = _mm256_mul_epi32(p0, qinv);
+    let t1 = _mm256_mul_epi32(p1, qinv);
+    let m0 = _mm256_mul_epi32(t0, q);
+    let m1 = _mm256_mul_epi32(t1, q);
+    // The low halves agree, so the high half of p − m is hi(p) − hi(m).
+    let r0 = _mm256_srli_epi64(_mm256_sub_epi32(p0, m0), 32);
+    let r1 = _mm256_sub_epi32(p1, m1);
+    _mm256_blend_epi32(r0, r1, 0xaa)
+}
+
+/// Transposes v[0..8] as an 8 × 8 matrix of i32.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn transpose8(v: &mut [__m256i]) {
+    let t0 = _mm256_unpacklo_epi32(v[0], v[1]);
+    let t1 = _mm256_unpackhi_epi32(v[0], v[1]);
+    let t2 = _mm256_unpacklo_epi32(v[2], v[3]);
+    let t3 = _mm256_unpackhi_epi32(v[2], v[3]);
+    let t4 = _mm256_unpacklo_epi32(v[4], v[5]);
+    let t5 = _mm256_unpackhi_epi32(v[4], v[5]);
+    let t6 = _mm256_unpacklo_epi32(v[6], v[7]);
+    let t7 = _mm256_unpackhi_epi32(v[6], v[7]);
+    let u0 = _mm256_unpacklo_epi64(t0, t2);
+    let u1 = _mm256_unpackhi_epi64(t0, t2);
+    let u2 = _mm256_unpacklo_epi64(t1, t3);
+    let u3 = _mm256_unpackhi_epi64(t1, t3);
+    let u4 = _mm256_unpacklo_epi64(t4, t6);
+    let u5 = _mm256_unpackhi_epi64(t4, t6);
+    let u6 = _mm256_unpacklo_epi64(t5, t7);
+    let u7 = _mm256_unpackhi_epi64(t5, t7);
+    v[0] = _mm256_permute2x128_si256(u0, u4, 0x20);
+    v[1] = _mm256_permute2x128_si256(u1, u5, 0x20);
+    v[2] = _mm256_permute2x128_si256(u2, u6, 0x20);
+    v[3] = _mm256_permute2x128_si256(u3, u7, 0x20);
+    v[4] = _mm256_permute2x128_si256(u0, u4, 0x31);
+    v[5] = _mm256_permute2x128_si256(u1, u5, 0x31);
+    v[6] = _mm256_permute2x128_si256(u2, u6, 0x31);
+    v[7] = _mm256_permute2x128_si256(u3, u7, 0x31);
+}
+
+/// Forward (Cooley–Tukey) butterfly: `(a + z·b, a − z·b)`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn ct(v: &mut [__m256i], j: usize, k: usize, z: __m256i) {
+    let t = montmul(z, v[k]);
+    v[k] = _mm256_sub_epi32(v[j], t);
+    v[j] = _mm256_add_epi32(v[j], t);
+}
+
+/// Inverse (Gentleman–Sande) butterfly: `(a + b, z·(a − b))`, z the negated twiddle.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn gs(v: &mut [__m256i], j: usize, k: usize, z: __m256i) {
+    let t = v[j];
+    v[j] = _mm256_add_epi32(t, v[k]);
+    v[k] = montmul(z, _mm256_sub_epi32(t, v[k]));
+}
+
+#[target_feature(enable = "avx2")]
+fn ntt(p: &mut DsaPoly) {
+    let mut v = load_all(p);
+    // Distances 16..1 vectors (128..8 coefficients): block b uses ZETAS[128/len + b].
+    let mut dist = 16;
+    while dist > 0 {
+        let blocks = 16 / dist;
+        for b in 0..blocks {
+            let z = _mm256_set1_epi32(zeta(true, 8 * dist, b));
+            for j in 2 * dist * b..2 * dist * b + dist {
+                ct(&mut v, j, j + dist, z);
+            }
+        }
+        dist >>= 1;
+    }
+    for (g, w) in v.chunks_exact_mut(8).enumerate() {
+        transpose8(w);
+        let z = load_v8(&FWD.l4[g]);
+        for j in 0..4 {
+            ct(w, j, j + 4, z);
+        }
+        for h in 0..2 {
+            let z = load_v8(&FWD.l2[g][h]);
+            for j in 4 * h..4 * h + 2 {
+                ct(w, j, j + 2, z);
+            }
+        }
+        for h in 0..4 {
+            let z = load_v8(&FWD.l1[g][h]);
+            ct(w, 2 * h, 2 * h + 1, z);
+        }
+        transpose8(w);
+    }
+    store_all(p, &v);
+}
+
+#[target_feature(enable = "avx2")]
+fn invntt_tomont(p: &mut DsaPoly) {
+    let mut v = load_all(p);
+    for (g, w) in v.chunks_exact_mut(8).enumerate() {
+        transpose8(w);
+        for h in 0..4 {
+            let z = load_v8(&INV.l1[g][h]);
+            gs(w, 2 * h, 2 * h + 1, z);
+        }
+        for h in 0..2 {
+            let z = load_v8(&INV.l2[g][h]);
+            for j in 4 * h..4 * h + 2 {
+                gs(w, j, j + 2, z);
+            }
+        }
+        let z = load_v8(&INV.l4[g]);
+        for j in 0..4 {
+            gs(w, j, j + 4, z);
+        }
+        transpose8(w);
+    }
+    let mut dist = 1;
+    while dist <= 16 {
+        let blocks = 16 / dist;
+        for b in 0..blocks {
+            let z = _mm256_set1_epi32(zeta(false, 8 * dist, b));
+            for j in 2 * dist * b..2 * dist * b + dist {
+                gs(&mut v, j, j + dist, z);
+            }
+        }
+        dist <<= 1;
+    }
+    let f = _mm256_set1_epi32(INVNTT_F);
+    for x in v.iter_mut() {
+        *x = montmul(f, *x);
+    }
+    store_all(p, &v);
+}
+
+#[target_feature(enable = "avx2")]
+fn pointwise_montgomery(r: &mut DsaPoly, a: &DsaPoly, b: &DsaPoly) {
+    for i in 0..N / 8 {
+        store(r, i, montmul(load(a, i), load(b, i)));
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn pointwise_acc_montgomery(r: &mut DsaPoly, a: &[DsaPoly], b: &[DsaPoly]) {
+    debug_assert_eq!(a.len(), b.len());
+    for i in 0..N / 8 {
+        let mut acc = _mm256_setzero_si256();
+        for (x, y) in a.iter().zip(b) {
+            acc = _mm256_add_epi32(acc, montmul(load(x, i), load(y, i)));
+        }
+        store(r, i, acc);
+    }
+}
+
+/// `a − round(a / 2^23) · q`, q = 2^23 − 2^13 + 1 multiplied by shifts.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn reduce32(a: __m256i) -> __m256i {
+    let t = _mm256_srai_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(1 << 22)), 23);
+    let tq = _mm256_add_epi32(
+        _mm256_sub_epi32(_mm256_slli_epi32(t, 23), _mm256_slli_epi32(t, 13)),
+        t,
+    );
+    _mm256_sub_epi32(a, tq)
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn caddq(a: __m256i) -> __m256i {
+    _mm256_add_epi32(
+        a,
+        _mm256_and_si256(_mm256_srai_epi32(a, 31), _mm256_set1_epi32(Q)),
+    )
+}
+
+#[target_feature(enable = "avx2")]
+fn reduce(p: &mut DsaPoly) {
+    for i in 0..N / 8 {
+        store(p, i, reduce32(load(p, i)));
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn caddq_poly(p: &mut DsaPoly) {
+    for i in 0..N / 8 {
+        store(p, i, caddq(load(p, i)));
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn add(r: &mut DsaPoly, a: &DsaPoly) {
+    for i in 0..N / 8 {
+        store(r, i, _mm256_add_epi32(load(r, i), load(a, i)));
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn sub(r: &mut DsaPoly, a: &DsaPoly) {
+    for i in 0..N / 8 {
+        store(r, i, _mm256_sub_epi32(load(r, i), load(a, i)));
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn shiftl(p: &mut DsaPoly) {
+    for i in 0..N / 8 {
+        store(p, i, _mm256_slli_epi32(load(p, i), D as i32));
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn power2round(t1: &mut DsaPoly, t0: &mut DsaPoly, t: &DsaPoly) {
+    let round = _mm256_set1_epi32((1 << (D - 1)) - 1);
+    for i in 0..N / 8 {
+        let a = load(t, i);
+        let hi = _mm256_srai_epi32(_mm256_add_epi32(a, round), D as i32);
+        store(t1, i, hi);
+        store(t0, i, _mm256_sub_epi32(a, _mm256_slli_epi32(hi, D as i32)));
+    }
+}
+
+/// Decompose for γ2 = (q − 1)/32 (the reference code's arithmetic): (a1, a0).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn decompose32(a: __m256i) -> (__m256i, __m256i) {
+    let mut a1 = _mm256_srai_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(127)), 7);
+    // a1 < 2^16, so a1 · 1025 + 2^21 < 2^31.
+    a1 = _mm256_srai_epi32(
+        _mm256_add_epi32(
+            _mm256_mullo_epi32(a1, _mm256_set1_epi32(1025)),
+            _mm256_set1_epi32(1 << 21),
+        ),
+        22,
+    );
+    a1 = _mm256_and_si256(a1, _mm256_set1_epi32(15));
+    let mut a0 = _mm256_sub_epi32(a, _mm256_mullo_epi32(a1, _mm256_set1_epi32(2 * GAMMA2)));
+    let above = _mm256_srai_epi32(_mm256_sub_epi32(_mm256_set1_epi32((Q - 1) / 2), a0), 31);
+    a0 = _mm256_sub_epi32(a0, _mm256_and_si256(above, _mm256_set1_epi32(Q)));
+    (a1, a0)
+}
+
+#[target_feature(enable = "avx2")]
+fn decompose(w1: &mut DsaPoly, w0: &mut DsaPoly, w: &DsaPoly) {
+    for i in 0..N / 8 {
+        let (a1, a0) = decompose32(load(w, i));
+        store(w1, i, a1);
+        store(w0, i, a0);
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn make_hint(h: &mut DsaPoly, a0: &DsaPoly, a1: &DsaPoly) -> usize {
+    let g = _mm256_set1_epi32(GAMMA2);
+    let ng = _mm256_set1_epi32(-GAMMA2);
+    let zero = _mm256_setzero_si256();
+    let one = _mm256_set1_epi32(1);
+    let mut count = zero;
+    for i in 0..N / 8 {
+        let x = load(a0, i);
+        let y = load(a1, i);
+        let above = _mm256_cmpgt_epi32(x, g);
+        let below = _mm256_cmpgt_epi32(ng, x);
+        let at = _mm256_cmpeq_epi32(x, ng);
+        // `at` and not `y == 0`.
+        let at_nonzero = _mm256_andnot_si256(_mm256_cmpeq_epi32(y, zero), at);
+        let bit = _mm256_or_si256(_mm256_or_si256(above, below), at_nonzero);
+        store(h, i, _mm256_and_si256(bit, one));
+        count = _mm256_sub_epi32(count, bit);
+    }
+    hsum(count) as usize
+}
+
+/// The sum of the eight lanes (each small and non-negative here).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn hsum(v: __m256i) -> u32 {
+    let s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b01_00_11_10));
+    let s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0b10_11_00_01));
+    _mm_cvtsi128_si32(s) as u32
+}
+
+#[target_feature(enable = "avx2")]
+fn use_hint(w1: &mut DsaPoly, w: &DsaPoly, h: &DsaPoly) {
+    let one = _mm256_set1_epi32(1);
+    let two = _mm256_set1_epi32(2);
+    for i in 0..N / 8 {
+        let (a1, a0) = decompose32(load(w, i));
+        // +1 when a0 > 0, −1 otherwise; times the hint (0 or 1).
+        let positive = _mm256_cmpgt_epi32(a0, _mm256_setzero_si256());
+        let step = _mm256_sub_epi32(_mm256_and_si256(positive, two), one);
+        let delta = _mm256_sign_epi32(load(h, i), step);
+        let r = _mm256_and_si256(_mm256_add_epi32(a1, delta), _mm256_set1_epi32(15));
+        store(w1, i, r);
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn chk(p: &DsaPoly, bound: i32) -> bool {
+    let limit = _mm256_set1_epi32(bound - 1);
+    let mut bad = _mm256_setzero_si256();
+    for i in 0..N / 8 {
+        let abs = _mm256_abs_epi32(load(p, i));
+        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(abs, limit));
+    }
+    _mm256_testz_si256(bad, bad) == 0
+}
+
+// SAFETY (for every wrapper below): `Avx2` is only used through `dispatch::run!`, which
+// selects it only when the CPU has AVX2.
 impl DsaSimd for super::Avx2 {
-    portable_dsa_ops!();
+    #[inline(always)]
+    fn dsa_ntt(p: &mut DsaPoly) {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { ntt(p) }
+    }
+
+    #[inline(always)]
+    fn dsa_invntt_tomont(p: &mut DsaPoly) {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { invntt_tomont(p) }
+    }
+
+    #[inline(always)]
+    fn dsa_ntt_unpack(_p: &mut DsaPoly) {}
+
+    #[inline(always)]
+    fn dsa_pointwise_montgomery(r: &mut DsaPoly, a: &DsaPoly, b: &DsaPoly) {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { pointwise_montgomery(r, a, b) }
+    }
+
+    #[inline(always)]
+    fn dsa_pointwise_acc_montgomery(r: &mut DsaPoly, a: &[DsaPoly], b: &[DsaPoly]) {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { pointwise_acc_montgomery(r, a, b) }
+    }
+
+    #[inline(always)]
+    fn dsa_reduce(p: &mut DsaPoly) {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { reduce(p) }
+    }
+
+    #[inline(always)]
+    fn dsa_caddq(p: &mut DsaPoly) {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { caddq_poly(p) }
+    }
+
+    #[inline(always)]
+    fn dsa_add(r: &mut DsaPoly, a: &DsaPoly) {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { add(r, a) }
+    }
+
+    #[inline(always)]
+    fn dsa_sub(r: &mut DsaPoly, a: &DsaPoly) {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { sub(r, a) }
+    }
+
+    #[inline(always)]
+    fn dsa_shiftl(p: &mut DsaPoly) {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { shiftl(p) }
+    }
+
+    #[inline(always)]
+    fn dsa_power2round(t1: &mut DsaPoly, t0: &mut DsaPoly, t: &DsaPoly) {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { power2round(t1, t0, t) }
+    }
+
+    #[inline(always)]
+    fn dsa_decompose(w1: &mut DsaPoly, w0: &mut DsaPoly, w: &DsaPoly) {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { decompose(w1, w0, w) }
+    }
+
+    #[inline(always)]
+    fn dsa_make_hint(h: &mut DsaPoly, a0: &DsaPoly, a1: &DsaPoly) -> usize {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { make_hint(h, a0, a1) }
+    }
+
+    #[inline(always)]
+    fn dsa_use_hint(w1: &mut DsaPoly, w: &DsaPoly, h: &DsaPoly) {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { use_hint(w1, w, h) }
+    }
+
+    #[inline(always)]
+    fn dsa_chk(p: &DsaPoly, bound: i32) -> bool {
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { chk(p, bound) }
+    }
+
+    #[inline(always)]
+    fn dsa_rej_uniform(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize {
+        crate::portable::dsa::encode::rej_uniform(p, filled, bytes)
+    }
+
+    #[inline(always)]
+    fn dsa_rej_eta(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize {
+        crate::portable::dsa::encode::rej_eta(p, filled, bytes)
+    }
+
+    #[inline(always)]
+    fn dsa_pack_t1(p: &DsaPoly, out: &mut [u8; T1_BYTES]) {
+        crate::portable::dsa::encode::pack_t1(p, out);
+    }
+
+    #[inline(always)]
+    fn dsa_unpack_t1(p: &mut DsaPoly, bytes: &[u8; T1_BYTES]) {
+        crate::portable::dsa::encode::unpack_t1(p, bytes);
+    }
+
+    #[inline(always)]
+    fn dsa_pack_t0(p: &DsaPoly, out: &mut [u8; T0_BYTES]) {
+        crate::portable::dsa::encode::pack_t0(p, out);
+    }
+
+    #[inline(always)]
+    fn dsa_unpack_t0(p: &mut DsaPoly, bytes: &[u8; T0_BYTES]) {
+        crate::portable::dsa::encode::unpack_t0(p, bytes);
+    }
+
+    #[inline(always)]
+    fn dsa_pack_eta(p: &DsaPoly, out: &mut [u8; ETA_BYTES]) {
+        crate::portable::dsa::encode::pack_eta(p, out);
+    }
+
+    #[inline(always)]
+    fn dsa_unpack_eta(p: &mut DsaPoly, bytes: &[u8; ETA_BYTES]) -> bool {
+        crate::portable::dsa::encode::unpack_eta(p, bytes)
+    }
+
+    #[inline(always)]
+    fn dsa_pack_z(p: &DsaPoly, out: &mut [u8; Z_BYTES]) {
+        crate::portable::dsa::encode::pack_z(p, out);
+    }
+
+    #[inline(always)]
+    fn dsa_unpack_z(p: &mut DsaPoly, bytes: &[u8; Z_BYTES]) {
+        crate::portable::dsa::encode::unpack_z(p, bytes);
+    }
+
+    #[inline(always)]
+    fn dsa_pack_w1(p: &DsaPoly, out: &mut [u8; W1_BYTES]) {
+        crate::portable::dsa::encode::pack_w1(p, out);
+    }
 }

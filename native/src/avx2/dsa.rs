@@ -1,7 +1,9 @@
 //! `DsaSimd` (ML-DSA polynomial operations) on 8 × i32 vectors: the NTT and its inverse, the
-//! pointwise products and the element-wise arithmetic and rounding. Sampling and packing are
-//! still the portable functions; Keccak, and so the four-way ExpandA, ExpandS and ExpandMask,
-//! is this implementation's own through its `Simd` methods.
+//! pointwise products, the element-wise arithmetic and rounding, and RejNTTPoly's rejection
+//! step, BitUnpack of z and SimpleBitPack of w1. RejBoundedPoly's step and the other packing
+//! functions are still the portable ones; Keccak, and
+//! so the four-way ExpandA, ExpandS and ExpandMask, is this implementation's own through its
+//! `Simd` methods.
 //!
 //! # NTT-domain order
 //!
@@ -17,7 +19,7 @@
 //! product and of t·q are equal, so the high halves are subtracted directly).
 
 use crate::mldsa::ops::{
-    D, DsaPoly, DsaSimd, ETA_BYTES, GAMMA2, N, Q, T0_BYTES, T1_BYTES, W1_BYTES, Z_BYTES,
+    D, DsaPoly, DsaSimd, ETA_BYTES, GAMMA1, GAMMA2, N, Q, T0_BYTES, T1_BYTES, W1_BYTES, Z_BYTES,
 };
 use crate::portable::dsa::arith::{INVNTT_F, QINV, ZETAS};
 use core::arch::x86_64::*;
@@ -106,7 +108,12 @@ fn load_v8(v: &V8) -> __m256i {
 #[target_feature(enable = "avx2")]
 #[inline]
 fn load_all(p: &DsaPoly) -> [__m256i; 32] {
-    core::array::from_fn(|i| load(p, i))
+    // A plain loop: `array::from_fn`'s closure is not always inlined into this function.
+    let mut v = [_mm256_setzero_si256(); 32];
+    for (i, x) in v.iter_mut().enumerate() {
+        *x = load(p, i);
+    }
+    v
 }
 
 #[target_feature(enable = "avx2")]
@@ -433,6 +440,105 @@ fn chk(p: &DsaPoly, bound: i32) -> bool {
     _mm256_testz_si256(bad, bad) == 0
 }
 
+/// For each 8-bit mask of accepted lanes, the indices of those lanes in order (one byte each,
+/// the rest zero): the compaction `vpermd` of `rej_uniform`.
+static REJ_IDX: [u64; 256] = {
+    let mut t = [0u64; 256];
+    let mut m = 0;
+    while m < 256 {
+        let (mut k, mut lane) = (0, 0);
+        while lane < 8 {
+            if (m >> lane) & 1 == 1 {
+                t[m] |= (lane as u64) << (8 * k);
+                k += 1;
+            }
+            lane += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// RejNTTPoly's step on public data (the matrix seed): 24 bytes = eight 23-bit candidates
+/// per round, compared with q, the accepted ones moved to the front by a table-driven
+/// `vpermd` and stored at the running count. The tail (fewer than 32 bytes left, or fewer
+/// than 8 free coefficients) is the portable loop.
+#[target_feature(enable = "avx2")]
+fn rej_uniform(p: &mut DsaPoly, mut filled: usize, bytes: &[u8]) -> usize {
+    let spread = _mm256_setr_epi8(
+        0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1, 4, 5, 6, -1, 7, 8, 9, -1, 10, 11, 12,
+        -1, 13, 14, 15, -1,
+    );
+    let low23 = _mm256_set1_epi32(0x7f_ffff);
+    let q = _mm256_set1_epi32(Q);
+    let mut pos = 0;
+    while pos + 32 <= bytes.len() && filled + 8 <= N {
+        let s = &bytes[pos..pos + 32];
+        // SAFETY: `s` is 32 readable bytes; the load is unaligned.
+        let raw = unsafe { _mm256_loadu_si256(s.as_ptr().cast()) };
+        // Bytes 0..16 in the low lane, 8..24 in the high one; then 3 bytes per i32.
+        let v = _mm256_permute4x64_epi64(raw, 0b10_01_01_00);
+        let v = _mm256_and_si256(_mm256_shuffle_epi8(v, spread), low23);
+        let good = _mm256_cmpgt_epi32(q, v);
+        let mask = _mm256_movemask_ps(_mm256_castsi256_ps(good)) as usize;
+        let idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(REJ_IDX[mask] as i64));
+        let packed = _mm256_permutevar8x32_epi32(v, idx);
+        let out = &mut p.c[filled..filled + 8];
+        // SAFETY: `out` is 8 writable i32 values (32 bytes); the store is unaligned.
+        unsafe { _mm256_storeu_si256(out.as_mut_ptr().cast(), packed) };
+        filled += mask.count_ones() as usize;
+        pos += 24;
+    }
+    crate::portable::dsa::encode::rej_uniform(p, filled, &bytes[pos..])
+}
+
+/// BitUnpack(z, γ1 − 1, γ1): 20 bytes = eight 20-bit values per vector, gathered three bytes
+/// per lane by `vpshufb`, shifted by 0 or 4 bits, masked, and subtracted from γ1. The last
+/// vector's bytes are copied to a 32-byte buffer so that the load stays in bounds.
+#[target_feature(enable = "avx2")]
+fn unpack_z(p: &mut DsaPoly, bytes: &[u8; Z_BYTES]) {
+    let spread = _mm256_setr_epi8(
+        0, 1, 2, -1, 2, 3, 4, -1, 5, 6, 7, -1, 7, 8, 9, -1, 2, 3, 4, -1, 4, 5, 6, -1, 7, 8, 9, -1,
+        9, 10, 11, -1,
+    );
+    let shifts = _mm256_setr_epi32(0, 4, 0, 4, 0, 4, 0, 4);
+    let low20 = _mm256_set1_epi32(0xf_ffff);
+    let gamma1 = _mm256_set1_epi32(GAMMA1);
+    let mut last = [0u8; 32];
+    last[..20].copy_from_slice(&bytes[Z_BYTES - 20..]);
+    for i in 0..N / 8 {
+        let s = if i + 1 < N / 8 {
+            &bytes[20 * i..20 * i + 32]
+        } else {
+            &last[..]
+        };
+        // SAFETY: `s` is 32 readable bytes; the load is unaligned.
+        let raw = unsafe { _mm256_loadu_si256(s.as_ptr().cast()) };
+        // Bytes 0..16 in the low lane, 8..24 in the high one.
+        let v = _mm256_permute4x64_epi64(raw, 0b10_01_01_00);
+        let v = _mm256_srlv_epi32(_mm256_shuffle_epi8(v, spread), shifts);
+        store(p, i, _mm256_sub_epi32(gamma1, _mm256_and_si256(v, low20)));
+    }
+}
+
+/// SimpleBitPack(w1, 4 bits): 32 coefficients to 32 bytes (`vpackssdw`, `vpackuswb`, one
+/// `vpermd` back to order), then each pair of bytes to one (`vpmaddubsw` by 1 and 16).
+#[target_feature(enable = "avx2")]
+fn pack_w1(p: &DsaPoly, out: &mut [u8; W1_BYTES]) {
+    let order = _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7);
+    let weights = _mm256_set1_epi16(0x1001);
+    for i in 0..N / 32 {
+        let x = _mm256_packs_epi32(load(p, 4 * i), load(p, 4 * i + 1));
+        let y = _mm256_packs_epi32(load(p, 4 * i + 2), load(p, 4 * i + 3));
+        let b = _mm256_permutevar8x32_epi32(_mm256_packus_epi16(x, y), order);
+        let m = _mm256_maddubs_epi16(b, weights);
+        let m = _mm256_permute4x64_epi64(_mm256_packus_epi16(m, m), 0b00_00_10_00);
+        let o = &mut out[16 * i..16 * i + 16];
+        // SAFETY: `o` is 16 writable bytes; the store is unaligned.
+        unsafe { _mm_storeu_si128(o.as_mut_ptr().cast(), _mm256_castsi256_si128(m)) };
+    }
+}
+
 // SAFETY (for every wrapper below): `Avx2` is only used through `dispatch::run!`, which
 // selects it only when the CPU has AVX2.
 impl DsaSimd for super::Avx2 {
@@ -525,7 +631,8 @@ impl DsaSimd for super::Avx2 {
 
     #[inline(always)]
     fn dsa_rej_uniform(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize {
-        crate::portable::dsa::encode::rej_uniform(p, filled, bytes)
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { rej_uniform(p, filled, bytes) }
     }
 
     #[inline(always)]
@@ -570,11 +677,13 @@ impl DsaSimd for super::Avx2 {
 
     #[inline(always)]
     fn dsa_unpack_z(p: &mut DsaPoly, bytes: &[u8; Z_BYTES]) {
-        crate::portable::dsa::encode::unpack_z(p, bytes);
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { unpack_z(p, bytes) }
     }
 
     #[inline(always)]
     fn dsa_pack_w1(p: &DsaPoly, out: &mut [u8; W1_BYTES]) {
-        crate::portable::dsa::encode::pack_w1(p, out);
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { pack_w1(p, out) }
     }
 }

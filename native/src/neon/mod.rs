@@ -8,6 +8,7 @@
 
 mod arith;
 mod dsa;
+mod dsa_arith;
 mod encode;
 mod keccak;
 

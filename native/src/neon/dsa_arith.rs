@@ -1,0 +1,489 @@
+//! NEON arithmetic modulo q = 8380417 for ML-DSA, four coefficients per `int32x4_t`: the NTT,
+//! its inverse, the pointwise products and the element-wise and rounding operations.
+//!
+//! The NTT-domain order is the portable one (FIPS 204's), so `dsa_ntt_unpack` has nothing to
+//! do. Multiplications by the NTT's constants use the 32-bit form of the Barrett
+//! multiplication of Becker, Hwang, Kannwischer, Yang and Yang ("Neon NTT", TCHES 2022): for
+//! a constant z and its twist t = round(z · 2^31 / q), `a·z − sqrdmulh(a, t)·q` (mul,
+//! sqrdmulh, mls) is a·z mod q with |result| < q for any |a| < 2^31. The constants are the
+//! plain powers of ζ (not in Montgomery form), so the results are congruent to the portable
+//! ones. The pointwise products are Montgomery multiplications with the portable results
+//! exactly: sqdmulh(a, b) and sqdmulh(a·b·q^-1, q) have the same low halves, so half their
+//! difference (shsub) is (a·b − m·q) / 2^32.
+//!
+//! The NTT's last two layers (inverse: first two) work on 16 coefficients loaded with `ld4`,
+//! which puts coefficients 4l + i of the block into lane l of vector i: the pairs at distance
+//! 2 are then vectors (0, 2) and (1, 3), those at distance 1 vectors (0, 1) and (2, 3).
+
+use crate::mldsa::ops::{D, DsaPoly, GAMMA2, N, Q};
+use crate::portable::dsa::arith::QINV;
+use core::arch::aarch64::*;
+
+// ---------------------------------------------------------------------------------------
+// Constants.
+
+const fn pow_mod(base: i64, mut exp: u32) -> i64 {
+    let q = Q as i64;
+    let mut acc = 1i64;
+    let mut b = base.rem_euclid(q);
+    while exp > 0 {
+        if exp & 1 == 1 {
+            acc = acc * b % q;
+        }
+        b = b * b % q;
+        exp >>= 1;
+    }
+    acc
+}
+
+/// The representative of `a` mod q in (−q/2, q/2].
+const fn centered(a: i64) -> i32 {
+    let q = Q as i64;
+    let r = a.rem_euclid(q);
+    (if r > q / 2 { r - q } else { r }) as i32
+}
+
+const fn bitrev8(i: usize) -> u32 {
+    let mut r = 0;
+    let mut k = 0;
+    while k < 8 {
+        r |= ((i >> k) & 1) << (7 - k);
+        k += 1;
+    }
+    r as u32
+}
+
+/// ζ^BitRev8(k), plain, centered.
+const fn zeta(k: usize) -> i32 {
+    centered(pow_mod(1753, bitrev8(k)))
+}
+
+/// round(z · 2^31 / q), the Barrett twist of z (|z| <= q/2, so |twist| <= 2^30).
+const fn twist(z: i32) -> i32 {
+    let q = Q as i64;
+    ((z as i64 * (1i64 << 32) + q).div_euclid(2 * q)) as i32
+}
+
+/// A constant and its twist.
+#[derive(Clone, Copy)]
+struct Tw1 {
+    z: i32,
+    t: i32,
+}
+
+const fn tw1(z: i32) -> Tw1 {
+    Tw1 { z, t: twist(z) }
+}
+
+/// Four lanes of constants and their twists.
+#[derive(Clone, Copy)]
+#[repr(C, align(16))]
+struct Tw4 {
+    z: [i32; 4],
+    t: [i32; 4],
+}
+
+const fn tw4(z: [i32; 4]) -> Tw4 {
+    Tw4 {
+        z,
+        t: [twist(z[0]), twist(z[1]), twist(z[2]), twist(z[3])],
+    }
+}
+
+/// ζ_k for the forward layers of len 128 down to 4 (k = 1..64).
+const FWD: [Tw1; 64] = {
+    let mut out = [tw1(0); 64];
+    let mut k = 1;
+    while k < 64 {
+        out[k] = tw1(zeta(k));
+        k += 1;
+    }
+    out
+};
+
+/// Forward layers len 2 and len 1 for the 16-coefficient block g: [len 2, len 1 for vectors
+/// (0, 1), len 1 for vectors (2, 3)], lane l.
+const FWD_78: [[Tw4; 3]; 16] = {
+    let mut out = [[tw4([0; 4]); 3]; 16];
+    let mut g = 0;
+    while g < 16 {
+        let mut z = [[0i32; 4]; 3];
+        let mut l = 0;
+        while l < 4 {
+            z[0][l] = zeta(64 + 4 * g + l);
+            z[1][l] = zeta(128 + 8 * g + 2 * l);
+            z[2][l] = zeta(128 + 8 * g + 2 * l + 1);
+            l += 1;
+        }
+        out[g] = [tw4(z[0]), tw4(z[1]), tw4(z[2])];
+        g += 1;
+    }
+    out
+};
+
+/// Inverse layers len 1 and len 2 for the 16-coefficient block g: [len 1 for vectors (0, 1),
+/// len 1 for vectors (2, 3), len 2], lane l.
+const INV_12: [[Tw4; 3]; 16] = {
+    let mut out = [[tw4([0; 4]); 3]; 16];
+    let mut g = 0;
+    while g < 16 {
+        let mut z = [[0i32; 4]; 3];
+        let mut l = 0;
+        while l < 4 {
+            z[0][l] = zeta(255 - (8 * g + 2 * l));
+            z[1][l] = zeta(255 - (8 * g + 2 * l + 1));
+            z[2][l] = zeta(127 - (4 * g + l));
+            l += 1;
+        }
+        out[g] = [tw4(z[0]), tw4(z[1]), tw4(z[2])];
+        g += 1;
+    }
+    out
+};
+
+/// R / 256 mod q: with the plain constants, the inverse NTT's scaling by 256^-1 and its
+/// factor R (the portable INVNTT_F without one R).
+const F: i32 = centered(pow_mod(2, 32) * pow_mod(256, Q as u32 - 2));
+
+/// The inverse layer len 128 merged with the scaling: sums times F, differences times ζ_1·F.
+const INV_LAST: [Tw1; 2] = [tw1(F), tw1(centered(zeta(1) as i64 * F as i64))];
+
+// ---------------------------------------------------------------------------------------
+// Helpers.
+
+#[inline(always)]
+fn load(c: &[i32]) -> int32x4_t {
+    let c: &[i32; 4] = c[..4].try_into().expect("4 coefficients");
+    // SAFETY: reads 4 i32 from a reference to 4 i32; NEON is baseline on aarch64.
+    unsafe { vld1q_s32(c.as_ptr()) }
+}
+
+#[inline(always)]
+fn store(c: &mut [i32], v: int32x4_t) {
+    let c: &mut [i32; 4] = (&mut c[..4]).try_into().expect("4 coefficients");
+    // SAFETY: writes 4 i32 through a reference to 4 i32; NEON is baseline on aarch64.
+    unsafe { vst1q_s32(c.as_mut_ptr(), v) }
+}
+
+#[inline(always)]
+fn dup(x: i32) -> int32x4_t {
+    // SAFETY: NEON is baseline on aarch64.
+    unsafe { vdupq_n_s32(x) }
+}
+
+#[inline(always)]
+fn load_tw(t: &Tw4) -> (int32x4_t, int32x4_t) {
+    (load(&t.z), load(&t.t))
+}
+
+/// a · z mod q for per-lane constants z (twists t); |result| < q for |a| < 2^31.
+#[inline(always)]
+fn bmul(a: int32x4_t, z: int32x4_t, t: int32x4_t) -> int32x4_t {
+    // SAFETY: NEON is baseline on aarch64.
+    unsafe {
+        let h = vqrdmulhq_s32(a, t);
+        let l = vmulq_s32(a, z);
+        vmlsq_s32(l, h, vdupq_n_s32(Q))
+    }
+}
+
+/// Cooley-Tukey butterfly: (a + b·z, a − b·z).
+#[inline(always)]
+fn ct(a: int32x4_t, b: int32x4_t, z: int32x4_t, t: int32x4_t) -> (int32x4_t, int32x4_t) {
+    let m = bmul(b, z, t);
+    // SAFETY: NEON is baseline on aarch64.
+    unsafe { (vaddq_s32(a, m), vsubq_s32(a, m)) }
+}
+
+/// Gentleman-Sande butterfly: (a + b, (b − a)·z).
+#[inline(always)]
+fn gs(a: int32x4_t, b: int32x4_t, z: int32x4_t, t: int32x4_t) -> (int32x4_t, int32x4_t) {
+    // SAFETY: NEON is baseline on aarch64.
+    let (s, d) = unsafe { (vaddq_s32(a, b), vsubq_s32(b, a)) };
+    (s, bmul(d, z, t))
+}
+
+/// a · b · 2^-32 mod q, exactly the portable `montgomery_reduce(a · b)`, for |a·b| < q·2^31.
+#[inline(always)]
+fn montmul(a: int32x4_t, b: int32x4_t) -> int32x4_t {
+    // SAFETY: NEON is baseline on aarch64.
+    unsafe {
+        let hi = vqdmulhq_s32(a, b);
+        let m = vmulq_s32(vmulq_s32(a, b), vdupq_n_s32(QINV));
+        let t = vqdmulhq_s32(m, vdupq_n_s32(Q));
+        vhsubq_s32(hi, t)
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// NTT.
+
+pub(super) fn ntt(p: &mut DsaPoly) {
+    let a = &mut p.c;
+    // Layers len 128 to 4, two at a time (len and len/2 on four vectors at distance len/2),
+    // where block b of the layer len uses ζ_(128/len + b).
+    let mut len = 128;
+    while len >= 8 {
+        let k = N / (2 * len);
+        let h = len / 2;
+        for b in 0..k {
+            let start = 2 * len * b;
+            let (z0, t0) = (dup(FWD[k + b].z), dup(FWD[k + b].t));
+            let k1 = 2 * (k + b);
+            let (z1, t1) = (dup(FWD[k1].z), dup(FWD[k1].t));
+            let (z2, t2) = (dup(FWD[k1 + 1].z), dup(FWD[k1 + 1].t));
+            for j in (start..start + h).step_by(4) {
+                let (x0, x1) = (load(&a[j..]), load(&a[j + h..]));
+                let (x2, x3) = (load(&a[j + len..]), load(&a[j + len + h..]));
+                let (x0, x2) = ct(x0, x2, z0, t0);
+                let (x1, x3) = ct(x1, x3, z0, t0);
+                let (x0, x1) = ct(x0, x1, z1, t1);
+                let (x2, x3) = ct(x2, x3, z2, t2);
+                store(&mut a[j..], x0);
+                store(&mut a[j + h..], x1);
+                store(&mut a[j + len..], x2);
+                store(&mut a[j + len + h..], x3);
+            }
+        }
+        len >>= 2;
+    }
+    // Layers len 2 and 1 on de-interleaved 16-coefficient blocks.
+    for (g, tw) in FWD_78.iter().enumerate() {
+        let block: &mut [i32; 16] = (&mut a[16 * g..16 * g + 16]).try_into().expect("16");
+        // SAFETY: reads 16 i32 from a reference to 16 i32; NEON is baseline on aarch64.
+        let v = unsafe { vld4q_s32(block.as_ptr()) };
+        let (z, t) = load_tw(&tw[0]);
+        let (x0, x2) = ct(v.0, v.2, z, t);
+        let (x1, x3) = ct(v.1, v.3, z, t);
+        let (z, t) = load_tw(&tw[1]);
+        let (x0, x1) = ct(x0, x1, z, t);
+        let (z, t) = load_tw(&tw[2]);
+        let (x2, x3) = ct(x2, x3, z, t);
+        // SAFETY: writes 16 i32 through a reference to 16 i32; NEON is baseline on aarch64.
+        unsafe { vst4q_s32(block.as_mut_ptr(), int32x4x4_t(x0, x1, x2, x3)) };
+    }
+}
+
+pub(super) fn invntt_tomont(p: &mut DsaPoly) {
+    let a = &mut p.c;
+    // Layers len 1 and 2 on de-interleaved 16-coefficient blocks.
+    for (g, tw) in INV_12.iter().enumerate() {
+        let block: &mut [i32; 16] = (&mut a[16 * g..16 * g + 16]).try_into().expect("16");
+        // SAFETY: reads 16 i32 from a reference to 16 i32; NEON is baseline on aarch64.
+        let v = unsafe { vld4q_s32(block.as_ptr()) };
+        let (z, t) = load_tw(&tw[0]);
+        let (x0, x1) = gs(v.0, v.1, z, t);
+        let (z, t) = load_tw(&tw[1]);
+        let (x2, x3) = gs(v.2, v.3, z, t);
+        let (z, t) = load_tw(&tw[2]);
+        let (x0, x2) = gs(x0, x2, z, t);
+        let (x1, x3) = gs(x1, x3, z, t);
+        // SAFETY: writes 16 i32 through a reference to 16 i32; NEON is baseline on aarch64.
+        unsafe { vst4q_s32(block.as_mut_ptr(), int32x4x4_t(x0, x1, x2, x3)) };
+    }
+    // Layers len 4 to 64, two at a time (len, 2·len) on four vectors at distance len, where
+    // block b of the layer len uses ζ_(256/len − 1 − b).
+    let mut len = 4;
+    while len <= 32 {
+        let big = 4 * len;
+        for b in 0..N / big {
+            let start = big * b;
+            // The two blocks of layer len, then the one of layer 2·len.
+            let kb = N / len - 1 - 2 * b;
+            let (z0, t0) = (dup(FWD[kb].z), dup(FWD[kb].t));
+            let (z1, t1) = (dup(FWD[kb - 1].z), dup(FWD[kb - 1].t));
+            let k2 = N / (2 * len) - 1 - b;
+            let (z2, t2) = (dup(FWD[k2].z), dup(FWD[k2].t));
+            for j in (start..start + len).step_by(4) {
+                let (x0, x1) = (load(&a[j..]), load(&a[j + len..]));
+                let (x2, x3) = (load(&a[j + 2 * len..]), load(&a[j + 3 * len..]));
+                let (x0, x1) = gs(x0, x1, z0, t0);
+                let (x2, x3) = gs(x2, x3, z1, t1);
+                let (x0, x2) = gs(x0, x2, z2, t2);
+                let (x1, x3) = gs(x1, x3, z2, t2);
+                store(&mut a[j..], x0);
+                store(&mut a[j + len..], x1);
+                store(&mut a[j + 2 * len..], x2);
+                store(&mut a[j + 3 * len..], x3);
+            }
+        }
+        len *= 4;
+    }
+    // Layer len 64 alone, then len 128 merged with the scaling.
+    debug_assert_eq!(len, 64);
+    for b in 0..2 {
+        let start = 128 * b;
+        let k = 3 - b;
+        let (z, t) = (dup(FWD[k].z), dup(FWD[k].t));
+        for j in (start..start + 64).step_by(4) {
+            let (x, y) = gs(load(&a[j..]), load(&a[j + 64..]), z, t);
+            store(&mut a[j..], x);
+            store(&mut a[j + 64..], y);
+        }
+    }
+    let (fz, ft) = (dup(INV_LAST[0].z), dup(INV_LAST[0].t));
+    let (gz, gt) = (dup(INV_LAST[1].z), dup(INV_LAST[1].t));
+    for j in (0..128).step_by(4) {
+        let (x, y) = gs(load(&a[j..]), load(&a[j + 128..]), gz, gt);
+        store(&mut a[j..], bmul(x, fz, ft));
+        store(&mut a[j + 128..], y);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Pointwise products.
+
+pub(super) fn pointwise_montgomery(r: &mut DsaPoly, a: &DsaPoly, b: &DsaPoly) {
+    for i in (0..N).step_by(4) {
+        store(&mut r.c[i..], montmul(load(&a.c[i..]), load(&b.c[i..])));
+    }
+}
+
+pub(super) fn pointwise_acc_montgomery(r: &mut DsaPoly, a: &[DsaPoly], b: &[DsaPoly]) {
+    assert_eq!(a.len(), b.len());
+    for i in (0..N).step_by(4) {
+        let mut acc = dup(0);
+        for (x, y) in a.iter().zip(b) {
+            let m = montmul(load(&x.c[i..]), load(&y.c[i..]));
+            // SAFETY: NEON is baseline on aarch64.
+            acc = unsafe { vaddq_s32(acc, m) };
+        }
+        store(&mut r.c[i..], acc);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Element-wise operations.
+
+#[inline(always)]
+fn map(p: &mut DsaPoly, f: impl Fn(int32x4_t) -> int32x4_t) {
+    for i in (0..N).step_by(4) {
+        let v = f(load(&p.c[i..]));
+        store(&mut p.c[i..], v);
+    }
+}
+
+#[inline(always)]
+fn map2(r: &mut DsaPoly, a: &DsaPoly, f: impl Fn(int32x4_t, int32x4_t) -> int32x4_t) {
+    for i in (0..N).step_by(4) {
+        let v = f(load(&r.c[i..]), load(&a.c[i..]));
+        store(&mut r.c[i..], v);
+    }
+}
+
+pub(super) fn reduce(p: &mut DsaPoly) {
+    // t = (a + 2^22) >> 23 (the rounding shift, computed without overflow), a − t·q.
+    // SAFETY: NEON is baseline on aarch64.
+    map(p, |a| unsafe { vmlsq_s32(a, vrshrq_n_s32::<23>(a), vdupq_n_s32(Q)) });
+}
+
+#[inline(always)]
+fn caddq(a: int32x4_t) -> int32x4_t {
+    // SAFETY: NEON is baseline on aarch64.
+    unsafe { vaddq_s32(a, vandq_s32(vshrq_n_s32::<31>(a), vdupq_n_s32(Q))) }
+}
+
+pub(super) fn caddq_poly(p: &mut DsaPoly) {
+    map(p, caddq);
+}
+
+pub(super) fn add(r: &mut DsaPoly, a: &DsaPoly) {
+    // SAFETY: NEON is baseline on aarch64.
+    map2(r, a, |x, y| unsafe { vaddq_s32(x, y) });
+}
+
+pub(super) fn sub(r: &mut DsaPoly, a: &DsaPoly) {
+    // SAFETY: NEON is baseline on aarch64.
+    map2(r, a, |x, y| unsafe { vsubq_s32(x, y) });
+}
+
+pub(super) fn shiftl(p: &mut DsaPoly) {
+    // SAFETY: NEON is baseline on aarch64.
+    map(p, |a| unsafe { vshlq_n_s32::<{ D as i32 }>(a) });
+}
+
+pub(super) fn power2round(t1: &mut DsaPoly, t0: &mut DsaPoly, t: &DsaPoly) {
+    for i in (0..N).step_by(4) {
+        let a = load(&t.c[i..]);
+        // SAFETY: NEON is baseline on aarch64.
+        let (hi, lo) = unsafe {
+            let hi = vshrq_n_s32::<{ D as i32 }>(vaddq_s32(a, vdupq_n_s32((1 << (D - 1)) - 1)));
+            (hi, vsubq_s32(a, vshlq_n_s32::<{ D as i32 }>(hi)))
+        };
+        store(&mut t1.c[i..], hi);
+        store(&mut t0.c[i..], lo);
+    }
+}
+
+/// Decompose for γ2 = (q − 1)/32, the portable `decompose32` on four lanes.
+#[inline(always)]
+fn decompose4(a: int32x4_t) -> (int32x4_t, int32x4_t) {
+    // SAFETY: NEON is baseline on aarch64.
+    unsafe {
+        let a1 = vshrq_n_s32::<7>(vaddq_s32(a, vdupq_n_s32(127)));
+        // (a1 · 1025 + 2^21) >> 22.
+        let a1 = vrshrq_n_s32::<22>(vmulq_s32(a1, vdupq_n_s32(1025)));
+        let a1 = vandq_s32(a1, vdupq_n_s32(15));
+        let a0 = vmlsq_s32(a, a1, vdupq_n_s32(2 * GAMMA2));
+        // a0 − q where a0 > (q − 1)/2.
+        let big = vcgtq_s32(a0, vdupq_n_s32((Q - 1) / 2));
+        let a0 = vsubq_s32(a0, vandq_s32(vreinterpretq_s32_u32(big), vdupq_n_s32(Q)));
+        (a1, a0)
+    }
+}
+
+pub(super) fn decompose(w1: &mut DsaPoly, w0: &mut DsaPoly, w: &DsaPoly) {
+    for i in (0..N).step_by(4) {
+        let (a1, a0) = decompose4(load(&w.c[i..]));
+        store(&mut w1.c[i..], a1);
+        store(&mut w0.c[i..], a0);
+    }
+}
+
+pub(super) fn make_hint(h: &mut DsaPoly, a0: &DsaPoly, a1: &DsaPoly) -> usize {
+    // SAFETY: NEON is baseline on aarch64.
+    unsafe {
+        let mut count = vdupq_n_u32(0);
+        for i in (0..N).step_by(4) {
+            let (x, y) = (load(&a0.c[i..]), load(&a1.c[i..]));
+            // x > γ2, x < −γ2, or x = −γ2 and y ≠ 0: all-ones masks.
+            let above = vcgtq_s32(x, vdupq_n_s32(GAMMA2));
+            let below = vcltq_s32(x, vdupq_n_s32(-GAMMA2));
+            let at = vandq_u32(vceqq_s32(x, vdupq_n_s32(-GAMMA2)), vtstq_s32(y, y));
+            let m = vorrq_u32(vorrq_u32(above, below), at);
+            let bit = vshrq_n_u32::<31>(m);
+            count = vaddq_u32(count, bit);
+            store(&mut h.c[i..], vreinterpretq_s32_u32(bit));
+        }
+        vaddvq_u32(count) as usize
+    }
+}
+
+pub(super) fn use_hint(w1: &mut DsaPoly, w: &DsaPoly, h: &DsaPoly) {
+    for i in (0..N).step_by(4) {
+        let (a1, a0) = decompose4(load(&w.c[i..]));
+        let hv = load(&h.c[i..]);
+        // SAFETY: NEON is baseline on aarch64.
+        let r = unsafe {
+            // Step +1 where a0 > 0, −1 otherwise: −(2·mask + 1) for the mask a0 > 0.
+            let pos = vreinterpretq_s32_u32(vcgtzq_s32(a0));
+            let step = vnegq_s32(vaddq_s32(vaddq_s32(pos, pos), vdupq_n_s32(1)));
+            vandq_s32(vmlaq_s32(a1, hv, step), vdupq_n_s32(15))
+        };
+        store(&mut w1.c[i..], r);
+    }
+}
+
+pub(super) fn chk(p: &DsaPoly, bound: i32) -> bool {
+    // SAFETY: NEON is baseline on aarch64.
+    unsafe {
+        let b = vdupq_n_s32(bound);
+        let mut bad = vdupq_n_u32(0);
+        for i in (0..N).step_by(4) {
+            // |c| fits: reduced inputs are far from i32::MIN.
+            let abs = vabsq_s32(load(&p.c[i..]));
+            bad = vorrq_u32(bad, vcgeq_s32(abs, b));
+        }
+        vmaxvq_u32(bad) != 0
+    }
+}

@@ -10,7 +10,7 @@
 //! The FIPS 204 order (the portable one), so `dsa_ntt_unpack` does nothing and every result
 //! is bit-for-bit the portable one. A polynomial is 32 vectors v[0..32] of 8 coefficients.
 //! The levels at distances 128..8 coefficients (16..1 vectors) are butterflies between whole
-//! vectors with one broadcast twiddle. For the last three levels (distances 4, 2, 1) each
+//! vectors with one broadcast twiddle, in two passes of eight vectors held in registers. For the last three levels (distances 4, 2, 1) each
 //! group of 8 vectors is transposed as an 8 × 8 matrix, so that those become butterflies
 //! between whole vectors too, with one twiddle per lane, and then transposed back.
 //!
@@ -105,25 +105,6 @@ fn load_v8(v: &V8) -> __m256i {
     unsafe { _mm256_load_si256(v.0.as_ptr().cast()) }
 }
 
-#[target_feature(enable = "avx2")]
-#[inline]
-fn load_all(p: &DsaPoly) -> [__m256i; 32] {
-    // A plain loop: `array::from_fn`'s closure is not always inlined into this function.
-    let mut v = [_mm256_setzero_si256(); 32];
-    for (i, x) in v.iter_mut().enumerate() {
-        *x = load(p, i);
-    }
-    v
-}
-
-#[target_feature(enable = "avx2")]
-#[inline]
-fn store_all(p: &mut DsaPoly, v: &[__m256i; 32]) {
-    for (i, x) in v.iter().enumerate() {
-        store(p, i, *x);
-    }
-}
-
 /// `montgomery_reduce(a · b)` in every lane, for |a · b| < q · 2^31.
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -192,79 +173,136 @@ fn gs(v: &mut [__m256i], j: usize, k: usize, z: __m256i) {
     v[k] = montmul(z, _mm256_sub_epi32(t, v[k]));
 }
 
+/// Eight vectors `p[first + step·k]`, k = 0..8.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn load8(p: &DsaPoly, first: usize, step: usize) -> [__m256i; 8] {
+    let mut w = [_mm256_setzero_si256(); 8];
+    for (k, x) in w.iter_mut().enumerate() {
+        *x = load(p, first + step * k);
+    }
+    w
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn store8(p: &mut DsaPoly, first: usize, step: usize, w: &[__m256i; 8]) {
+    for (k, x) in w.iter().enumerate() {
+        store(p, first + step * k, *x);
+    }
+}
+
+/// Two passes of eight vectors each held in registers: first the levels at distances 16, 8,
+/// 4 vectors on the vectors o + 4k (k = 0..8), then per group of eight consecutive vectors
+/// the levels at distances 2 and 1 vector and, transposed, the three in-vector levels.
 #[target_feature(enable = "avx2")]
 fn ntt(p: &mut DsaPoly) {
-    let mut v = load_all(p);
-    // Distances 16..1 vectors (128..8 coefficients): block b uses ZETAS[128/len + b].
-    let mut dist = 16;
-    while dist > 0 {
-        let blocks = 16 / dist;
-        for b in 0..blocks {
-            let z = _mm256_set1_epi32(zeta(true, 8 * dist, b));
-            for j in 2 * dist * b..2 * dist * b + dist {
-                ct(&mut v, j, j + dist, z);
+    for o in 0..4 {
+        let mut w = load8(p, o, 4);
+        // Vector o + 4k is in block 0, k / 4, k / 2 at distances 16, 8, 4.
+        let z = _mm256_set1_epi32(zeta(true, 128, 0));
+        for k in 0..4 {
+            ct(&mut w, k, k + 4, z);
+        }
+        for h in 0..2 {
+            let z = _mm256_set1_epi32(zeta(true, 64, h));
+            for k in 4 * h..4 * h + 2 {
+                ct(&mut w, k, k + 2, z);
             }
         }
-        dist >>= 1;
+        for h in 0..4 {
+            let z = _mm256_set1_epi32(zeta(true, 32, h));
+            ct(&mut w, 2 * h, 2 * h + 1, z);
+        }
+        store8(p, o, 4, &w);
     }
-    for (g, w) in v.chunks_exact_mut(8).enumerate() {
-        transpose8(w);
+    for g in 0..4 {
+        let mut w = load8(p, 8 * g, 1);
+        for h in 0..2 {
+            let z = _mm256_set1_epi32(zeta(true, 16, 2 * g + h));
+            for k in 4 * h..4 * h + 2 {
+                ct(&mut w, k, k + 2, z);
+            }
+        }
+        for h in 0..4 {
+            let z = _mm256_set1_epi32(zeta(true, 8, 4 * g + h));
+            ct(&mut w, 2 * h, 2 * h + 1, z);
+        }
+        transpose8(&mut w);
         let z = load_v8(&FWD.l4[g]);
         for j in 0..4 {
-            ct(w, j, j + 4, z);
+            ct(&mut w, j, j + 4, z);
         }
         for h in 0..2 {
             let z = load_v8(&FWD.l2[g][h]);
             for j in 4 * h..4 * h + 2 {
-                ct(w, j, j + 2, z);
+                ct(&mut w, j, j + 2, z);
             }
         }
         for h in 0..4 {
             let z = load_v8(&FWD.l1[g][h]);
-            ct(w, 2 * h, 2 * h + 1, z);
+            ct(&mut w, 2 * h, 2 * h + 1, z);
         }
-        transpose8(w);
+        transpose8(&mut w);
+        store8(p, 8 * g, 1, &w);
     }
-    store_all(p, &v);
 }
 
+/// The forward passes reversed, with the final scaling by `INVNTT_F` in the second.
 #[target_feature(enable = "avx2")]
 fn invntt_tomont(p: &mut DsaPoly) {
-    let mut v = load_all(p);
-    for (g, w) in v.chunks_exact_mut(8).enumerate() {
-        transpose8(w);
+    for g in 0..4 {
+        let mut w = load8(p, 8 * g, 1);
+        transpose8(&mut w);
         for h in 0..4 {
             let z = load_v8(&INV.l1[g][h]);
-            gs(w, 2 * h, 2 * h + 1, z);
+            gs(&mut w, 2 * h, 2 * h + 1, z);
         }
         for h in 0..2 {
             let z = load_v8(&INV.l2[g][h]);
             for j in 4 * h..4 * h + 2 {
-                gs(w, j, j + 2, z);
+                gs(&mut w, j, j + 2, z);
             }
         }
         let z = load_v8(&INV.l4[g]);
         for j in 0..4 {
-            gs(w, j, j + 4, z);
+            gs(&mut w, j, j + 4, z);
         }
-        transpose8(w);
-    }
-    let mut dist = 1;
-    while dist <= 16 {
-        let blocks = 16 / dist;
-        for b in 0..blocks {
-            let z = _mm256_set1_epi32(zeta(false, 8 * dist, b));
-            for j in 2 * dist * b..2 * dist * b + dist {
-                gs(&mut v, j, j + dist, z);
+        transpose8(&mut w);
+        for h in 0..4 {
+            let z = _mm256_set1_epi32(zeta(false, 8, 4 * g + h));
+            gs(&mut w, 2 * h, 2 * h + 1, z);
+        }
+        for h in 0..2 {
+            let z = _mm256_set1_epi32(zeta(false, 16, 2 * g + h));
+            for k in 4 * h..4 * h + 2 {
+                gs(&mut w, k, k + 2, z);
             }
         }
-        dist <<= 1;
+        store8(p, 8 * g, 1, &w);
     }
     let f = _mm256_set1_epi32(INVNTT_F);
-    for x in v.iter_mut() {
-        *x = montmul(f, *x);
+    for o in 0..4 {
+        let mut w = load8(p, o, 4);
+        for h in 0..4 {
+            let z = _mm256_set1_epi32(zeta(false, 32, h));
+            gs(&mut w, 2 * h, 2 * h + 1, z);
+        }
+        for h in 0..2 {
+            let z = _mm256_set1_epi32(zeta(false, 64, h));
+            for k in 4 * h..4 * h + 2 {
+                gs(&mut w, k, k + 2, z);
+            }
+        }
+        let z = _mm256_set1_epi32(zeta(false, 128, 0));
+        for k in 0..4 {
+            gs(&mut w, k, k + 4, z);
+        }
+        for x in w.iter_mut() {
+            *x = montmul(f, *x);
+        }
+        store8(p, o, 4, &w);
     }
-    store_all(p, &v);
 }
 
 #[target_feature(enable = "avx2")]

@@ -1,7 +1,7 @@
 //! `DsaSimd` (ML-DSA polynomial operations) on 8 × i32 vectors: the NTT and its inverse, the
 //! pointwise products, the element-wise arithmetic and rounding, and RejNTTPoly's rejection
-//! step, BitUnpack of z and SimpleBitPack of w1. RejBoundedPoly's step and the other packing
-//! functions are still the portable ones; Keccak, and
+//! step, the unpacking of z, t1, t0 and s and SimpleBitPack of w1. RejBoundedPoly's step and
+//! the other packing functions are still the portable ones; Keccak, and
 //! so the four-way ExpandA, ExpandS and ExpandMask, is this implementation's own through its
 //! `Simd` methods.
 //!
@@ -19,7 +19,8 @@
 //! product and of t·q are equal, so the high halves are subtracted directly).
 
 use crate::mldsa::ops::{
-    D, DsaPoly, DsaSimd, ETA_BYTES, GAMMA1, GAMMA2, N, Q, T0_BYTES, T1_BYTES, W1_BYTES, Z_BYTES,
+    D, DsaPoly, DsaSimd, ETA, ETA_BYTES, GAMMA1, GAMMA2, N, Q, T0_BYTES, T1_BYTES, W1_BYTES,
+    Z_BYTES,
 };
 use crate::portable::dsa::arith::{INVNTT_F, QINV, ZETAS};
 use core::arch::x86_64::*;
@@ -577,6 +578,81 @@ fn pack_w1(p: &DsaPoly, out: &mut [u8; W1_BYTES]) {
     }
 }
 
+/// For `BITS`-bit values packed little-endian, eight per `BITS` bytes: the `vpshufb` indices
+/// that gather the four bytes holding value i into lane i (the same 16 bytes are in both
+/// 128-bit lanes), and the right shift that then aligns it.
+struct Unpack8 {
+    bytes: [i8; 32],
+    shifts: [i32; 8],
+}
+
+const fn unpack8(bits: usize) -> Unpack8 {
+    let mut u = Unpack8 {
+        bytes: [0; 32],
+        shifts: [0; 8],
+    };
+    let mut i = 0;
+    while i < 8 {
+        let start = bits * i / 8;
+        let mut k = 0;
+        while k < 4 {
+            u.bytes[4 * (i % 4) + k + 16 * (i / 4)] = (start + k) as i8;
+            k += 1;
+        }
+        u.shifts[i] = (bits * i % 8) as i32;
+        i += 1;
+    }
+    u
+}
+
+/// Unpacks 256 `BITS`-bit values (BITS <= 13, so value i lies in bytes BITS·i/8 .. +4 of its
+/// group's 16) and passes each vector of eight to `put(index, values)`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn unpack_bits<const BITS: usize>(bytes: &[u8], mut put: impl FnMut(usize, __m256i)) {
+    const { assert!(BITS <= 13) };
+    let u = const { unpack8(BITS) };
+    // SAFETY: `u.bytes` is 32 readable bytes; the load is unaligned.
+    let spread = unsafe { _mm256_loadu_si256(u.bytes.as_ptr().cast()) };
+    // SAFETY: `u.shifts` is 8 readable i32 values; the load is unaligned.
+    let shifts = unsafe { _mm256_loadu_si256(u.shifts.as_ptr().cast()) };
+    let mask = _mm256_set1_epi32((1 << BITS) - 1);
+    // A copy with 16 bytes of slack, so that every group's 16-byte load is in bounds.
+    let mut buf = [0u8; 32 * 13 + 16];
+    buf[..bytes.len()].copy_from_slice(bytes);
+    for i in 0..N / 8 {
+        let s = &buf[BITS * i..BITS * i + 16];
+        // SAFETY: `s` is 16 readable bytes; the load is unaligned.
+        let raw = unsafe { _mm_loadu_si128(s.as_ptr().cast()) };
+        let v = _mm256_shuffle_epi8(_mm256_broadcastsi128_si256(raw), spread);
+        put(i, _mm256_and_si256(_mm256_srlv_epi32(v, shifts), mask));
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn unpack_t1(p: &mut DsaPoly, bytes: &[u8; T1_BYTES]) {
+    unpack_bits::<10>(bytes, |i, v| store(p, i, v));
+}
+
+#[target_feature(enable = "avx2")]
+fn unpack_t0(p: &mut DsaPoly, bytes: &[u8; T0_BYTES]) {
+    let half = _mm256_set1_epi32(1 << (D - 1));
+    unpack_bits::<13>(bytes, |i, v| store(p, i, _mm256_sub_epi32(half, v)));
+}
+
+/// η − v for each half-byte v; the flag from whether any v > 2η, with no branch on values.
+#[target_feature(enable = "avx2")]
+fn unpack_eta(p: &mut DsaPoly, bytes: &[u8; ETA_BYTES]) -> bool {
+    let eta = _mm256_set1_epi32(ETA);
+    let two_eta = _mm256_set1_epi32(2 * ETA);
+    let mut over = _mm256_setzero_si256();
+    unpack_bits::<4>(bytes, |i, v| {
+        over = _mm256_or_si256(over, _mm256_cmpgt_epi32(v, two_eta));
+        store(p, i, _mm256_sub_epi32(eta, v));
+    });
+    _mm256_testz_si256(over, over) != 0
+}
+
 // SAFETY (for every wrapper below): `Avx2` is only used through `dispatch::run!`, which
 // selects it only when the CPU has AVX2.
 impl DsaSimd for super::Avx2 {
@@ -685,7 +761,8 @@ impl DsaSimd for super::Avx2 {
 
     #[inline(always)]
     fn dsa_unpack_t1(p: &mut DsaPoly, bytes: &[u8; T1_BYTES]) {
-        crate::portable::dsa::encode::unpack_t1(p, bytes);
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { unpack_t1(p, bytes) }
     }
 
     #[inline(always)]
@@ -695,7 +772,8 @@ impl DsaSimd for super::Avx2 {
 
     #[inline(always)]
     fn dsa_unpack_t0(p: &mut DsaPoly, bytes: &[u8; T0_BYTES]) {
-        crate::portable::dsa::encode::unpack_t0(p, bytes);
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { unpack_t0(p, bytes) }
     }
 
     #[inline(always)]
@@ -705,7 +783,8 @@ impl DsaSimd for super::Avx2 {
 
     #[inline(always)]
     fn dsa_unpack_eta(p: &mut DsaPoly, bytes: &[u8; ETA_BYTES]) -> bool {
-        crate::portable::dsa::encode::unpack_eta(p, bytes)
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { unpack_eta(p, bytes) }
     }
 
     #[inline(always)]

@@ -1,9 +1,8 @@
 //! `DsaSimd` (ML-DSA polynomial operations) on 8 × i32 vectors: the NTT and its inverse, the
 //! pointwise products, the element-wise arithmetic and rounding, and RejNTTPoly's rejection
-//! step, the unpacking of z, t1, t0 and s and SimpleBitPack of w1. RejBoundedPoly's step and
-//! the other packing functions are still the portable ones; Keccak, and
-//! so the four-way ExpandA, ExpandS and ExpandMask, is this implementation's own through its
-//! `Simd` methods.
+//! step, and the packing except BitPack of z. RejBoundedPoly's step and BitPack of z are still
+//! the portable functions; Keccak, and so the four-way ExpandA, ExpandS and ExpandMask, is
+//! this implementation's own through its `Simd` methods.
 //!
 //! # NTT-domain order
 //!
@@ -653,6 +652,48 @@ fn unpack_eta(p: &mut DsaPoly, bytes: &[u8; ETA_BYTES]) -> bool {
     _mm256_testz_si256(over, over) != 0
 }
 
+/// Packs 256 values of `BITS` bits (BITS <= 13, values already in range), eight per
+/// `BITS` bytes, given as vectors by `get(index)`: adjacent lanes merged to 2·BITS bits per
+/// 64-bit lane, adjacent 64-bit lanes to 4·BITS <= 52 bits per 128-bit lane, the two
+/// halves joined in a u128.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn pack_bits<const BITS: usize>(out: &mut [u8], get: impl Fn(usize) -> __m256i) {
+    const { assert!(BITS <= 13) };
+    let low32 = _mm256_set1_epi64x(0xffff_ffff);
+    let by1 = _mm_cvtsi32_si128(BITS as i32);
+    let by2 = _mm_cvtsi32_si128(2 * BITS as i32);
+    for i in 0..N / 8 {
+        let v = get(i);
+        let pairs = _mm256_or_si256(
+            _mm256_and_si256(v, low32),
+            _mm256_sll_epi64(_mm256_srli_epi64(v, 32), by1),
+        );
+        let quads = _mm256_or_si256(pairs, _mm256_sll_epi64(_mm256_srli_si256(pairs, 8), by2));
+        let x0 = _mm256_extract_epi64(quads, 0) as u64 as u128;
+        let x1 = _mm256_extract_epi64(quads, 2) as u64 as u128;
+        let packed = (x0 | x1 << (4 * BITS)).to_le_bytes();
+        out[BITS * i..BITS * i + BITS].copy_from_slice(&packed[..BITS]);
+    }
+}
+
+#[target_feature(enable = "avx2")]
+fn pack_t1(p: &DsaPoly, out: &mut [u8; T1_BYTES]) {
+    pack_bits::<10>(out, |i| load(p, i));
+}
+
+#[target_feature(enable = "avx2")]
+fn pack_t0(p: &DsaPoly, out: &mut [u8; T0_BYTES]) {
+    let half = _mm256_set1_epi32(1 << (D - 1));
+    pack_bits::<13>(out, |i| _mm256_sub_epi32(half, load(p, i)));
+}
+
+#[target_feature(enable = "avx2")]
+fn pack_eta(p: &DsaPoly, out: &mut [u8; ETA_BYTES]) {
+    let eta = _mm256_set1_epi32(ETA);
+    pack_bits::<4>(out, |i| _mm256_sub_epi32(eta, load(p, i)));
+}
+
 // SAFETY (for every wrapper below): `Avx2` is only used through `dispatch::run!`, which
 // selects it only when the CPU has AVX2.
 impl DsaSimd for super::Avx2 {
@@ -756,7 +797,8 @@ impl DsaSimd for super::Avx2 {
 
     #[inline(always)]
     fn dsa_pack_t1(p: &DsaPoly, out: &mut [u8; T1_BYTES]) {
-        crate::portable::dsa::encode::pack_t1(p, out);
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { pack_t1(p, out) }
     }
 
     #[inline(always)]
@@ -767,7 +809,8 @@ impl DsaSimd for super::Avx2 {
 
     #[inline(always)]
     fn dsa_pack_t0(p: &DsaPoly, out: &mut [u8; T0_BYTES]) {
-        crate::portable::dsa::encode::pack_t0(p, out);
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { pack_t0(p, out) }
     }
 
     #[inline(always)]
@@ -778,7 +821,8 @@ impl DsaSimd for super::Avx2 {
 
     #[inline(always)]
     fn dsa_pack_eta(p: &DsaPoly, out: &mut [u8; ETA_BYTES]) {
-        crate::portable::dsa::encode::pack_eta(p, out);
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { pack_eta(p, out) }
     }
 
     #[inline(always)]

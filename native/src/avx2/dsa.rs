@@ -312,15 +312,32 @@ fn pointwise_montgomery(r: &mut DsaPoly, a: &DsaPoly, b: &DsaPoly) {
     }
 }
 
+/// The 64-bit products of the even lanes and of the odd lanes are summed over the k terms and
+/// reduced once: each |a·b| < q·2^31, so |sum| < k·q·2^31 (no overflow for k <= 7) and the
+/// Montgomery reduction returns |c| < k·q/2 + q/2 <= k·q.
 #[target_feature(enable = "avx2")]
 fn pointwise_acc_montgomery(r: &mut DsaPoly, a: &[DsaPoly], b: &[DsaPoly]) {
     debug_assert_eq!(a.len(), b.len());
+    debug_assert!(a.len() <= 7);
+    let q = _mm256_set1_epi32(Q);
+    let qinv = _mm256_set1_epi32(QINV);
     for i in 0..N / 8 {
-        let mut acc = _mm256_setzero_si256();
+        let mut even = _mm256_setzero_si256();
+        let mut odd = _mm256_setzero_si256();
         for (x, y) in a.iter().zip(b) {
-            acc = _mm256_add_epi32(acc, montmul(load(x, i), load(y, i)));
+            let (x, y) = (load(x, i), load(y, i));
+            even = _mm256_add_epi64(even, _mm256_mul_epi32(x, y));
+            odd = _mm256_add_epi64(
+                odd,
+                _mm256_mul_epi32(_mm256_srli_epi64(x, 32), _mm256_srli_epi64(y, 32)),
+            );
         }
-        store(r, i, acc);
+        let m0 = _mm256_mul_epi32(_mm256_mul_epi32(even, qinv), q);
+        let m1 = _mm256_mul_epi32(_mm256_mul_epi32(odd, qinv), q);
+        // The low halves agree, so the high half of p − m is hi(p) − hi(m).
+        let r0 = _mm256_srli_epi64(_mm256_sub_epi32(even, m0), 32);
+        let r1 = _mm256_sub_epi32(odd, m1);
+        store(r, i, _mm256_blend_epi32(r0, r1, 0xaa));
     }
 }
 

@@ -1,7 +1,7 @@
 //! `DsaSimd` (ML-DSA polynomial operations) on 8 × i32 vectors: the NTT and its inverse, the
 //! pointwise products, the element-wise arithmetic and rounding, and RejNTTPoly's rejection
-//! step, and the packing except BitPack of z. RejBoundedPoly's step and BitPack of z are still
-//! the portable functions; Keccak, and so the four-way ExpandA, ExpandS and ExpandMask, is
+//! step, and the packing and unpacking. RejBoundedPoly's step (secret data) is still the
+//! portable function; Keccak, and so the four-way ExpandA, ExpandS and ExpandMask, is
 //! this implementation's own through its `Simd` methods.
 //!
 //! # NTT-domain order
@@ -711,6 +711,28 @@ fn pack_eta(p: &DsaPoly, out: &mut [u8; ETA_BYTES]) {
     pack_bits::<4>(out, |i| _mm256_sub_epi32(eta, load(p, i)));
 }
 
+/// BitPack(z, γ1 − 1, γ1): γ1 − z per lane, adjacent lanes merged to 40 bits per 64-bit
+/// lane, then two of those to 10 bytes in a u128.
+#[target_feature(enable = "avx2")]
+fn pack_z(p: &DsaPoly, out: &mut [u8; Z_BYTES]) {
+    let gamma1 = _mm256_set1_epi32(GAMMA1);
+    let low32 = _mm256_set1_epi64x(0xffff_ffff);
+    for i in 0..N / 8 {
+        let v = _mm256_sub_epi32(gamma1, load(p, i));
+        let pairs = _mm256_or_si256(
+            _mm256_and_si256(v, low32),
+            _mm256_slli_epi64(_mm256_srli_epi64(v, 32), 20),
+        );
+        let mut x = [0u64; 4];
+        // SAFETY: `x` is 32 writable bytes; the store is unaligned.
+        unsafe { _mm256_storeu_si256(x.as_mut_ptr().cast(), pairs) };
+        let lo = (x[0] as u128 | (x[1] as u128) << 40).to_le_bytes();
+        let hi = (x[2] as u128 | (x[3] as u128) << 40).to_le_bytes();
+        out[20 * i..20 * i + 10].copy_from_slice(&lo[..10]);
+        out[20 * i + 10..20 * i + 20].copy_from_slice(&hi[..10]);
+    }
+}
+
 // SAFETY (for every wrapper below): `Avx2` is only used through `dispatch::run!`, which
 // selects it only when the CPU has AVX2.
 impl DsaSimd for super::Avx2 {
@@ -850,7 +872,8 @@ impl DsaSimd for super::Avx2 {
 
     #[inline(always)]
     fn dsa_pack_z(p: &DsaPoly, out: &mut [u8; Z_BYTES]) {
-        crate::portable::dsa::encode::pack_z(p, out);
+        // SAFETY: see above; the CPU has AVX2.
+        unsafe { pack_z(p, out) }
     }
 
     #[inline(always)]

@@ -1,10 +1,14 @@
-//! Runs one ML-KEM operation N times between the two markers of the QEMU `insncount` plugin
-//! (../shared/tools/insncount), so instruction counts per operation can be compared without a
-//! phone. benches/insncount.sh builds and runs it; elsewhere the markers are no-ops.
+//! Runs one ML-KEM or ML-DSA operation N times between the two markers of the QEMU `insncount`
+//! plugin (../shared/tools/insncount), so instruction counts per operation can be compared
+//! without a phone. benches/insncount.sh builds and runs it; elsewhere the markers are no-ops.
 //!
 //! Usage: insncount IMPLEMENTATION (portable|neon|neon-sha3|avx2) 768|1024 keygen|encaps|decaps N
+//!        insncount IMPLEMENTATION mldsa65 keygen|sign|verify N
+//!
+//! ML-DSA signing takes a varying number of attempts: each of the N signatures is of a
+//! different message, so the average over N is comparable with other libraries' averages.
 
-use nexusq_native::{available, mlkem768, mlkem1024, with_implementation};
+use nexusq_native::{available, mldsa65, mlkem768, mlkem1024, with_implementation};
 use std::hint::black_box;
 use std::process::ExitCode;
 
@@ -54,9 +58,48 @@ macro_rules! measure {
     }};
 }
 
+fn measure_mldsa65(op: &str, n: usize) -> Result<(), String> {
+    let (vk, sk) = mldsa65::keygen_internal(&[7u8; 32]);
+    let sig = mldsa65::sign(&sk, b"message", b"", &[3u8; 32]).map_err(|e| e.to_string())?;
+    match op {
+        "keygen" => {
+            marker(1);
+            for i in 0..n {
+                black_box(mldsa65::keygen_internal(black_box(&[i as u8; 32])));
+            }
+            marker(2);
+        }
+        "sign" => {
+            marker(1);
+            for i in 0..n {
+                let msg = (i as u64).to_le_bytes();
+                black_box(mldsa65::sign(black_box(&sk), &msg, b"", &[3u8; 32]).ok());
+            }
+            marker(2);
+        }
+        "verify" => {
+            marker(1);
+            for _ in 0..n {
+                black_box(mldsa65::verify(
+                    black_box(&vk),
+                    b"message",
+                    b"",
+                    black_box(&sig),
+                ));
+            }
+            marker(2);
+        }
+        other => return Err(format!("unknown operation {other:?}")),
+    }
+    Ok(())
+}
+
 fn run(args: &[String]) -> Result<(), String> {
     let [imp, set, op, n] = args else {
-        return Err("usage: insncount IMPLEMENTATION 768|1024 keygen|encaps|decaps N".into());
+        return Err(
+            "usage: insncount IMPLEMENTATION 768|1024|mldsa65 keygen|encaps|decaps|sign|verify N"
+                .into(),
+        );
     };
     let imp = available()
         .into_iter()
@@ -73,6 +116,7 @@ fn run(args: &[String]) -> Result<(), String> {
     with_implementation(imp, || match set.as_str() {
         "768" => measure!(mlkem768, op.as_str(), n),
         "1024" => measure!(mlkem1024, op.as_str(), n),
+        "mldsa65" => measure_mldsa65(op, n),
         other => Err(format!("unknown parameter set {other:?}")),
     })
 }

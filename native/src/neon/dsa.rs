@@ -1,9 +1,10 @@
-//! `DsaSimd` (ML-DSA polynomial operations) for `Neon` and `NeonSha3`, which share them: the
-//! NTT, the pointwise products and the element-wise and rounding operations are NEON code
-//! (`dsa_arith`); the rest is still the portable code. Keccak, and so the four-way ExpandA,
-//! ExpandS and ExpandMask, is each type's own through its `Simd` methods.
+//! `DsaSimd` (ML-DSA polynomial operations) for `Neon` and `NeonSha3`, which share them. NEON
+//! code: the NTT, the pointwise products and the element-wise and rounding operations
+//! (`dsa_arith`), RejNTTPoly's rejection step (`dsa_encode`), the packing of w1 and the
+//! unpacking of t1 (`dsa_pack`); the rest is still the portable code. Keccak, and so the
+//! four-way ExpandA, ExpandS and ExpandMask, is each type's own through its `Simd` methods.
 
-use super::dsa_arith;
+use super::{dsa_arith, dsa_encode, dsa_pack};
 use crate::mldsa::ops::{DsaPoly, DsaSimd, ETA_BYTES, T0_BYTES, T1_BYTES, W1_BYTES, Z_BYTES};
 
 /// The body of the `DsaSimd` impls, the same for both types.
@@ -85,7 +86,7 @@ macro_rules! neon_dsa_ops {
 
         #[inline(always)]
         fn dsa_rej_uniform(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize {
-            $crate::portable::dsa::encode::rej_uniform(p, filled, bytes)
+            dsa_encode::rej_uniform(p, filled, bytes)
         }
 
         #[inline(always)]
@@ -100,7 +101,7 @@ macro_rules! neon_dsa_ops {
 
         #[inline(always)]
         fn dsa_unpack_t1(p: &mut DsaPoly, bytes: &[u8; T1_BYTES]) {
-            $crate::portable::dsa::encode::unpack_t1(p, bytes);
+            dsa_pack::unpack_t1(p, bytes);
         }
 
         #[inline(always)]
@@ -135,7 +136,7 @@ macro_rules! neon_dsa_ops {
 
         #[inline(always)]
         fn dsa_pack_w1(p: &DsaPoly, out: &mut [u8; W1_BYTES]) {
-            $crate::portable::dsa::encode::pack_w1(p, out);
+            dsa_pack::pack_w1(p, out);
         }
     };
 }

@@ -374,7 +374,9 @@ fn map2(r: &mut DsaPoly, a: &DsaPoly, f: impl Fn(int32x4_t, int32x4_t) -> int32x
 pub(super) fn reduce(p: &mut DsaPoly) {
     // t = (a + 2^22) >> 23 (the rounding shift, computed without overflow), a − t·q.
     // SAFETY: NEON is baseline on aarch64.
-    map(p, |a| unsafe { vmlsq_s32(a, vrshrq_n_s32::<23>(a), vdupq_n_s32(Q)) });
+    map(p, |a| unsafe {
+        vmlsq_s32(a, vrshrq_n_s32::<23>(a), vdupq_n_s32(Q))
+    });
 }
 
 #[inline(always)]

@@ -9,6 +9,8 @@
 mod arith;
 mod dsa;
 mod dsa_arith;
+mod dsa_encode;
+mod dsa_pack;
 mod encode;
 mod keccak;
 

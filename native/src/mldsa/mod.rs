@@ -2,7 +2,8 @@
 //! [`crate::simd::Simd`], whose Keccak they use), and the public API for ML-DSA-65.
 
 mod api;
-#[cfg(test)] mod conformance;
+#[cfg(test)]
+mod conformance;
 mod encode;
 mod keygen;
 pub(crate) mod ops;

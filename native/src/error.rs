@@ -21,6 +21,25 @@ pub enum Error {
     SecretRange,
 }
 
+impl Error {
+    /// `Ok` if `bytes` is `expected` long, else the length error naming `what`.
+    pub(crate) fn check_len(
+        what: &'static str,
+        bytes: &[u8],
+        expected: usize,
+    ) -> Result<(), Error> {
+        if bytes.len() == expected {
+            Ok(())
+        } else {
+            Err(Error::Length {
+                what,
+                expected,
+                got: bytes.len(),
+            })
+        }
+    }
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

@@ -20,18 +20,6 @@ pub mod mldsa65 {
     /// The longest context string FIPS 204 allows.
     pub const MAX_CONTEXT_LEN: usize = 255;
 
-    fn check_len(what: &'static str, bytes: &[u8], expected: usize) -> Result<(), Error> {
-        if bytes.len() == expected {
-            Ok(())
-        } else {
-            Err(Error::Length {
-                what,
-                expected,
-                got: bytes.len(),
-            })
-        }
-    }
-
     /// A verifying key, with tr = H(pk) cached. Every 1952-byte string is one.
     #[derive(Clone, PartialEq, Eq)]
     pub struct VerifyingKey {
@@ -41,7 +29,7 @@ pub mod mldsa65 {
 
     impl VerifyingKey {
         pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-            check_len("an ML-DSA-65 verifying key", bytes, PK_BYTES)?;
+            Error::check_len("an ML-DSA-65 verifying key", bytes, PK_BYTES)?;
             let bytes: [u8; PK_BYTES] = bytes.try_into().expect("checked length");
             let mut tr = [0u8; 64];
             run!(|S| shake256::<S>(&[&bytes], &mut tr));
@@ -77,7 +65,7 @@ pub mod mldsa65 {
         /// Checks the length and that every coefficient of s1 and s2 is in [−η, η] (the
         /// range skDecode can represent is wider; a key outside it was not made by KeyGen).
         pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-            check_len("an ML-DSA-65 signing key", bytes, SK_BYTES)?;
+            Error::check_len("an ML-DSA-65 signing key", bytes, SK_BYTES)?;
             let mut boxed = Box::new([0u8; SK_BYTES]);
             boxed.copy_from_slice(bytes);
             let key = SigningKey { bytes: boxed };
@@ -114,7 +102,7 @@ pub mod mldsa65 {
 
     impl Signature {
         pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-            check_len("an ML-DSA-65 signature", bytes, SIG_BYTES)?;
+            Error::check_len("an ML-DSA-65 signature", bytes, SIG_BYTES)?;
             Ok(Signature {
                 bytes: bytes.try_into().expect("checked length"),
             })

@@ -20,18 +20,6 @@ macro_rules! parameter_set {
             /// Bytes in a shared secret.
             pub const SHARED_SECRET_LEN: usize = 32;
 
-            fn check_len(what: &'static str, bytes: &[u8], expected: usize) -> Result<(), Error> {
-                if bytes.len() == expected {
-                    Ok(())
-                } else {
-                    Err(Error::Length {
-                        what,
-                        expected,
-                        got: bytes.len(),
-                    })
-                }
-            }
-
             /// An encapsulation key that passed the FIPS 203 input check, with H(ek) cached.
             #[derive(Clone, PartialEq, Eq)]
             pub struct EncapsulationKey {
@@ -42,7 +30,7 @@ macro_rules! parameter_set {
             impl EncapsulationKey {
                 /// Checks the length and that every coefficient is below q (FIPS 203 7.2).
                 pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-                    check_len(
+                    Error::check_len(
                         concat!("an ML-KEM-", $name, " encapsulation key"),
                         bytes,
                         ENCAPSULATION_KEY_LEN,
@@ -81,7 +69,7 @@ macro_rules! parameter_set {
                 /// Checks the length and that the stored H(ek) matches the embedded ek
                 /// (FIPS 203 7.3).
                 pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-                    check_len(
+                    Error::check_len(
                         concat!("an ML-KEM-", $name, " decapsulation key"),
                         bytes,
                         DECAPSULATION_KEY_LEN,
@@ -127,7 +115,7 @@ macro_rules! parameter_set {
 
             impl Ciphertext {
                 pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-                    check_len(
+                    Error::check_len(
                         concat!("an ML-KEM-", $name, " ciphertext"),
                         bytes,
                         CIPHERTEXT_LEN,

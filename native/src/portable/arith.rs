@@ -2,51 +2,26 @@
 //! multiplication. The twiddle factors are computed at compile time from ζ = 17 (FIPS 203
 //! section 4.3), not typed in. Also used by the SIMD implementations for their constants.
 
+use crate::portable::modmath;
 use crate::simd::{N, Poly, Q};
 
 /// q^-1 mod 2^16, as a signed value.
-pub(crate) const QINV: i16 = {
-    // Newton iteration for the inverse modulo 2^16.
-    let q = Q as u32;
-    let mut x: u32 = 1;
-    let mut i = 0;
-    while i < 5 {
-        x = x.wrapping_mul(2u32.wrapping_sub(q.wrapping_mul(x))) & 0xffff;
-        i += 1;
-    }
-    x as u16 as i16
-};
+pub(crate) const QINV: i16 = modmath::inverse_mod_2_64(Q as u64) as u16 as i16;
 
-const fn pow_mod(base: i64, mut exp: u32) -> i64 {
-    let mut acc = 1i64;
-    let mut b = base % Q as i64;
-    while exp > 0 {
-        if exp & 1 == 1 {
-            acc = acc * b % Q as i64;
-        }
-        b = b * b % Q as i64;
-        exp >>= 1;
-    }
-    acc
+const fn pow_mod(base: i64, exp: u32) -> i64 {
+    modmath::pow_mod(base, exp, Q as i64)
 }
 
 /// The representative of `a` mod q in (-q/2, q/2].
 const fn centered(a: i64) -> i16 {
-    let r = a.rem_euclid(Q as i64);
-    (if r > (Q as i64) / 2 { r - Q as i64 } else { r }) as i16
+    modmath::centered(a, Q as i64) as i16
 }
 
 /// R mod q.
 pub(crate) const MONT: i64 = (1i64 << 16) % Q as i64;
 
 const fn bitrev7(i: usize) -> u32 {
-    let mut r = 0;
-    let mut k = 0;
-    while k < 7 {
-        r |= ((i >> k) & 1) << (6 - k);
-        k += 1;
-    }
-    r as u32
+    modmath::bitrev(i, 7)
 }
 
 /// ζ^BitRev7(i) · R mod q, centered, for i in 0..128.

@@ -5,6 +5,7 @@ pub(crate) mod arith;
 pub(crate) mod dsa;
 pub(crate) mod encode;
 pub(crate) mod keccak;
+pub(crate) mod modmath;
 
 use crate::dispatch::Implementation;
 use crate::simd::{KeccakX4, Poly, Simd};

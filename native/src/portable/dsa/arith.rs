@@ -3,50 +3,25 @@
 //! time from ζ = 1753 (FIPS 204 section 7.5), not typed in.
 
 use crate::mldsa::ops::{D, DsaPoly, GAMMA2, N, Q};
+use crate::portable::modmath;
 
 /// q^-1 mod 2^32.
-pub(crate) const QINV: i32 = {
-    // Newton iteration for the inverse modulo 2^32.
-    let q = Q as u32;
-    let mut x: u32 = 1;
-    let mut i = 0;
-    while i < 5 {
-        x = x.wrapping_mul(2u32.wrapping_sub(q.wrapping_mul(x)));
-        i += 1;
-    }
-    x as i32
-};
+pub(crate) const QINV: i32 = modmath::inverse_mod_2_64(Q as u64) as u32 as i32;
 
-const fn pow_mod(base: i64, mut exp: u32) -> i64 {
-    let mut acc = 1i64;
-    let mut b = base % Q as i64;
-    while exp > 0 {
-        if exp & 1 == 1 {
-            acc = acc * b % Q as i64;
-        }
-        b = b * b % Q as i64;
-        exp >>= 1;
-    }
-    acc
+const fn pow_mod(base: i64, exp: u32) -> i64 {
+    modmath::pow_mod(base, exp, Q as i64)
 }
 
 /// The representative of `a` mod q in (-q/2, q/2].
 const fn centered(a: i64) -> i32 {
-    let r = a.rem_euclid(Q as i64);
-    (if r > (Q as i64) / 2 { r - Q as i64 } else { r }) as i32
+    modmath::centered(a, Q as i64) as i32
 }
 
 /// R mod q, R = 2^32.
 const MONT: i64 = (1i64 << 32) % Q as i64;
 
 const fn bitrev8(i: usize) -> u32 {
-    let mut r = 0;
-    let mut k = 0;
-    while k < 8 {
-        r |= ((i >> k) & 1) << (7 - k);
-        k += 1;
-    }
-    r as u32
+    modmath::bitrev(i, 8)
 }
 
 /// ζ^BitRev8(i) · R mod q, centered, for i in 0..256 (entry 0 is unused).

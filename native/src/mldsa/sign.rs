@@ -14,13 +14,14 @@ fn zeros<const M: usize>() -> [DsaPoly; M] {
     core::array::from_fn(|_| DsaPoly::ZERO)
 }
 
-/// Signs μ with an expanded key whose s1 and s2 passed the range check.
+/// Signs μ with an expanded key whose s1 and s2 passed the range check. Returns the number
+/// of attempts the rejection loop took (for timing tests, which compare like with like).
 pub(crate) fn sign_mu<S: DsaSimd>(
     sk: &[u8; SK_BYTES],
     mu: &[u8; 64],
     rnd: &[u8; 32],
     sig: &mut [u8; SIG_BYTES],
-) {
+) -> u32 {
     let rho: &[u8; 32] = sk[..32].try_into().expect("32 bytes");
     let key = &sk[32..64];
     let mut s_hat: [DsaPoly; L + K] = zeros();
@@ -44,7 +45,9 @@ pub(crate) fn sign_mu<S: DsaSimd>(
     let mut w1_bytes = [0u8; K * 128];
     let mut ctilde = [0u8; CTILDE_BYTES];
     let mut kappa: u16 = 0;
+    let mut attempts = 0u32;
     loop {
+        attempts += 1;
         expand_mask::<S>(&rho_pp, kappa, &mut y);
         kappa = kappa.wrapping_add(L as u16);
 
@@ -122,6 +125,7 @@ pub(crate) fn sign_mu<S: DsaSimd>(
     c.zeroize();
     w1_bytes.zeroize();
     ctilde.zeroize();
+    attempts
 }
 
 /// Whether every coefficient of s1 and s2 in `sk` is in [−η, η].

@@ -69,6 +69,14 @@ macro_rules! zeroize_whole {
 zeroize_whole!(Poly, Poly::ZERO);
 zeroize_whole!(KeccakX4, KeccakX4::ZERO);
 
+/// Zeroizes a byte buffer the same way: `Zeroize` for `[u8]` makes one volatile store per
+/// byte, and the samplers wipe kilobytes of XOF output per call.
+pub(crate) fn wipe_bytes(bytes: &mut [u8]) {
+    bytes.fill(0);
+    core::hint::black_box(&mut *bytes);
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+}
+
 pub(crate) trait Simd: Copy + 'static {
     #[allow(dead_code)]
     const IMPLEMENTATION: Implementation;

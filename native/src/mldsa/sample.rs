@@ -4,6 +4,7 @@
 use super::ops::{DsaPoly, DsaSimd, N, Z_BYTES};
 use super::params::{K, L, TAU};
 use crate::keccak::{SHAKE128_RATE, SHAKE256_RATE, ShakeX4, shake};
+use crate::simd::wipe_bytes;
 use zeroize::Zeroize;
 
 /// Five SHAKE128 blocks (840 bytes) give 256 coefficients of A but with probability about
@@ -23,7 +24,7 @@ fn rejection_x4<S: DsaSimd>(
     first: usize,
     inputs: &[&[u8]],
     out: &mut [DsaPoly],
-    rej: fn(&mut DsaPoly, usize, &[u8]) -> usize,
+    rej: impl Fn(&mut DsaPoly, usize, &[u8]) -> usize,
 ) {
     debug_assert!(!out.is_empty() && out.len() <= 4 && inputs.len() == out.len());
     let mut buf = [[0u8; MAX_FIRST]; 4];
@@ -36,7 +37,7 @@ fn rejection_x4<S: DsaSimd>(
             xof.squeeze(&mut buf[0][..rate]);
             filled = rej(poly, filled, &buf[0][..rate]);
         }
-        buf.zeroize();
+        buf.iter_mut().for_each(|b| wipe_bytes(b));
         return;
     }
     // A short group repeats its first input; the extra lanes are discarded.
@@ -65,7 +66,7 @@ fn rejection_x4<S: DsaSimd>(
             filled[l] = rej(poly, filled[l], &buf[l][..rate]);
         }
     }
-    buf.zeroize();
+    buf.iter_mut().for_each(|b| wipe_bytes(b));
 }
 
 /// ExpandA(ρ): `a[r·L + s]` = RejNTTPoly(ρ || s || r), in the implementation's NTT order.
@@ -140,19 +141,21 @@ pub(crate) fn expand_mask<S: DsaSimd>(rho_pp: &[u8; 64], kappa: u16, y: &mut [Ds
         }
     }
     seeds.zeroize();
-    buf.zeroize();
+    buf.iter_mut().for_each(|b| wipe_bytes(b));
 }
 
 /// SampleInBall(c̃): τ coefficients ±1, the rest 0. The positions j come from the XOF by
-/// rejection (j <= i), and the swap c[i] = c[j], c[j] = ±1 is done by a masked pass over
-/// c[0..=i], so no memory address depends on j (the c̃ of a rejected attempt is secret).
+/// rejection (j <= i). The c̃ of a rejected attempt is secret, so no memory address may depend
+/// on j: c is built as two 256-bit masks (which coefficients are nonzero, which of those are
+/// −1), where "move c[j] to c[i], then set c[j] = ±1" is a few word operations selected by
+/// masks and shifts by j (constant-time on the CPUs we target), then expanded to coefficients.
 pub(crate) fn sample_in_ball<S: DsaSimd>(c: &mut DsaPoly, ctilde: &[u8]) {
     let mut xof = shake::<S>(SHAKE256_RATE, ctilde);
     let mut block = [0u8; SHAKE256_RATE];
     xof.squeeze(&mut block);
     let mut signs = u64::from_le_bytes(block[..8].try_into().expect("8 bytes"));
     let mut pos = 8;
-    *c = DsaPoly::ZERO;
+    let (mut nonzero, mut negative) = ([0u64; N / 64], [0u64; N / 64]);
     for i in N - TAU..N {
         let j = loop {
             if pos == SHAKE256_RATE {
@@ -165,19 +168,34 @@ pub(crate) fn sample_in_ball<S: DsaSimd>(c: &mut DsaPoly, ctilde: &[u8]) {
                 break j;
             }
         };
-        let sign = 1 - 2 * (signs & 1) as i32;
-        signs >>= 1;
-        let mut cj = 0;
-        for (k, x) in c.c[..=i].iter().enumerate() {
-            cj |= *x & eq_mask(k, j);
+        let (word, bit) = (j / 64, j % 64);
+        // c[i] = c[j]: position i (public) is still zero, so OR the bits of position j in.
+        let (mut was_nonzero, mut was_negative) = (0, 0);
+        for w in 0..N / 64 {
+            let m = eq_mask(w, word) as i64 as u64;
+            was_nonzero |= (nonzero[w] >> bit) & 1 & m;
+            was_negative |= (negative[w] >> bit) & 1 & m;
         }
-        c.c[i] = cj;
-        for (k, x) in c.c[..=i].iter_mut().enumerate() {
-            let m = eq_mask(k, j);
-            *x = (*x & !m) | (sign & m);
+        nonzero[i / 64] |= was_nonzero << (i % 64);
+        negative[i / 64] |= was_negative << (i % 64);
+        // c[j] = (−1)^sign.
+        let sign = 0u64.wrapping_sub(signs & 1);
+        signs >>= 1;
+        for w in 0..N / 64 {
+            let m = (eq_mask(w, word) as i64 as u64) & (1 << bit);
+            nonzero[w] |= m;
+            negative[w] = (negative[w] & !m) | (sign & m);
         }
     }
-    block.zeroize();
+    // A negative bit is only ever set where the nonzero bit is: c[k] = nonzero − 2·negative.
+    for (k, x) in c.c.iter_mut().enumerate() {
+        let nz = ((nonzero[k / 64] >> (k % 64)) & 1) as i32;
+        let neg = ((negative[k / 64] >> (k % 64)) & 1) as i32;
+        *x = nz - 2 * neg;
+    }
+    wipe_bytes(&mut block);
+    nonzero.zeroize();
+    negative.zeroize();
 }
 
 /// All ones when a == b, else zero, without a branch.

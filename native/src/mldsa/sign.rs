@@ -8,6 +8,7 @@ use super::ops::{DsaPoly, DsaSimd, GAMMA1, GAMMA2};
 use super::params::{BETA, CTILDE_BYTES, K, L, OMEGA, SIG_BYTES, SK_BYTES};
 use super::sample::{expand_a, expand_mask, sample_in_ball};
 use crate::keccak::shake256;
+use crate::simd::wipe_bytes;
 use zeroize::Zeroize;
 
 fn zeros<const M: usize>() -> [DsaPoly; M] {
@@ -123,7 +124,7 @@ pub(crate) fn sign_mu<S: DsaSimd>(
     h.zeroize();
     w.zeroize();
     c.zeroize();
-    w1_bytes.zeroize();
+    wipe_bytes(&mut w1_bytes);
     ctilde.zeroize();
     attempts
 }

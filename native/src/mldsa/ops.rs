@@ -119,10 +119,10 @@ pub(crate) trait DsaSimd: Simd {
 
     /// RejBoundedPoly's rejection step for η = 4: appends η − b for each half-byte b < 9 of
     /// `bytes` to `p.c[filled..]`, stopping when full. Returns the new count. Secret input:
-    /// no branch may depend on a value or on whether it was accepted; only the count returned
-    /// may be branched on (FIPS 204 lets the number of XOF blocks show). A store address may
-    /// depend on the running count (which shows where values were rejected, and nothing of
-    /// the accepted values, which are independent of that).
+    /// no branch may depend on a value or on whether one half-byte was accepted. The running
+    /// count may decide store addresses and, at the granularity of a group of half-bytes,
+    /// when to stop: it shows where values were rejected, and nothing of the accepted values,
+    /// which are independent of that (FIPS 204 lets the number of XOF blocks show too).
     fn dsa_rej_eta(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize;
 
     /// SimpleBitPack(t1, 10 bits). Input in [0, 2^10).

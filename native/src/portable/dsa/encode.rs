@@ -1,6 +1,7 @@
 //! Scalar bit packing and rejection sampling for ML-DSA (FIPS 204 sections 7.1 to 7.3).
 
 use crate::mldsa::ops::{D, DsaPoly, ETA, GAMMA1, N, Q};
+use zeroize::Zeroize;
 
 /// Packs 256 values of `BITS` bits each (given by `value(i)`), little-endian bit order.
 #[inline(always)]
@@ -98,23 +99,30 @@ pub(crate) fn rej_uniform(p: &mut DsaPoly, mut filled: usize, bytes: &[u8]) -> u
     filled
 }
 
-/// Secret input. Every half-byte of `bytes` is looked at, with no branch on it: each is
-/// stored at the running position (a rejected one is overwritten by the next), and the
-/// position advances by a mask. Once the polynomial is full the stores go to the last
-/// coefficient and keep its value.
+/// Secret input. Sixteen half-bytes at a time, each stored at the running position of a
+/// small staging buffer (a rejected one is overwritten by the next) that advances by a mask,
+/// with no branch on a value; then as many as fit are copied to `p`. Only the running count
+/// decides addresses and when to stop, as the trait allows.
 pub(crate) fn rej_eta(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize {
-    let mut ctr = filled as u32;
-    for &b in bytes {
-        for t in [(b & 0x0f) as u32, (b >> 4) as u32] {
-            // All-ones while the polynomial has room, zero once full.
-            let room = ((ctr.wrapping_sub(N as u32) as i32) >> 31) as u32;
-            let accept = ((t.wrapping_sub(9) as i32) >> 31) as u32;
-            let idx = (ctr & room) | ((N as u32 - 1) & !room);
-            let old = p.c[idx as usize];
-            let new = ETA - t as i32;
-            p.c[idx as usize] = (new & room as i32) | (old & !room as i32);
-            ctr += accept & room & 1;
+    let mut ctr = filled;
+    let mut stage = [0i32; 16];
+    for chunk in bytes.chunks(8) {
+        if ctr >= N {
+            break;
         }
+        let mut n = 0usize;
+        for &b in chunk {
+            for t in [(b & 0x0f) as u32, (b >> 4) as u32] {
+                // n <= 15 here (at most 15 earlier candidates); the mask only spares a
+                // bounds check.
+                stage[n & 15] = ETA - t as i32;
+                n += (t.wrapping_sub(9) >> 31) as usize;
+            }
+        }
+        let take = n.min(N - ctr);
+        p.c[ctr..ctr + take].copy_from_slice(&stage[..take]);
+        ctr += take;
     }
-    ctr as usize
+    stage.zeroize();
+    ctr
 }

@@ -1,7 +1,7 @@
 //! ML-DSA.KeyGen_internal (FIPS 204 algorithm 6).
 
 use super::encode::{pack_pk, pack_sk};
-use super::ops::{DsaPoly, DsaSimd};
+use super::ops::{DsaPoly, DsaSimd, zeros};
 use super::params::{K, L, PK_BYTES, SK_BYTES};
 use super::sample::{expand_a, expand_s};
 use crate::keccak::shake256;
@@ -14,18 +14,19 @@ pub(crate) fn keygen<S: DsaSimd>(xi: &[u8; 32], pk: &mut [u8; PK_BYTES], sk: &mu
     let mut rho_prime: [u8; 64] = seed[32..96].try_into().expect("64 bytes");
     let mut key: [u8; 32] = seed[96..].try_into().expect("32 bytes");
 
-    let mut a: [DsaPoly; K * L] = core::array::from_fn(|_| DsaPoly::ZERO);
+    let mut a: [DsaPoly; K * L] = zeros();
     expand_a::<S>(&rho, &mut a);
-    let mut s: [DsaPoly; L + K] = core::array::from_fn(|_| DsaPoly::ZERO);
+    let mut s: [DsaPoly; L + K] = zeros();
     expand_s::<S>(&rho_prime, &mut s);
 
-    let mut s1_hat: [DsaPoly; L] = core::array::from_fn(|i| s[i].clone());
+    let mut s1_hat: [DsaPoly; L] = zeros();
+    s1_hat.clone_from_slice(&s[..L]);
     for p in s1_hat.iter_mut() {
         S::dsa_ntt(p);
     }
     // t = NTT^-1(Â ∘ ŝ1) + s2, then (t1, t0) = Power2Round(t).
-    let mut t1: [DsaPoly; K] = core::array::from_fn(|_| DsaPoly::ZERO);
-    let mut t0: [DsaPoly; K] = core::array::from_fn(|_| DsaPoly::ZERO);
+    let mut t1: [DsaPoly; K] = zeros();
+    let mut t0: [DsaPoly; K] = zeros();
     let mut t = DsaPoly::ZERO;
     for r in 0..K {
         S::dsa_pointwise_acc_montgomery(&mut t, &a[r * L..(r + 1) * L], &s1_hat);

@@ -49,6 +49,12 @@ impl DsaPoly {
     pub(crate) const ZERO: DsaPoly = DsaPoly { c: [0; N] };
 }
 
+/// `M` zero polynomials, written in place (an `array::from_fn` of them is built on the side
+/// and moved, tens of kilobytes per call for the matrix).
+pub(crate) const fn zeros<const M: usize>() -> [DsaPoly; M] {
+    [DsaPoly::ZERO; M]
+}
+
 /// Plain stores of the whole value, then an opaque use so they are not dropped as dead (as
 /// `simd::Poly` does; the derive would make one volatile store per coefficient).
 impl Zeroize for DsaPoly {

@@ -4,16 +4,12 @@
 //! to show) and on the XOF output of SampleInBall's and ExpandA's rejection sampling.
 
 use super::encode::{pack_sig, pack_w1, unpack_sk_polys};
-use super::ops::{DsaPoly, DsaSimd, GAMMA1, GAMMA2};
+use super::ops::{DsaPoly, DsaSimd, GAMMA1, GAMMA2, zeros};
 use super::params::{BETA, CTILDE_BYTES, K, L, OMEGA, SIG_BYTES, SK_BYTES};
 use super::sample::{expand_a, expand_mask, sample_in_ball};
 use crate::keccak::shake256;
 use crate::simd::wipe_bytes;
 use zeroize::Zeroize;
-
-fn zeros<const M: usize>() -> [DsaPoly; M] {
-    core::array::from_fn(|_| DsaPoly::ZERO)
-}
 
 /// Signs μ with an expanded key whose s1 and s2 passed the range check. Returns the number
 /// of attempts the rejection loop took (for timing tests, which compare like with like).

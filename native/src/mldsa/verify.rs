@@ -1,14 +1,10 @@
 //! ML-DSA.Verify_internal from μ (FIPS 204 algorithm 8). All inputs are public.
 
 use super::encode::{pack_w1, unpack_pk, unpack_sig};
-use super::ops::{DsaPoly, DsaSimd, GAMMA1};
+use super::ops::{DsaPoly, DsaSimd, GAMMA1, zeros};
 use super::params::{BETA, CTILDE_BYTES, K, L, PK_BYTES, SIG_BYTES};
 use super::sample::{expand_a, sample_in_ball};
 use crate::keccak::shake256;
-
-fn zeros<const M: usize>() -> [DsaPoly; M] {
-    core::array::from_fn(|_| DsaPoly::ZERO)
-}
 
 pub(crate) fn verify_mu<S: DsaSimd>(
     pk: &[u8; PK_BYTES],

@@ -3,7 +3,7 @@
 //! differential tests (tests/) then check the assembled algorithms.
 
 use crate::portable::Portable;
-use crate::simd::{KeccakX4, N, Poly, Q, Simd};
+use crate::simd::{KeccakX4, KeccakX8, N, Poly, Q, Simd};
 
 /// xorshift64*: reproducible test inputs, no dependency.
 pub(crate) struct Rng(u64);
@@ -84,6 +84,23 @@ fn keccak<S: Simd>(rng: &mut Rng) {
     S::keccak_f1600_x4(&mut four);
     Portable::keccak_f1600_x4(&mut expected);
     assert_eq!(four.lanes, expected.lanes, "keccak_f1600_x4");
+
+    // Eight-way: the implementation's own or the default pair of four-way calls, against
+    // the portable one-state permutation of each state.
+    let mut eight = KeccakX8::ZERO;
+    for lane in eight.lanes.iter_mut() {
+        *lane = core::array::from_fn(|_| rng.next());
+    }
+    let mut expected = eight.clone();
+    S::keccak_f1600_x8(&mut eight);
+    for j in 0..8 {
+        let mut one: [u64; 25] = core::array::from_fn(|i| expected.lanes[i][j]);
+        Portable::keccak_f1600(&mut one);
+        for (lane, v) in expected.lanes.iter_mut().zip(one) {
+            lane[j] = v;
+        }
+    }
+    assert_eq!(eight.lanes, expected.lanes, "keccak_f1600_x8");
 }
 
 fn ntt<S: Simd>(rng: &mut Rng, round: usize) {

@@ -1,7 +1,7 @@
 //! SHA-3 and SHAKE sponges (FIPS 202) over an implementation's Keccak-f[1600], one at a time
-//! and four at a time (matrix expansion and noise sampling).
+//! and four or eight at a time (matrix expansion and noise sampling).
 
-use crate::simd::{KeccakX4, Simd};
+use crate::simd::{KeccakLanes, KeccakX4, KeccakX8, Simd};
 use core::marker::PhantomData;
 use zeroize::Zeroize;
 
@@ -138,19 +138,47 @@ pub(crate) fn shake256<S: Simd>(parts: &[&[u8]], out: &mut [u8]) {
     hash::<S>(SHAKE256_RATE, SHAKE_DOMAIN, parts, out);
 }
 
-/// Four SHAKE sponges that each absorb one short input (less than a block) and are then
-/// squeezed a block at a time, all four per permutation.
-pub(crate) struct ShakeX4<S: Simd> {
-    state: KeccakX4,
+/// The permutation of `W` interleaved states, by the width's method of the implementation.
+pub(crate) trait Permute<S: Simd> {
+    fn permute(&mut self);
+}
+
+impl<S: Simd> Permute<S> for KeccakX4 {
+    #[inline(always)]
+    fn permute(&mut self) {
+        S::keccak_f1600_x4(self)
+    }
+}
+
+impl<S: Simd> Permute<S> for KeccakX8 {
+    #[inline(always)]
+    fn permute(&mut self) {
+        S::keccak_f1600_x8(self)
+    }
+}
+
+/// `W` SHAKE sponges that each absorb one short input (less than a block) and are then
+/// squeezed a block at a time, all `W` per permutation.
+pub(crate) struct ShakeLanes<S: Simd, const W: usize>
+where
+    KeccakLanes<W>: Permute<S>,
+{
+    state: KeccakLanes<W>,
     rate: usize,
     _simd: PhantomData<S>,
 }
 
-impl<S: Simd> ShakeX4<S> {
-    /// SHAKE128 (rate 168) or SHAKE256 (rate 136) of four inputs, each shorter than the rate.
+/// Four sponges (every implementation has a four-way Keccak).
+pub(crate) type ShakeX4<S> = ShakeLanes<S, 4>;
+
+impl<S: Simd, const W: usize> ShakeLanes<S, W>
+where
+    KeccakLanes<W>: Permute<S>,
+{
+    /// SHAKE128 (rate 168) or SHAKE256 (rate 136) of `W` inputs, each shorter than the rate.
     #[inline(always)]
-    pub(crate) fn absorb(rate: usize, inputs: [&[u8]; 4]) -> Self {
-        let mut state = KeccakX4::ZERO;
+    pub(crate) fn absorb(rate: usize, inputs: [&[u8]; W]) -> Self {
+        let mut state = KeccakLanes::<W>::ZERO;
         for (j, input) in inputs.iter().enumerate() {
             debug_assert!(input.len() < rate);
             for (i, &b) in input.iter().enumerate() {
@@ -160,7 +188,7 @@ impl<S: Simd> ShakeX4<S> {
             state.lanes[end / 8][j] ^= (SHAKE_DOMAIN as u64) << (8 * (end % 8));
             state.lanes[(rate - 1) / 8][j] ^= 0x80u64 << (8 * ((rate - 1) % 8));
         }
-        ShakeX4 {
+        ShakeLanes {
             state,
             rate,
             _simd: PhantomData,
@@ -169,10 +197,10 @@ impl<S: Simd> ShakeX4<S> {
 
     /// Squeezes `out[j].len() / rate` blocks into each output (all the same length).
     #[inline(always)]
-    pub(crate) fn squeeze_blocks(&mut self, mut out: [&mut [u8]; 4]) {
+    pub(crate) fn squeeze_blocks(&mut self, mut out: [&mut [u8]; W]) {
         let blocks = out[0].len() / self.rate;
         for block in 0..blocks {
-            S::keccak_f1600_x4(&mut self.state);
+            self.state.permute();
             for (j, o) in out.iter_mut().enumerate() {
                 let dst = &mut o[block * self.rate..(block + 1) * self.rate];
                 for (lane, word) in self.state.lanes.iter().zip(dst.chunks_exact_mut(8)) {
@@ -183,7 +211,10 @@ impl<S: Simd> ShakeX4<S> {
     }
 }
 
-impl<S: Simd> Drop for ShakeX4<S> {
+impl<S: Simd, const W: usize> Drop for ShakeLanes<S, W>
+where
+    KeccakLanes<W>: Permute<S>,
+{
     fn drop(&mut self) {
         self.state.zeroize();
     }

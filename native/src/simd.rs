@@ -36,45 +36,51 @@ impl Poly {
     pub(crate) const ZERO: Poly = Poly { c: [0; N] };
 }
 
-/// Four Keccak-f[1600] states, lane-interleaved: `lanes[i][j]` is lane i (x + 5y) of state j,
-/// so lane i of all four states is one 256-bit load.
+/// `W` Keccak-f[1600] states, lane-interleaved: `lanes[i][j]` is lane i (x + 5y) of state j,
+/// so lane i of all the states is one vector load (256 bits for four, 512 for eight).
 #[derive(Clone)]
-#[repr(C, align(32))]
-pub(crate) struct KeccakX4 {
-    pub(crate) lanes: [[u64; 4]; 25],
+#[repr(C, align(64))]
+pub(crate) struct KeccakLanes<const W: usize> {
+    pub(crate) lanes: [[u64; W]; 25],
 }
 
-impl KeccakX4 {
-    pub(crate) const ZERO: KeccakX4 = KeccakX4 {
-        lanes: [[0; 4]; 25],
+pub(crate) type KeccakX4 = KeccakLanes<4>;
+pub(crate) type KeccakX8 = KeccakLanes<8>;
+
+impl<const W: usize> KeccakLanes<W> {
+    pub(crate) const ZERO: Self = KeccakLanes {
+        lanes: [[0; W]; 25],
     };
 }
 
-/// Zeroizes with plain stores of the whole value, then hands the value to `black_box`, an
-/// opaque use that keeps the compiler from dropping the stores as dead. The derive would make
-/// one volatile store per coefficient, 256 per polynomial: about a sixth of decapsulation.
-/// (A single volatile store of the whole value would need `unsafe`, which this crate keeps
-/// for SIMD intrinsics.)
-macro_rules! zeroize_whole {
-    ($t:ty, $zero:expr) => {
-        impl Zeroize for $t {
-            fn zeroize(&mut self) {
-                *self = $zero;
-                core::hint::black_box(&mut *self);
-                core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
-            }
-        }
-    };
+/// Zeroization here is plain stores of the whole value followed by this: an opaque use
+/// (`black_box`) that keeps the compiler from dropping the stores as dead, and a fence. The
+/// derive would make one volatile store per coefficient, 256 per polynomial: about a sixth of
+/// decapsulation; `Zeroize` for `[u8]` one per byte. (A single volatile store of the whole
+/// value would need `unsafe`, which this crate keeps for SIMD intrinsics.)
+pub(crate) fn keep_wiped<T: ?Sized>(wiped: &mut T) {
+    core::hint::black_box(wiped);
+    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
 }
-zeroize_whole!(Poly, Poly::ZERO);
-zeroize_whole!(KeccakX4, KeccakX4::ZERO);
 
-/// Zeroizes a byte buffer the same way: `Zeroize` for `[u8]` makes one volatile store per
-/// byte, and the samplers wipe kilobytes of XOF output per call.
+impl Zeroize for Poly {
+    fn zeroize(&mut self) {
+        *self = Poly::ZERO;
+        keep_wiped(self);
+    }
+}
+
+impl<const W: usize> Zeroize for KeccakLanes<W> {
+    fn zeroize(&mut self) {
+        *self = Self::ZERO;
+        keep_wiped(self);
+    }
+}
+
+/// Zeroizes a byte buffer (the samplers wipe kilobytes of XOF output per call).
 pub(crate) fn wipe_bytes(bytes: &mut [u8]) {
     bytes.fill(0);
-    core::hint::black_box(&mut *bytes);
-    core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+    keep_wiped(bytes);
 }
 
 pub(crate) trait Simd: Copy + 'static {
@@ -86,6 +92,26 @@ pub(crate) trait Simd: Copy + 'static {
 
     /// Keccak-f[1600] on four independent states.
     fn keccak_f1600_x4(state: &mut KeccakX4);
+
+    /// Whether [`Simd::keccak_f1600_x8`] is a native eight-way permutation (AVX-512: about
+    /// one and a half four-way ones), so that samplers batch eight polynomials, not four.
+    const KECCAK_X8: bool = false;
+
+    /// Keccak-f[1600] on eight independent states. The default runs the four-way permutation
+    /// on each half.
+    fn keccak_f1600_x8(state: &mut KeccakX8) {
+        let mut four = KeccakX4::ZERO;
+        for half in [0..4, 4..8] {
+            for (d, s) in four.lanes.iter_mut().zip(&state.lanes) {
+                d.copy_from_slice(&s[half.clone()]);
+            }
+            Self::keccak_f1600_x4(&mut four);
+            for (s, d) in state.lanes.iter_mut().zip(&four.lanes) {
+                s[half.clone()].copy_from_slice(d);
+            }
+        }
+        four.zeroize();
+    }
 
     /// Forward NTT. Input: standard order, |c| < q. Output: NTT domain, reduced.
     fn ntt(p: &mut Poly);

@@ -20,7 +20,7 @@
 //!   [`DsaSimd::dsa_chk`] and [`DsaSimd::dsa_make_hint`] look at every coefficient, with no
 //!   early exit; only their result (accept or reject the attempt) may be branched on.
 
-use crate::simd::Simd;
+use crate::simd::{Simd, keep_wiped};
 use zeroize::Zeroize;
 
 pub(crate) const N: usize = 256;
@@ -55,13 +55,11 @@ pub(crate) const fn zeros<const M: usize>() -> [DsaPoly; M] {
     [DsaPoly::ZERO; M]
 }
 
-/// Plain stores of the whole value, then an opaque use so they are not dropped as dead (as
-/// `simd::Poly` does; the derive would make one volatile store per coefficient).
+/// Plain stores of the whole value (see `simd::keep_wiped`).
 impl Zeroize for DsaPoly {
     fn zeroize(&mut self) {
         *self = DsaPoly::ZERO;
-        core::hint::black_box(&mut *self);
-        core::sync::atomic::compiler_fence(core::sync::atomic::Ordering::SeqCst);
+        keep_wiped(self);
     }
 }
 

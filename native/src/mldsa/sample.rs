@@ -1,10 +1,11 @@
-//! ExpandA, ExpandS and ExpandMask, four polynomials per batched Keccak call, and
+//! ExpandA, ExpandS and ExpandMask, four or eight polynomials per batched Keccak call, and
 //! SampleInBall (FIPS 204 section 7.3).
 
 use super::ops::{DsaPoly, DsaSimd, N, Z_BYTES};
 use super::params::{K, L, TAU};
-use crate::keccak::{SHAKE128_RATE, SHAKE256_RATE, ShakeX4, shake};
-use crate::simd::wipe_bytes;
+use crate::keccak::{Permute, SHAKE128_RATE, SHAKE256_RATE, ShakeLanes, shake};
+use crate::simd::{KeccakLanes, wipe_bytes};
+use core::ops::Range;
 use zeroize::Zeroize;
 
 /// Five SHAKE128 blocks (840 bytes) give 256 coefficients of A but with probability about
@@ -14,54 +15,75 @@ const MATRIX_BLOCKS: usize = 5;
 const ETA_BLOCKS: usize = 2;
 const MAX_FIRST: usize = MATRIX_BLOCKS * SHAKE128_RATE;
 /// ExpandMask takes 640 bytes per polynomial: five SHAKE256 blocks.
-const MASK_BLOCKS: usize = Z_BYTES.div_ceil(SHAKE256_RATE);
+const MASK_BYTES: usize = Z_BYTES.div_ceil(SHAKE256_RATE) * SHAKE256_RATE;
 
-/// One rejection sampler over SHAKE (rate `rate`) of each of up to four `inputs`, into the
-/// polynomials `out`. `first` blocks are squeezed at once, then one block at a time while
-/// any polynomial is short. The buffers are zeroized (ExpandS output is secret).
-fn rejection_x4<S: DsaSimd>(
+/// Splits polynomials 0..n into consecutive batches for the multi-way sponges: up to eight
+/// where the implementation has a native eight-way Keccak and more than four remain (one
+/// eight-way permutation costs less than two four-way ones), else up to four.
+fn batches<S: DsaSimd>(n: usize, mut f: impl FnMut(Range<usize>)) {
+    let mut start = 0;
+    while start < n {
+        let width = if S::KECCAK_X8 && n - start > 4 { 8 } else { 4 };
+        let end = n.min(start + width);
+        f(start..end);
+        start = end;
+    }
+}
+
+/// One rejection sampler over SHAKE (rate `rate`) of each of `inputs`, into the polynomials
+/// `out` (as many, at most eight). `first` blocks are squeezed at once, then one block at a
+/// time while any polynomial is short. The buffers are wiped (ExpandS output is secret).
+fn rejection<S: DsaSimd>(
     rate: usize,
     first: usize,
-    inputs: &[&[u8]],
+    inputs: &[impl AsRef<[u8]>],
     out: &mut [DsaPoly],
     rej: impl Fn(&mut DsaPoly, usize, &[u8]) -> usize,
 ) {
-    debug_assert!(!out.is_empty() && out.len() <= 4 && inputs.len() == out.len());
-    let mut buf = [[0u8; MAX_FIRST]; 4];
-    if let [poly] = out {
-        // A lone polynomial: one scalar sponge, not a four-way one with three lanes wasted.
-        let mut xof = shake::<S>(rate, inputs[0]);
-        xof.squeeze(&mut buf[0][..first * rate]);
-        let mut filled = rej(poly, 0, &buf[0][..first * rate]);
-        while filled < N {
-            xof.squeeze(&mut buf[0][..rate]);
-            filled = rej(poly, filled, &buf[0][..rate]);
+    debug_assert!(inputs.len() == out.len());
+    match out {
+        [poly] => {
+            // A lone polynomial: one scalar sponge, not a four-way one with lanes wasted.
+            let mut buf = [0u8; MAX_FIRST];
+            let mut xof = shake::<S>(rate, inputs[0].as_ref());
+            xof.squeeze(&mut buf[..first * rate]);
+            let mut filled = rej(poly, 0, &buf[..first * rate]);
+            while filled < N {
+                xof.squeeze(&mut buf[..rate]);
+                filled = rej(poly, filled, &buf[..rate]);
+            }
+            wipe_bytes(&mut buf);
         }
-        buf.iter_mut().for_each(|b| wipe_bytes(b));
-        return;
+        _ if out.len() <= 4 => rejection_lanes::<S, 4>(rate, first, inputs, out, rej),
+        _ => rejection_lanes::<S, 8>(rate, first, inputs, out, rej),
     }
-    // A short group repeats its first input; the extra lanes are discarded.
-    let pick = |l: usize| inputs[l.min(inputs.len() - 1)];
-    let mut xof = ShakeX4::<S>::absorb(rate, [pick(0), pick(1), pick(2), pick(3)]);
+}
+
+/// [`rejection`] on a `W`-way sponge; a short batch repeats its first input in the spare
+/// lanes, whose output is discarded.
+fn rejection_lanes<S: DsaSimd, const W: usize>(
+    rate: usize,
+    first: usize,
+    inputs: &[impl AsRef<[u8]>],
+    out: &mut [DsaPoly],
+    rej: impl Fn(&mut DsaPoly, usize, &[u8]) -> usize,
+) where
+    KeccakLanes<W>: Permute<S>,
+{
+    debug_assert!(out.len() <= W);
+    let mut buf = [[0u8; MAX_FIRST]; W];
+    let mut xof = ShakeLanes::<S, W>::absorb(
+        rate,
+        core::array::from_fn(|l| inputs[l.min(inputs.len() - 1)].as_ref()),
+    );
     let n = first * rate;
-    {
-        let [b0, b1, b2, b3] = &mut buf;
-        xof.squeeze_blocks([&mut b0[..n], &mut b1[..n], &mut b2[..n], &mut b3[..n]]);
-    }
-    let mut filled = [0usize; 4];
+    xof.squeeze_blocks(buf.each_mut().map(|b| &mut b[..n]));
+    let mut filled = [0usize; W];
     for (l, poly) in out.iter_mut().enumerate() {
         filled[l] = rej(poly, 0, &buf[l][..n]);
     }
     while filled[..out.len()].iter().any(|&f| f < N) {
-        {
-            let [b0, b1, b2, b3] = &mut buf;
-            xof.squeeze_blocks([
-                &mut b0[..rate],
-                &mut b1[..rate],
-                &mut b2[..rate],
-                &mut b3[..rate],
-            ]);
-        }
+        xof.squeeze_blocks(buf.each_mut().map(|b| &mut b[..rate]));
         for (l, poly) in out.iter_mut().enumerate() {
             filled[l] = rej(poly, filled[l], &buf[l][..rate]);
         }
@@ -78,16 +100,15 @@ pub(crate) fn expand_a<S: DsaSimd>(rho: &[u8; 32], a: &mut [DsaPoly; K * L]) {
         s[33] = (idx / L) as u8;
         s
     });
-    for (group, polys) in seeds.chunks(4).zip(a.chunks_mut(4)) {
-        let inputs: [&[u8]; 4] = core::array::from_fn(|l| &group[l.min(group.len() - 1)][..]);
-        rejection_x4::<S>(
+    batches::<S>(K * L, |r| {
+        rejection::<S>(
             SHAKE128_RATE,
             MATRIX_BLOCKS,
-            &inputs[..group.len()],
-            polys,
+            &seeds[r.clone()],
+            &mut a[r],
             S::dsa_rej_uniform,
-        );
-    }
+        )
+    });
     for poly in a.iter_mut() {
         S::dsa_ntt_unpack(poly);
     }
@@ -102,16 +123,15 @@ pub(crate) fn expand_s<S: DsaSimd>(rho_prime: &[u8; 64], s: &mut [DsaPoly; L + K
         x[64..].copy_from_slice(&(r as u16).to_le_bytes());
         x
     });
-    for (group, polys) in seeds.chunks(4).zip(s.chunks_mut(4)) {
-        let inputs: [&[u8]; 4] = core::array::from_fn(|l| &group[l.min(group.len() - 1)][..]);
-        rejection_x4::<S>(
+    batches::<S>(L + K, |r| {
+        rejection::<S>(
             SHAKE256_RATE,
             ETA_BLOCKS,
-            &inputs[..group.len()],
-            polys,
+            &seeds[r.clone()],
+            &mut s[r],
             S::dsa_rej_eta,
-        );
-    }
+        )
+    });
     seeds.zeroize();
 }
 
@@ -123,24 +143,33 @@ pub(crate) fn expand_mask<S: DsaSimd>(rho_pp: &[u8; 64], kappa: u16, y: &mut [Ds
         x[64..].copy_from_slice(&kappa.wrapping_add(r as u16).to_le_bytes());
         x
     });
-    let mut buf = [[0u8; MASK_BLOCKS * SHAKE256_RATE]; 4];
-    for (group, polys) in seeds.chunks(4).zip(y.chunks_mut(4)) {
-        if let [poly] = polys {
-            shake::<S>(SHAKE256_RATE, &group[0]).squeeze(&mut buf[0][..Z_BYTES]);
-            S::dsa_unpack_z(poly, buf[0][..Z_BYTES].try_into().expect("640 bytes"));
-            continue;
+    batches::<S>(L, |r| match &mut y[r.clone()] {
+        [poly] => {
+            let mut buf = [0u8; Z_BYTES];
+            shake::<S>(SHAKE256_RATE, &seeds[r.start]).squeeze(&mut buf);
+            S::dsa_unpack_z(poly, &buf);
+            wipe_bytes(&mut buf);
         }
-        let pick = |l: usize| &group[l.min(group.len() - 1)][..];
-        let mut xof = ShakeX4::<S>::absorb(SHAKE256_RATE, [pick(0), pick(1), pick(2), pick(3)]);
-        {
-            let [b0, b1, b2, b3] = &mut buf;
-            xof.squeeze_blocks([b0, b1, b2, b3]);
-        }
-        for (l, poly) in polys.iter_mut().enumerate() {
-            S::dsa_unpack_z(poly, buf[l][..Z_BYTES].try_into().expect("640 bytes"));
-        }
-    }
+        polys if polys.len() <= 4 => mask_lanes::<S, 4>(&seeds[r], polys),
+        polys => mask_lanes::<S, 8>(&seeds[r], polys),
+    });
     seeds.zeroize();
+}
+
+/// ExpandMask's polynomials for up to `W` seeds on a `W`-way sponge.
+fn mask_lanes<S: DsaSimd, const W: usize>(seeds: &[[u8; 66]], y: &mut [DsaPoly])
+where
+    KeccakLanes<W>: Permute<S>,
+{
+    let mut buf = [[0u8; MASK_BYTES]; W];
+    let mut xof = ShakeLanes::<S, W>::absorb(
+        SHAKE256_RATE,
+        core::array::from_fn(|l| &seeds[l.min(seeds.len() - 1)][..]),
+    );
+    xof.squeeze_blocks(buf.each_mut().map(|b| &mut b[..]));
+    for (poly, b) in y.iter_mut().zip(&buf) {
+        S::dsa_unpack_z(poly, b[..Z_BYTES].try_into().expect("640 bytes"));
+    }
     buf.iter_mut().for_each(|b| wipe_bytes(b));
 }
 

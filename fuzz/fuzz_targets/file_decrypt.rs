@@ -1,0 +1,52 @@
+//! Decryption of arbitrary bytes as an encrypted file (binary and armored): header parsing,
+//! stanza opening with fixed keys, header MAC and the chunk stream.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use nexusq::armor::{ArmorReader, ENCRYPTED_FILE_KIND};
+use nexusq::suite::file_encryption::{self, Header};
+use nexusq::suite::hybrid_kem::KemLevel;
+use nexusq::suite::rustcrypto::RustCrypto;
+use nexusq_fuzz::{MLKEM1024_SEED, XWING_SEED, plaintext_byte, seed};
+use std::io::Read;
+
+/// Every authentic seed file holds a prefix of `plaintext_byte`: a forged chunk would show up as
+/// a byte off that sequence (or a plaintext longer than any seed's).
+fn assert_authentic(out: &[u8]) {
+    assert!(
+        out.len() <= file_encryption::CHUNK_LEN + 1,
+        "longer than any seed"
+    );
+    for (i, &b) in out.iter().enumerate() {
+        assert_eq!(
+            b,
+            plaintext_byte(i as u64),
+            "unauthenticated plaintext at {i}"
+        );
+    }
+}
+
+fn decrypt(input: &mut dyn Read) {
+    let (s768, s1024) = (seed(XWING_SEED), seed(MLKEM1024_SEED));
+    let candidates = [(KemLevel::MlKem768, &s768), (KemLevel::MlKem1024, &s1024)];
+    let mut out = Vec::new();
+    let result = file_encryption::decrypt(&RustCrypto, &candidates, input, &mut out);
+    // On error, `out` may hold the authentic chunks before the bad one, never anything else.
+    assert_authentic(&out);
+    if let Ok(d) = result {
+        assert_eq!(d.bytes, out.len() as u64);
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    decrypt(&mut &data[..]);
+    // The header parser alone: it consumes exactly the length it reports.
+    let mut rest = data;
+    if let Ok(header) = Header::read(&mut rest) {
+        assert_eq!(header.len(), data.len() - rest.len());
+        assert_eq!(header.suites().len(), usize::from(data[21]));
+    }
+    if data.starts_with(b"-----") {
+        decrypt(&mut ArmorReader::new(data, ENCRYPTED_FILE_KIND));
+    }
+});

@@ -1,0 +1,46 @@
+//! The public identity parser: armor, binary decoding, structure and root signatures.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use nexusq::armor;
+use nexusq::identity::PublicIdentity;
+use nexusq::identity::peer;
+use nexusq::identity::public::ARMOR_KIND;
+
+fn check_binary(raw: &[u8]) {
+    if let Ok(id) = PublicIdentity::decode(raw) {
+        assert_eq!(id.encode(), raw, "identity does not round-trip");
+        assert!(
+            id.check_structure().is_ok(),
+            "decode accepted a bad structure"
+        );
+        if id.verify_signatures().is_ok() {
+            // What `identity show` and `encrypt --to` do next must not panic either.
+            let _ = id.check_full_history();
+            let _ = peer::is_revoked(&id);
+            for level in [
+                nexusq::suite::hybrid_kem::KemLevel::MlKem768,
+                nexusq::suite::hybrid_kem::KemLevel::MlKem1024,
+            ] {
+                let _ = peer::encryption_key(&id, level, 1_790_000_000, false);
+            }
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    check_binary(data);
+    if let Ok(raw) = armor::decode(ARMOR_KIND, data) {
+        {
+            // Armor is strict too: encoding the payload again gives the input (CRLF is the
+            // one allowed variation).
+            let mut again = armor::encode(ARMOR_KIND, &raw);
+            if data.ends_with(b"\r\n") {
+                again = again.replace('\n', "\r\n");
+            }
+            assert_eq!(again.as_bytes(), data, "armor does not round-trip");
+            check_binary(&raw);
+        }
+    }
+    let _ = peer::parse_export(data, "fuzz input");
+});

@@ -1,7 +1,11 @@
-//! `DsaSimd` (ML-DSA polynomial operations) for this implementation: every operation is the
-//! AVX2 implementation's (AVX-512 implies AVX2, which `dispatch::available` checks too);
-//! Keccak, and so the four-way ExpandA, ExpandS and ExpandMask, is this implementation's own
-//! through its `Simd` methods.
+//! `DsaSimd` (ML-DSA polynomial operations) for this implementation: the NTT, its inverse and
+//! the pointwise products on 512-bit vectors (`dsa_ntt`), in the same NTT-domain order as
+//! `Avx2` and `Portable`; every other operation is the AVX2 implementation's (AVX-512
+//! implies AVX2, which `dispatch::available` checks too). Keccak, and so the four-way ExpandA,
+//! ExpandS and ExpandMask, is this implementation's own through its `Simd` methods.
+//!
+//! SAFETY (for every call into `dsa_ntt` below): `Avx512` is only used through
+//! `dispatch::run!`, which selects it only when the CPU has AVX2, AVX-512F and AVX-512VL.
 
 use crate::avx2::Avx2;
 use crate::mldsa::ops::{DsaPoly, DsaSimd, ETA_BYTES, T0_BYTES, T1_BYTES, W1_BYTES, Z_BYTES};
@@ -9,12 +13,14 @@ use crate::mldsa::ops::{DsaPoly, DsaSimd, ETA_BYTES, T0_BYTES, T1_BYTES, W1_BYTE
 impl DsaSimd for super::Avx512 {
     #[inline(always)]
     fn dsa_ntt(p: &mut DsaPoly) {
-        Avx2::dsa_ntt(p)
+        // SAFETY: see above; the CPU has AVX2, AVX-512F and AVX-512VL.
+        unsafe { super::dsa_ntt::ntt(p) }
     }
 
     #[inline(always)]
     fn dsa_invntt_tomont(p: &mut DsaPoly) {
-        Avx2::dsa_invntt_tomont(p)
+        // SAFETY: see above; the CPU has AVX2, AVX-512F and AVX-512VL.
+        unsafe { super::dsa_ntt::invntt_tomont(p) }
     }
 
     #[inline(always)]
@@ -24,12 +30,14 @@ impl DsaSimd for super::Avx512 {
 
     #[inline(always)]
     fn dsa_pointwise_montgomery(r: &mut DsaPoly, a: &DsaPoly, b: &DsaPoly) {
-        Avx2::dsa_pointwise_montgomery(r, a, b)
+        // SAFETY: see above; the CPU has AVX2, AVX-512F and AVX-512VL.
+        unsafe { super::dsa_ntt::pointwise_montgomery(r, a, b) }
     }
 
     #[inline(always)]
     fn dsa_pointwise_acc_montgomery(r: &mut DsaPoly, a: &[DsaPoly], b: &[DsaPoly]) {
-        Avx2::dsa_pointwise_acc_montgomery(r, a, b)
+        // SAFETY: see above; the CPU has AVX2, AVX-512F and AVX-512VL.
+        unsafe { super::dsa_ntt::pointwise_acc_montgomery(r, a, b) }
     }
 
     #[inline(always)]

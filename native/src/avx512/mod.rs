@@ -8,6 +8,7 @@
 //! target-feature functions sound, and the delegation to `Avx2` too (AVX2 is checked as well).
 
 mod dsa;
+mod dsa_ntt;
 mod keccak1;
 mod keccak4x;
 

@@ -61,15 +61,29 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
     let password = ctx.password(true)?;
     ctx.out
         .note("creating the identity (SLH-DSA root, generation 1) and the vault...");
+    let wrote_revocation = std::cell::Cell::new(false);
     let created = vault::create(&path, &password, params, &opts, backend, now(), |rev| {
         let text = armor::encode(revocation::ARMOR_KIND, &rev.encode());
         if to_stdout {
             print!("{text}");
             Ok(())
         } else {
-            atomic::create_new_private(&revocation_out, text.as_bytes())
+            atomic::create_new_private(&revocation_out, text.as_bytes())?;
+            wrote_revocation.set(true);
+            Ok(())
         }
-    })?;
+    });
+    let created = match created {
+        Ok(created) => created,
+        Err(e) => {
+            // The statement revokes an identity that never reached the disk; left behind, it
+            // would make the retry refuse ("already exists"). Kept if the vault is in place.
+            if wrote_revocation.get() && std::fs::symlink_metadata(&path).is_err() {
+                let _ = std::fs::remove_file(&revocation_out);
+            }
+            return Err(e);
+        }
+    };
     let fp = created.public.root_id().fingerprint().to_string();
     let cert = created.public.newest();
     ctx.out.json(&serde_json::json!({

@@ -1,14 +1,87 @@
 //! Crash-safe replacement of a file: write `<file>.tmp.<random>` (create-new, 0600) in the same
 //! folder, fsync it, rename it over the target, fsync the folder. A process killed at any
 //! instant leaves the old file or the new one, whole. The caller holds the vault lock.
+//!
+//! Every file-system step goes through [`SaveIo`] so that tests can fail or stop any one of them
+//! (tests/fault_injection.rs). Production always uses [`RealIo`]; the only cost of the seam is
+//! one thread-local read per save.
 
 use crate::error::{Error, Result};
 use crate::secret::random_array;
 use crate::vault::storage::parent_folder;
+use std::cell::RefCell;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{self, ErrorKind, Write};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+/// The file-system steps of a save. The provided methods are the real ones; a test
+/// implementation overrides them to return an error or to stop the save (see
+/// [`with_save_io`]).
+pub trait SaveIo {
+    /// Create `path` with mode 0600, failing if it exists.
+    fn create_new(&self, path: &Path) -> io::Result<File> {
+        OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(path)
+    }
+
+    /// One `write(2)`: may accept fewer bytes than given.
+    fn write(&self, file: &mut File, _path: &Path, buf: &[u8]) -> io::Result<usize> {
+        file.write(buf)
+    }
+
+    /// fsync the file's data and metadata.
+    fn sync_file(&self, file: &File, _path: &Path) -> io::Result<()> {
+        file.sync_all()
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        std::fs::rename(from, to)
+    }
+
+    /// fsync a folder, so a rename or a new name in it survives a power loss.
+    fn sync_folder(&self, folder: &Path) -> io::Result<()> {
+        File::open(folder)?.sync_all()
+    }
+}
+
+/// The real file system.
+pub struct RealIo;
+
+impl SaveIo for RealIo {}
+
+thread_local! {
+    // Per thread, so a test's fault injector never reaches saves made by other test threads.
+    static TEST_IO: RefCell<Option<Rc<dyn SaveIo>>> = const { RefCell::new(None) };
+}
+
+/// Test hook: run `f` with every save on this thread ([`replace`], [`create_new_private`])
+/// going through `io` instead of [`RealIo`]. Public only because integration tests drive the
+/// real commands (`vault::create`, `change_password`, `rotate`, `cli::run`), which have no I/O
+/// parameter; not for production use.
+#[doc(hidden)]
+pub fn with_save_io<R>(io: Rc<dyn SaveIo>, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Rc<dyn SaveIo>>);
+    impl Drop for Restore {
+        // Also on unwinding: tests simulate a killed process by unwinding out of a step.
+        fn drop(&mut self) {
+            let previous = self.0.take();
+            TEST_IO.with(|c| *c.borrow_mut() = previous);
+        }
+    }
+    let previous = TEST_IO.with(|c| c.borrow_mut().replace(io));
+    let _restore = Restore(previous);
+    f()
+}
+
+/// The I/O layer for a save on this thread: the test hook's, else the real one.
+fn save_io() -> Option<Rc<dyn SaveIo>> {
+    TEST_IO.with(|c| c.borrow().clone())
+}
 
 /// `<target>.tmp.<16 random hex digits>`, beside the target.
 pub fn temp_path(target: &Path) -> PathBuf {
@@ -19,51 +92,97 @@ pub fn temp_path(target: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Create `path` with mode 0600, failing if it exists; for files that must never replace
-/// another (the revocation statement written by init).
-pub fn create_new_private(path: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-        .map_err(|e| Error::io_at("create", path, &e))?;
-    let written = f.write_all(bytes).and_then(|_| f.sync_all());
-    if let Err(e) = written {
-        let _ = std::fs::remove_file(path);
-        return Err(Error::io_at("write", path, &e));
+/// `write_all` over [`SaveIo::write`], so a test sees (and can cut short) every `write(2)`.
+fn write_all(io: &dyn SaveIo, file: &mut File, path: &Path, mut buf: &[u8]) -> io::Result<()> {
+    while !buf.is_empty() {
+        match io.write(file, path, buf) {
+            Ok(0) => return Err(ErrorKind::WriteZero.into()),
+            Ok(n) => buf = &buf[n..],
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
     Ok(())
+}
+
+/// Create `path` with mode 0600, failing if it exists; for files that must never replace
+/// another (the revocation statement written by init). On error nothing is left at `path`.
+pub fn create_new_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    match save_io() {
+        Some(io) => create_new_private_with(&*io, path, bytes),
+        None => create_new_private_with(&RealIo, path, bytes),
+    }
+}
+
+/// [`create_new_private`] through `io`.
+pub fn create_new_private_with(io: &dyn SaveIo, path: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f = io
+        .create_new(path)
+        .map_err(|e| Error::io_at("create", path, &e))?;
+    let written = write_all(io, &mut f, path, bytes)
+        .map_err(|e| Error::io_at("write", path, &e))
+        .and_then(|()| {
+            io.sync_file(&f, path)
+                .map_err(|e| Error::io_at("sync", path, &e))
+        });
+    drop(f);
+    // The folder too: without it a power loss can take the new name away even though the
+    // file's data was synced (e.g. `--revocation-out` in another folder than the vault).
+    let folder = parent_folder(path);
+    let result = written.and_then(|()| {
+        io.sync_folder(folder)
+            .map_err(|e| Error::io_at("sync the folder", folder, &e))
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(path);
+    }
+    result
 }
 
 /// Atomically replace (or create) `target` with `bytes`: the vault, and exports with `-o`
 /// (scripts re-export to the same file).
 pub fn replace(target: &Path, bytes: &[u8]) -> Result<()> {
-    let tmp = temp_path(target);
-    let result = write_then_rename(&tmp, target, bytes);
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
+    match save_io() {
+        Some(io) => replace_with(&*io, target, bytes),
+        None => replace_with(&RealIo, target, bytes),
     }
-    result
 }
 
-fn write_then_rename(tmp: &Path, target: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(tmp)
-        .map_err(|e| Error::io_at("create the temporary file", tmp, &e))?;
-    f.write_all(bytes)
-        .map_err(|e| Error::io_at("write", tmp, &e))?;
-    f.sync_all().map_err(|e| Error::io_at("sync", tmp, &e))?;
-    drop(f);
-    std::fs::rename(tmp, target).map_err(|e| Error::io_at("replace", target, &e))?;
+/// [`replace`] through `io`.
+pub fn replace_with(io: &dyn SaveIo, target: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = temp_path(target);
+    if let Err(e) = write_temp(io, &tmp, bytes) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    if let Err(e) = io.rename(&tmp, target) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(Error::io_at("replace", target, &e));
+    }
+    // From here the new file is in place: an error must not say the save failed outright,
+    // only that it may not survive a power loss.
     let folder = parent_folder(target);
-    File::open(folder)
-        .and_then(|d| d.sync_all())
-        .map_err(|e| Error::io_at("sync the folder", folder, &e))?;
-    Ok(())
+    io.sync_folder(folder).map_err(|e| {
+        Error::io(
+            format!(
+                "the new {} is in place, but cannot sync its folder {}: {e}; the change may not \
+                 survive a power loss",
+                target.display(),
+                folder.display()
+            ),
+            "check the device; if the power fails before it syncs, the previous version may \
+             come back",
+        )
+    })
+}
+
+fn write_temp(io: &dyn SaveIo, tmp: &Path, bytes: &[u8]) -> Result<()> {
+    let mut f = io
+        .create_new(tmp)
+        .map_err(|e| Error::io_at("create the temporary file", tmp, &e))?;
+    write_all(io, &mut f, tmp, bytes).map_err(|e| Error::io_at("write", tmp, &e))?;
+    io.sync_file(&f, tmp)
+        .map_err(|e| Error::io_at("sync", tmp, &e))
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
-//! `DsaSimd` (ML-DSA polynomial operations) for this implementation: the NTT, its inverse and
-//! the pointwise products on 512-bit vectors (`dsa_ntt`), in the same NTT-domain order as
-//! `Avx2` and `Portable`; every other operation is the AVX2 implementation's (AVX-512
-//! implies AVX2, which `dispatch::available` checks too). Keccak, and so the four-way ExpandA,
-//! ExpandS and ExpandMask, is this implementation's own through its `Simd` methods.
+//! `DsaSimd` (ML-DSA polynomial operations) for this implementation: the NTT, its inverse,
+//! the pointwise products, reduce, caddq and decompose on 512-bit vectors (`dsa_ntt`), in the
+//! same NTT-domain order as `Avx2` and `Portable`; every other operation is the AVX2
+//! implementation's (AVX-512 implies AVX2, which `dispatch::available` checks too). Keccak,
+//! and so the four-way ExpandA, ExpandS and ExpandMask, is this implementation's own through
+//! its `Simd` methods.
 //!
 //! SAFETY (for every call into `dsa_ntt` below): `Avx512` is only used through
 //! `dispatch::run!`, which selects it only when the CPU has AVX2, AVX-512F and AVX-512VL.
@@ -42,12 +43,14 @@ impl DsaSimd for super::Avx512 {
 
     #[inline(always)]
     fn dsa_reduce(p: &mut DsaPoly) {
-        Avx2::dsa_reduce(p)
+        // SAFETY: see above; the CPU has AVX2, AVX-512F and AVX-512VL.
+        unsafe { super::dsa_ntt::reduce(p) }
     }
 
     #[inline(always)]
     fn dsa_caddq(p: &mut DsaPoly) {
-        Avx2::dsa_caddq(p)
+        // SAFETY: see above; the CPU has AVX2, AVX-512F and AVX-512VL.
+        unsafe { super::dsa_ntt::caddq(p) }
     }
 
     #[inline(always)]
@@ -72,7 +75,8 @@ impl DsaSimd for super::Avx512 {
 
     #[inline(always)]
     fn dsa_decompose(w1: &mut DsaPoly, w0: &mut DsaPoly, w: &DsaPoly) {
-        Avx2::dsa_decompose(w1, w0, w)
+        // SAFETY: see above; the CPU has AVX2, AVX-512F and AVX-512VL.
+        unsafe { super::dsa_ntt::decompose(w1, w0, w) }
     }
 
     #[inline(always)]

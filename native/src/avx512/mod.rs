@@ -1,7 +1,8 @@
 //! AVX-512 implementation (x86-64 with AVX-512F and AVX-512VL): the AVX2 implementation's
 //! polynomial arithmetic, sampling and encoding unchanged (every such method delegates to
-//! [`Avx2`]), with Keccak rewritten around AVX-512VL's three-input logic (`vpternlogq`) and
-//! native 64-bit rotates (`vprolq`) on 256-bit registers.
+//! [`Avx2`]), with Keccak rewritten around AVX-512's three-input logic (`vpternlogq`) and
+//! native 64-bit rotates (`vprolq`): one state in 512-bit planes, four states in 256-bit
+//! registers, and eight in 512-bit ones (which the ML-DSA samplers use).
 //!
 //! `Avx512` is only ever used through `dispatch::run!`, which selects it only when the CPU has
 //! AVX2, AVX-512F and AVX-512VL (`dispatch::available`); that makes the `unsafe` calls into the
@@ -10,30 +11,14 @@
 mod dsa;
 mod dsa_ntt;
 mod keccak1;
-mod keccak4x;
+mod keccak_wide;
 
 use crate::avx2::Avx2;
 use crate::dispatch::Implementation;
-use crate::simd::{KeccakX4, Poly, Simd};
-use core::arch::x86_64::*;
+use crate::simd::{KeccakX4, KeccakX8, Poly, Simd};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx512;
-
-/// Loads four 64-bit lanes.
-#[target_feature(enable = "avx2,avx512f,avx512vl")]
-#[inline]
-fn load_u64x4(x: &[u64; 4]) -> __m256i {
-    // SAFETY: `x` is 32 readable bytes; the load is unaligned.
-    unsafe { _mm256_loadu_si256(x.as_ptr().cast()) }
-}
-
-#[target_feature(enable = "avx2,avx512f,avx512vl")]
-#[inline]
-fn store_u64x4(x: &mut [u64; 4], v: __m256i) {
-    // SAFETY: `x` is 32 writable bytes; the store is unaligned.
-    unsafe { _mm256_storeu_si256(x.as_mut_ptr().cast(), v) }
-}
 
 impl Simd for Avx512 {
     const IMPLEMENTATION: Implementation = Implementation::Avx512;
@@ -49,7 +34,16 @@ impl Simd for Avx512 {
     fn keccak_f1600_x4(state: &mut KeccakX4) {
         // SAFETY: `Avx512` only runs on CPUs with AVX2, AVX-512F and AVX-512VL (module
         // documentation).
-        unsafe { keccak4x::keccak_f1600_x4(state) }
+        unsafe { keccak_wide::keccak_f1600_x4(state) }
+    }
+
+    const KECCAK_X8: bool = true;
+
+    #[inline(always)]
+    fn keccak_f1600_x8(state: &mut KeccakX8) {
+        // SAFETY: `Avx512` only runs on CPUs with AVX2, AVX-512F and AVX-512VL (module
+        // documentation).
+        unsafe { keccak_wide::keccak_f1600_x8(state) }
     }
 
     #[inline(always)]

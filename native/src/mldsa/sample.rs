@@ -178,6 +178,7 @@ where
 /// on j: c is built as two 256-bit masks (which coefficients are nonzero, which of those are
 /// −1), where "move c[j] to c[i], then set c[j] = ±1" is a few word operations selected by
 /// masks and shifts by j (constant-time on the CPUs we target), then expanded to coefficients.
+#[inline(always)]
 pub(crate) fn sample_in_ball<S: DsaSimd>(c: &mut DsaPoly, ctilde: &[u8]) {
     let mut xof = shake::<S>(SHAKE256_RATE, ctilde);
     let mut block = [0u8; SHAKE256_RATE];

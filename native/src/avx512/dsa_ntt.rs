@@ -415,9 +415,11 @@ pub(super) fn invntt_tomont(p: &mut DsaPoly) {
     level::<4, false>(&mut v, t);
     level::<8, false>(&mut v, t);
     let f = broadcast(t, 0);
-    for (i, x) in v.iter().enumerate() {
-        store(p, i, montmul_tw(*x, &f));
-    }
+    // Written out: as a loop, LLVM keeps `v` in memory.
+    unroll8!(k => {
+        store(p, k, montmul_tw(v[k], &f));
+        store(p, k + 8, montmul_tw(v[k + 8], &f));
+    });
 }
 
 #[target_feature(enable = "avx2,avx512f,avx512vl")]

@@ -334,15 +334,16 @@ struct Dsa {
     picks: Vec<(u8, usize)>,
 }
 
-/// Draws (μ, rnd) from `draw` until signing with `sk` takes one attempt and the signature
-/// passes `accept`; returns the input and the signature's hint count.
-fn preselect(
+/// Draws (μ, rnd) from `draw` until signing with `sk` takes one attempt and the signature's
+/// hint count passes `accept`, at most `tries` times; returns the input and the hint count.
+fn try_preselect(
     sk: &mldsa65::SigningKey,
     rng: &mut Rand,
     mut draw: impl FnMut(&mut Rand) -> ([u8; 64], [u8; 32]),
     accept: impl Fn(u8) -> bool,
-) -> (DsaInput, u8) {
-    loop {
+    tries: usize,
+) -> Option<(DsaInput, u8)> {
+    for _ in 0..tries {
         let (mu, rnd) = draw(rng);
         let (sig, attempts) = mldsa65::sign_mu_counting(sk, &mu, &rnd);
         // HintBitPack's last count byte: the number of hints.
@@ -353,9 +354,20 @@ fn preselect(
                 mu,
                 rnd,
             };
-            return (input, hints);
+            return Some((input, hints));
         }
     }
+    None
+}
+
+/// [`try_preselect`] without a limit.
+fn preselect(
+    sk: &mldsa65::SigningKey,
+    rng: &mut Rand,
+    draw: impl FnMut(&mut Rand) -> ([u8; 64], [u8; 32]),
+    accept: impl Fn(u8) -> bool,
+) -> (DsaInput, u8) {
+    try_preselect(sk, rng, draw, accept, usize::MAX).expect("no limit")
 }
 
 /// Whether class B must match class A's hint counts (see `Options::match_hints`).
@@ -416,14 +428,21 @@ impl Dsa {
         let b = a
             .iter()
             .map(|&(_, want)| {
-                let mut bytes = mldsa65::keygen_internal(&rng.bytes()).1.to_bytes();
-                match keys {
-                    Keys::Random => {}
-                    Keys::SameRho => bytes[..32].copy_from_slice(&fixed.as_bytes()[..32]),
-                    Keys::Same => bytes.copy_from_slice(fixed.as_bytes()),
+                loop {
+                    let mut bytes = mldsa65::keygen_internal(&rng.bytes()).1.to_bytes();
+                    match keys {
+                        Keys::Random => {}
+                        Keys::SameRho => bytes[..32].copy_from_slice(&fixed.as_bytes()[..32]),
+                        Keys::Same => bytes.copy_from_slice(fixed.as_bytes()),
+                    }
+                    let sk = mldsa65::SigningKey::from_bytes(&bytes[..]).expect("s1, s2 in range");
+                    // A hint count in the tail of A's key can be rare for this key: after a
+                    // bounded number of draws, try another key.
+                    let accept = hint_filter(match_hints, want);
+                    if let Some(found) = try_preselect(&sk, rng, random, accept, 200) {
+                        break found;
+                    }
                 }
-                let sk = mldsa65::SigningKey::from_bytes(&bytes[..]).expect("s1, s2 in range");
-                preselect(&sk, rng, random, hint_filter(match_hints, want))
             })
             .collect();
         Dsa::new(rng, a, b)
@@ -434,7 +453,13 @@ impl Dsa {
         let sk = mldsa65::keygen_internal(&rng.bytes()).1;
         let mu: [u8; 64] = rng.bytes();
         let draw = |rng: &mut Rand| (mu, rng.bytes());
-        let (fixed, want) = preselect(&sk, rng, draw, |_| true);
+        // The fixed input has the median hint count of a few candidates, so that class B,
+        // which must match it, is not left drawing for a rare one.
+        let mut candidates: Vec<_> = (0..15)
+            .map(|_| preselect(&sk, rng, draw, |_| true))
+            .collect();
+        candidates.sort_by_key(|c| c.1);
+        let (fixed, want) = candidates.swap_remove(7);
         let a = (0..pool)
             .map(|_| {
                 let input = DsaInput {

@@ -1,7 +1,7 @@
 //! `DsaSimd` (ML-DSA polynomial operations) for `Neon` and `NeonSha3`, which share them. NEON
 //! code: the NTT, the pointwise products and the element-wise and rounding operations
-//! (`dsa_arith`), RejNTTPoly's rejection step (`dsa_encode`), the packing of w1 and the
-//! unpacking of t1 (`dsa_pack`); the rest is still the portable code. Keccak, and so the
+//! (`dsa_arith`), RejNTTPoly's rejection step (`dsa_encode`), the bit packing and unpacking
+//! (`dsa_pack`); RejBoundedPoly's step is still the portable code. Keccak, and so the
 //! four-way ExpandA, ExpandS and ExpandMask, is each type's own through its `Simd` methods.
 
 use super::{dsa_arith, dsa_encode, dsa_pack};
@@ -96,7 +96,7 @@ macro_rules! neon_dsa_ops {
 
         #[inline(always)]
         fn dsa_pack_t1(p: &DsaPoly, out: &mut [u8; T1_BYTES]) {
-            $crate::portable::dsa::encode::pack_t1(p, out);
+            dsa_pack::pack_t1(p, out);
         }
 
         #[inline(always)]
@@ -106,32 +106,32 @@ macro_rules! neon_dsa_ops {
 
         #[inline(always)]
         fn dsa_pack_t0(p: &DsaPoly, out: &mut [u8; T0_BYTES]) {
-            $crate::portable::dsa::encode::pack_t0(p, out);
+            dsa_pack::pack_t0(p, out);
         }
 
         #[inline(always)]
         fn dsa_unpack_t0(p: &mut DsaPoly, bytes: &[u8; T0_BYTES]) {
-            $crate::portable::dsa::encode::unpack_t0(p, bytes);
+            dsa_pack::unpack_t0(p, bytes);
         }
 
         #[inline(always)]
         fn dsa_pack_eta(p: &DsaPoly, out: &mut [u8; ETA_BYTES]) {
-            $crate::portable::dsa::encode::pack_eta(p, out);
+            dsa_pack::pack_eta(p, out);
         }
 
         #[inline(always)]
         fn dsa_unpack_eta(p: &mut DsaPoly, bytes: &[u8; ETA_BYTES]) -> bool {
-            $crate::portable::dsa::encode::unpack_eta(p, bytes)
+            dsa_pack::unpack_eta(p, bytes)
         }
 
         #[inline(always)]
         fn dsa_pack_z(p: &DsaPoly, out: &mut [u8; Z_BYTES]) {
-            $crate::portable::dsa::encode::pack_z(p, out);
+            dsa_pack::pack_z(p, out);
         }
 
         #[inline(always)]
         fn dsa_unpack_z(p: &mut DsaPoly, bytes: &[u8; Z_BYTES]) {
-            $crate::portable::dsa::encode::unpack_z(p, bytes);
+            dsa_pack::unpack_z(p, bytes);
         }
 
         #[inline(always)]

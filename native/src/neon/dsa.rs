@@ -1,7 +1,7 @@
 //! `DsaSimd` (ML-DSA polynomial operations) for `Neon` and `NeonSha3`, which share them. NEON
 //! code: the NTT, the pointwise products and the element-wise and rounding operations
-//! (`dsa_arith`), RejNTTPoly's rejection step (`dsa_encode`), the bit packing and unpacking
-//! (`dsa_pack`); RejBoundedPoly's step is still the portable code. Keccak, and so the
+//! (`dsa_arith`), the rejection steps of RejNTTPoly and RejBoundedPoly (`dsa_encode`), the bit
+//! packing and unpacking (`dsa_pack`). Keccak, and so the
 //! four-way ExpandA, ExpandS and ExpandMask, is each type's own through its `Simd` methods.
 
 use super::{dsa_arith, dsa_encode, dsa_pack};
@@ -91,7 +91,7 @@ macro_rules! neon_dsa_ops {
 
         #[inline(always)]
         fn dsa_rej_eta(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize {
-            $crate::portable::dsa::encode::rej_eta(p, filled, bytes)
+            dsa_encode::rej_eta(p, filled, bytes)
         }
 
         #[inline(always)]

@@ -309,24 +309,24 @@ pub(super) fn invntt_tomont(p: &mut DsaPoly) {
         }
         len *= 4;
     }
-    // Layer len 64 alone, then len 128 merged with the scaling.
+    // Layers len 64 and 128 in one pass over four vectors at distance 64, the scaling merged
+    // into the last (its differences' constant includes F).
     debug_assert_eq!(len, 64);
-    for b in 0..2 {
-        let start = 128 * b;
-        let k = 3 - b;
-        let (z, t) = (dup(FWD[k].z), dup(FWD[k].t));
-        for j in (start..start + 64).step_by(4) {
-            let (x, y) = gs(load(&a[j..]), load(&a[j + 64..]), z, t);
-            store(&mut a[j..], x);
-            store(&mut a[j + 64..], y);
-        }
-    }
+    let (za, ta) = (dup(FWD[3].z), dup(FWD[3].t));
+    let (zb, tb) = (dup(FWD[2].z), dup(FWD[2].t));
     let (fz, ft) = (dup(INV_LAST[0].z), dup(INV_LAST[0].t));
     let (gz, gt) = (dup(INV_LAST[1].z), dup(INV_LAST[1].t));
-    for j in (0..128).step_by(4) {
-        let (x, y) = gs(load(&a[j..]), load(&a[j + 128..]), gz, gt);
-        store(&mut a[j..], bmul(x, fz, ft));
-        store(&mut a[j + 128..], y);
+    for j in (0..64).step_by(4) {
+        let (x0, x1) = (load(&a[j..]), load(&a[j + 64..]));
+        let (x2, x3) = (load(&a[j + 128..]), load(&a[j + 192..]));
+        let (x0, x1) = gs(x0, x1, za, ta);
+        let (x2, x3) = gs(x2, x3, zb, tb);
+        let (x0, x2) = gs(x0, x2, gz, gt);
+        let (x1, x3) = gs(x1, x3, gz, gt);
+        store(&mut a[j..], bmul(x0, fz, ft));
+        store(&mut a[j + 64..], bmul(x1, fz, ft));
+        store(&mut a[j + 128..], x2);
+        store(&mut a[j + 192..], x3);
     }
 }
 

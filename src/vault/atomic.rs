@@ -92,6 +92,38 @@ pub fn temp_path(target: &Path) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Removes `<target>.tmp.<16 hex digits>` files beside `target`: what a save killed between
+/// creating its temporary file and the rename leaves behind. Call it only while holding the
+/// vault lock (every vault writer holds it, so such a file belongs to a writer that died).
+/// A leftover is a whole or partial vault sealed under the password of its time: after
+/// `vault passwd` it would still open with the old one. Best effort; errors are ignored.
+pub fn remove_stale_temps(target: &Path) {
+    let (Some(folder), Some(name)) = (target.parent(), target.file_name()) else {
+        return;
+    };
+    let folder = if folder.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        folder
+    };
+    let Ok(entries) = std::fs::read_dir(folder) else {
+        return;
+    };
+    let mut prefix = name.to_os_string();
+    prefix.push(".tmp.");
+    let prefix = prefix.as_encoded_bytes();
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let bytes = file_name.as_encoded_bytes();
+        let is_temp = bytes.len() == prefix.len() + 16
+            && bytes.starts_with(prefix)
+            && bytes[prefix.len()..].iter().all(|b| b.is_ascii_hexdigit());
+        if is_temp && entry.file_type().is_ok_and(|t| t.is_file()) {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
 /// `write_all` over [`SaveIo::write`], so a test sees (and can cut short) every `write(2)`.
 fn write_all(io: &dyn SaveIo, file: &mut File, path: &Path, mut buf: &[u8]) -> io::Result<()> {
     while !buf.is_empty() {
@@ -224,5 +256,28 @@ mod tests {
         create_new_private(&p, b"a").unwrap();
         assert!(create_new_private(&p, b"b").is_err());
         assert_eq!(std::fs::read(&p).unwrap(), b"a");
+    }
+
+    #[test]
+    fn stale_temps_of_the_target_only_are_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("v.nxq");
+        std::fs::write(&target, b"vault").unwrap();
+        let stale = temp_path(&target);
+        std::fs::write(&stale, b"half a vault").unwrap();
+        let keep = [
+            "v.nxq.tmp.notes",
+            "v.nxq.tmp.0123456789abcdef0",
+            "w.nxq.tmp.0123456789abcdef",
+        ];
+        for k in keep {
+            std::fs::write(dir.path().join(k), b"x").unwrap();
+        }
+        remove_stale_temps(&target);
+        assert!(!stale.exists());
+        assert!(target.exists());
+        for k in keep {
+            assert!(dir.path().join(k).exists(), "{k}");
+        }
     }
 }

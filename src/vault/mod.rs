@@ -300,13 +300,21 @@ pub fn create(
         &identity.root,
     );
     write_revocation(&identity.revocation)?;
-    atomic::replace(path, &bytes)?;
+    save(path, &bytes)?;
     Ok(Created {
         path: path.to_path_buf(),
         public: identity.public,
         params,
         created: now,
     })
+}
+
+/// Replaces the vault file (the caller holds the vault lock), then removes temporary files
+/// that killed saves left beside it.
+fn save(path: &Path, bytes: &[u8]) -> Result<()> {
+    atomic::replace(path, bytes)?;
+    atomic::remove_stale_temps(path);
+    Ok(())
 }
 
 /// Change the vault's password: new Argon2 salt, new seal salt and nonces.
@@ -328,7 +336,7 @@ pub fn change_password(
         .check_bounds(kdf::device_ram_bytes())
         .map_err(|m| Error::usage(m, "choose other --kdf-* values"))?;
     let bytes = unlocked.reseal(&root, new, params)?;
-    atomic::replace(path, &bytes)?;
+    save(path, &bytes)?;
     Ok(params)
 }
 
@@ -356,7 +364,7 @@ pub fn rotate(
         now,
         rotation,
     )?;
-    atomic::replace(path, &unlocked.encode(&root))?;
+    save(path, &unlocked.encode(&root))?;
     Ok((report, unlocked.file.public))
 }
 
@@ -376,7 +384,7 @@ pub fn publish_revocation(
     let added =
         crate::identity::rotation::publish_revocation(&mut unlocked.file.public, revocation)?;
     if added {
-        atomic::replace(path, &unlocked.encode(&root))?;
+        save(path, &unlocked.encode(&root))?;
     }
     Ok((unlocked.file.public, added))
 }

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# aarch64 instructions per ML-KEM operation under QEMU, for each nexusq-native implementation,
+# aarch64 instructions per ML-KEM and ML-DSA-65 operation under QEMU, for each nexusq-native implementation,
 # on -cpu max (NEON + SHA-3) and -cpu cortex-a72 (NEON only). A proxy, not cycles: every
 # instruction counts as one. Reference counts of other libraries: ../shared/tools/insncount.
 # Needs: qemu-user (the static build cannot load plugins), gcc-aarch64-linux-gnu,
 # libc6-dev-arm64-cross, and `rustup target add aarch64-unknown-linux-gnu`. Usage:
-#   benches/insncount.sh            # N=20 operations per measurement
+#   benches/insncount.sh            # N=20 operations per measurement, ML-KEM and ML-DSA
+#   benches/insncount.sh mldsa      # only ML-DSA-65 (or: mlkem)
+# Signing takes a varying number of attempts; its N signatures are of N different messages.
 
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,10 +18,18 @@ cc -shared -fPIC -O2 -o "$plugin" ../shared/tools/insncount/insncount.c
 cargo build -q --release --locked -p nexusq-native --example insncount --target aarch64-unknown-linux-gnu
 bin=$target/aarch64-unknown-linux-gnu/release/examples/insncount
 n=${N:-20}
+which=${1:-all}
 marked() {
     "$qemu" -d plugin -cpu "$1" -L /usr/aarch64-linux-gnu -plugin "$plugin" "$bin" "$2" "$3" "$4" "$5" 2>&1 |
         awk '/^marked:/ {print $2}'
 }
+per_op() { # cpu implementation set op: instructions per operation
+    local zero many
+    zero=$(marked "$1" "$2" "$3" "$4" 0)
+    many=$(marked "$1" "$2" "$3" "$4" "$n")
+    echo $(( (many - zero) / n ))
+}
+if [ "$which" != mldsa ]; then
 echo "| cpu | implementation | set | keygen | encaps | decaps |"
 echo "|---|---|---|---:|---:|---:|"
 for cpu in max cortex-a72; do
@@ -28,11 +38,25 @@ for cpu in max cortex-a72; do
         for set in 768 1024; do
             row="| $cpu | $imp | ML-KEM-$set |"
             for op in keygen encaps decaps; do
-                zero=$(marked "$cpu" "$imp" "$set" "$op" 0)
-                many=$(marked "$cpu" "$imp" "$set" "$op" "$n")
-                row="$row $(( (many - zero) / n )) |"
+                row="$row $(per_op "$cpu" "$imp" "$set" "$op") |"
             done
             echo "$row"
         done
     done
 done
+fi
+if [ "$which" != mlkem ]; then
+echo
+echo "| cpu | implementation | ML-DSA-65 keygen | sign | verify |"
+echo "|---|---|---:|---:|---:|"
+for cpu in max cortex-a72; do
+    for imp in portable neon neon-sha3; do
+        [ "$cpu" = cortex-a72 ] && [ "$imp" = neon-sha3 ] && continue
+        row="| $cpu | $imp |"
+        for op in keygen sign verify; do
+            row="$row $(per_op "$cpu" "$imp" mldsa65 "$op") |"
+        done
+        echo "$row"
+    done
+done
+fi

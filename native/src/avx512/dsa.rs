@@ -2,7 +2,7 @@
 //! the pointwise products, reduce, caddq and decompose on 512-bit vectors (`dsa_ntt`), in the
 //! same NTT-domain order as `Avx2` and `Portable`; every other operation is the AVX2
 //! implementation's (AVX-512 implies AVX2, which `dispatch::available` checks too). Keccak,
-//! and so the four-way ExpandA, ExpandS and ExpandMask, is this implementation's own through
+//! and so the eight-way ExpandA, ExpandS and ExpandMask, is this implementation's own through
 //! its `Simd` methods.
 //!
 //! SAFETY (for every call into `dsa_ntt` below): `Avx512` is only used through

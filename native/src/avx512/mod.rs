@@ -1,8 +1,10 @@
 //! AVX-512 implementation (x86-64 with AVX-512F and AVX-512VL): the AVX2 implementation's
-//! polynomial arithmetic, sampling and encoding unchanged (every such method delegates to
-//! [`Avx2`]), with Keccak rewritten around AVX-512's three-input logic (`vpternlogq`) and
-//! native 64-bit rotates (`vprolq`): one state in 512-bit planes, four states in 256-bit
-//! registers, and eight in 512-bit ones (which the ML-DSA samplers use).
+//! ML-KEM polynomial arithmetic, sampling and encoding unchanged (those methods delegate to
+//! [`Avx2`]); ML-DSA's NTT, inverse NTT, pointwise products and element-wise reductions on
+//! 512-bit vectors (`dsa`, `dsa_ntt`), the rest of ML-DSA again AVX2's; and Keccak rewritten
+//! around AVX-512's three-input logic (`vpternlogq`) and native 64-bit rotates (`vprolq`):
+//! one state in 512-bit planes, four states in 256-bit registers, and eight in 512-bit ones
+//! (which the ML-DSA samplers use).
 //!
 //! `Avx512` is only ever used through `dispatch::run!`, which selects it only when the CPU has
 //! AVX2, AVX-512F and AVX-512VL (`dispatch::available`); that makes the `unsafe` calls into the

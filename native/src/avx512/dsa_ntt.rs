@@ -527,7 +527,8 @@ mod tests {
             *c = if extreme {
                 if r & 1 == 0 { bound } else { -bound }
             } else {
-                (r % (2 * bound as u64 + 1)) as i32 - bound
+                // In i64: 2·bound may exceed i32 (reduce's input range).
+                ((r % (2 * bound as u64 + 1)) as i64 - bound as i64) as i32
             };
         }
         p

@@ -13,30 +13,20 @@
 //! shuffles, and the NTT's and inverse NTT's last layers are done with transposes.
 
 use crate::portable::arith::{INVNTT_F, MONT, MONT_SQ, QINV, ZETAS};
+use crate::portable::modmath;
 use crate::simd::{N, Poly, Q};
 use core::arch::aarch64::*;
 
 // ---------------------------------------------------------------------------------------
 // Constants.
 
-const fn pow_mod(base: i64, mut exp: u32) -> i64 {
-    let q = Q as i64;
-    let mut acc = 1i64;
-    let mut b = base.rem_euclid(q);
-    while exp > 0 {
-        if exp & 1 == 1 {
-            acc = acc * b % q;
-        }
-        b = b * b % q;
-        exp >>= 1;
-    }
-    acc
+const fn pow_mod(base: i64, exp: u32) -> i64 {
+    modmath::pow_mod(base, exp, Q as i64)
 }
 
+/// The representative of `a` mod q in (−q/2, q/2].
 const fn centered(a: i64) -> i16 {
-    let q = Q as i64;
-    let r = a.rem_euclid(q);
-    (if r > q / 2 { r - q } else { r }) as i16
+    modmath::centered(a, Q as i64) as i16
 }
 
 /// R^-1 mod q.

@@ -17,40 +17,23 @@
 
 use crate::mldsa::ops::{D, DsaPoly, GAMMA2, N, Q};
 use crate::portable::dsa::arith::QINV;
+use crate::portable::modmath;
 use core::arch::aarch64::*;
 
 // ---------------------------------------------------------------------------------------
 // Constants.
 
-const fn pow_mod(base: i64, mut exp: u32) -> i64 {
-    let q = Q as i64;
-    let mut acc = 1i64;
-    let mut b = base.rem_euclid(q);
-    while exp > 0 {
-        if exp & 1 == 1 {
-            acc = acc * b % q;
-        }
-        b = b * b % q;
-        exp >>= 1;
-    }
-    acc
+const fn pow_mod(base: i64, exp: u32) -> i64 {
+    modmath::pow_mod(base, exp, Q as i64)
 }
 
 /// The representative of `a` mod q in (−q/2, q/2].
 const fn centered(a: i64) -> i32 {
-    let q = Q as i64;
-    let r = a.rem_euclid(q);
-    (if r > q / 2 { r - q } else { r }) as i32
+    modmath::centered(a, Q as i64) as i32
 }
 
 const fn bitrev8(i: usize) -> u32 {
-    let mut r = 0;
-    let mut k = 0;
-    while k < 8 {
-        r |= ((i >> k) & 1) << (7 - k);
-        k += 1;
-    }
-    r as u32
+    modmath::bitrev(i, 8)
 }
 
 /// ζ^BitRev8(k), plain, centered.

@@ -3,7 +3,6 @@
 
 use crate::error::{Error, Result};
 use crate::secret::Password;
-use crate::vault::storage;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use zeroize::Zeroizing;
@@ -191,7 +190,7 @@ fn password_file_warnings(path: &Path) -> Vec<String> {
         ));
     }
     let shared = std::fs::canonicalize(path)
-        .map(|p| storage::is_shared_storage(&p))
+        .map(|p| crate::fs::is_shared_storage(&p))
         .unwrap_or(false);
     if shared {
         out.push(format!(

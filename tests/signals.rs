@@ -342,3 +342,62 @@ fn signals_during_vault_saves_leave_the_old_or_the_new_vault_and_no_temp() {
         generation = now;
     }
 }
+
+/// Ctrl-C at the hidden password prompt: exit 130, and the terminal's echo is back on (the
+/// handler puts back the settings the prompt changed). Run under `script`, which gives the
+/// command a terminal of its own (a pty); skipped, saying so, where `script` is missing.
+#[test]
+fn ctrl_c_at_the_password_prompt_exits_130_with_echo_back_on() {
+    use std::io::Read;
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("skipped: no `script` (util-linux) to run the prompt on a pty");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let vault = TestVault::new(dir.path(), "me");
+    // The shell ignores SIGINT (a ^C that comes before the prompt's raw mode reaches the whole
+    // foreground group); nexusq installs its own handler over the inherited "ignore".
+    let inner = format!(
+        "trap '' INT; '{BIN}' --vault '{}' vault unlock; echo rc=$?; stty -a",
+        vault.path.display()
+    );
+    let mut child = Command::new("script")
+        .args(["-q", "-e", "-c", &inner])
+        .arg(dir.path().join("typescript"))
+        .env_remove("NEXUSQ_VAULT")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let reader = {
+        let seen = seen.clone();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = stdout.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                seen.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !String::from_utf8_lossy(&seen.lock().unwrap()).contains("Password:") {
+        assert!(Instant::now() < deadline, "no prompt appeared");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"\x03").unwrap();
+    let status = child.wait().unwrap();
+    drop(stdin);
+    reader.join().unwrap();
+    let text = String::from_utf8_lossy(&seen.lock().unwrap()).replace('\r', "");
+    assert!(status.success(), "{text}");
+    assert!(text.contains("rc=130"), "{text}");
+    let lflags = text.split_whitespace().collect::<Vec<_>>();
+    assert!(lflags.contains(&"echo"), "echo is off: {text}");
+    assert!(!lflags.contains(&"-echo"), "echo is off: {text}");
+}

@@ -116,6 +116,19 @@ pub fn wait_if_interrupted() {
     }
 }
 
+/// After a signal this process raised itself (the password prompt turns Ctrl-C into SIGINT):
+/// give the handler up to `limit` to start, then wait while it ends the process. Returns only
+/// if no handler acted in time.
+pub fn wait_for_handler(limit: std::time::Duration) {
+    let deadline = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < deadline {
+        if interrupted() {
+            wait_if_interrupted();
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 /// A registered path; dropping it unregisters the path (it does not remove it: the owner does,
 /// or renames it away).
 #[derive(Debug)]

@@ -363,6 +363,60 @@ impl<R: Read> Read for ArmorReader<R> {
     }
 }
 
+/// What every nexusq armor's BEGIN line starts with.
+const BEGIN_PREFIX: &[u8] = b"-----BEGIN NEXUSQ ";
+
+/// The input replayed after sniffing: the bytes looked at, then the rest.
+type Replay<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
+
+/// An input that is either armored text or binary, told apart by its first bytes
+/// ([`maybe_armored`]).
+pub enum MaybeArmored<R: Read> {
+    /// Armored text, read with [`ArmorReader`] for the expected kind.
+    Armored(Box<ArmorReader<Replay<R>>>),
+    /// Anything else, passed through as it is.
+    Binary(Replay<R>),
+}
+
+impl<R: Read> MaybeArmored<R> {
+    pub fn is_armored(&self) -> bool {
+        matches!(self, MaybeArmored::Armored(_))
+    }
+}
+
+impl<R: Read> Read for MaybeArmored<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            MaybeArmored::Armored(r) => r.read(buf),
+            MaybeArmored::Binary(r) => r.read(buf),
+        }
+    }
+}
+
+/// Look at the first bytes of `reader`: an input that starts like a nexusq BEGIN line (of any
+/// kind, so another kind is refused by name) is read as armor of `kind`, anything else as
+/// binary. Nothing is lost: the bytes looked at are replayed. Reads at most 18 bytes here.
+pub fn maybe_armored<R: Read>(mut reader: R, kind: &str) -> io::Result<MaybeArmored<R>> {
+    let mut peeked = vec![0u8; BEGIN_PREFIX.len()];
+    let mut got = 0;
+    while got < peeked.len() {
+        match reader.read(&mut peeked[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    peeked.truncate(got);
+    let armored = peeked == BEGIN_PREFIX;
+    let replay = io::Cursor::new(peeked).chain(reader);
+    Ok(if armored {
+        MaybeArmored::Armored(Box::new(ArmorReader::new(replay, kind)))
+    } else {
+        MaybeArmored::Binary(replay)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -550,6 +604,63 @@ mod tests {
             .unwrap_err();
         assert!(armor_error(&e).is_none());
         assert_eq!(e.kind(), io::ErrorKind::Other);
+    }
+
+    /// Hands out one byte per read, so sniffing must loop.
+    struct Trickle<'a>(&'a [u8]);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let Some((&b, rest)) = self.0.split_first() else {
+                return Ok(0);
+            };
+            if buf.is_empty() {
+                return Ok(0);
+            }
+            buf[0] = b;
+            self.0 = rest;
+            Ok(1)
+        }
+    }
+
+    fn sniff_all(input: &[u8], kind: &str) -> (bool, io::Result<Vec<u8>>) {
+        let mut r = maybe_armored(Trickle(input), kind).unwrap();
+        let mut out = Vec::new();
+        let armored = r.is_armored();
+        (armored, r.read_to_end(&mut out).map(|_| out))
+    }
+
+    #[test]
+    fn maybe_armored_tells_armor_from_binary_and_loses_nothing() {
+        let data: Vec<u8> = (0..=255).collect();
+        let text = encode(K, &data);
+        let (armored, out) = sniff_all(text.as_bytes(), K);
+        assert!(armored);
+        assert_eq!(out.unwrap(), data);
+        // Binary of any length, the empty input and a bare prefix of the BEGIN line pass through.
+        for input in [
+            &data[..],
+            b"",
+            b"NXQF",
+            &BEGIN_PREFIX[..BEGIN_PREFIX.len() - 1],
+        ] {
+            let (armored, out) = sniff_all(input, K);
+            assert!(!armored);
+            assert_eq!(out.unwrap(), input);
+        }
+        // Another kind of armor is read as armor and refused by name.
+        let other = encode("SIGNATURE", b"x");
+        let (armored, out) = sniff_all(other.as_bytes(), K);
+        assert!(armored);
+        let e = out.unwrap_err();
+        assert!(armor_error(&e).unwrap().0.contains("SIGNATURE"), "{e}");
+        // A device error while sniffing is passed on.
+        struct Broken;
+        impl Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("disk on fire"))
+            }
+        }
+        assert!(maybe_armored(Broken, K).is_err());
     }
 
     proptest! {

@@ -10,7 +10,7 @@
 use super::Context;
 use super::args::{DecryptArgs, EncryptArgs};
 use super::io as cio;
-use crate::armor::{self, ArmorReader, ArmorWriter, ENCRYPTED_FILE_KIND};
+use crate::armor::{self, ArmorWriter, ENCRYPTED_FILE_KIND};
 use crate::error::{Error, Result};
 use crate::identity::{Certificate, PublicIdentity, peer};
 use crate::secret::SecretBytes;
@@ -18,7 +18,7 @@ use crate::suite::file_encryption::{self as fe, FileError};
 use crate::suite::hybrid_kem::KemLevel;
 use crate::vault::storage;
 use serde_json::json;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// `--json` prints one object on stdout, which is impossible when the data goes there.
@@ -302,32 +302,13 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     let input_name = cio::input_name(args.input.as_deref());
     let input = cio::open_input(args.input.as_deref())?;
 
-    // Armored text starts with its BEGIN line; anything else is read as binary.
-    let begin = format!("-----BEGIN NEXUSQ {ENCRYPTED_FILE_KIND}-----");
-    let mut input = input;
-    let mut peeked = vec![0u8; begin.len()];
-    let mut got = 0;
-    while got < peeked.len() {
-        match input.read(&mut peeked[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                return Err(Error::io(
-                    format!("cannot read {input_name}: {e}"),
-                    "check the input and try again",
-                ));
-            }
-        }
-    }
-    peeked.truncate(got);
-    let armored = peeked.starts_with(b"-----BEGIN NEXUSQ ");
-    let replay = std::io::Cursor::new(peeked).chain(input);
-    let mut reader: Box<dyn Read> = if armored {
-        Box::new(ArmorReader::new(replay, ENCRYPTED_FILE_KIND))
-    } else {
-        Box::new(replay)
-    };
+    let mut reader = armor::maybe_armored(input, ENCRYPTED_FILE_KIND).map_err(|e| {
+        Error::io(
+            format!("cannot read {input_name}: {e}"),
+            "check the input and try again",
+        )
+    })?;
+    let armored = reader.is_armored();
     let fail = |e: FileError| decrypt_error(e, &input_name, output, None);
 
     // A file that is not one is refused before the password is asked for.

@@ -13,9 +13,7 @@ use super::io as cio;
 use crate::armor::{self, ArmorWriter, ENCRYPTED_FILE_KIND};
 use crate::error::{Error, Result};
 use crate::identity::{Certificate, PublicIdentity, peer};
-use crate::secret::SecretBytes;
 use crate::suite::file_encryption::{self as fe, FileError};
-use crate::suite::hybrid_kem::KemLevel;
 use crate::vault::storage;
 use serde_json::json;
 use std::io::Write;
@@ -298,10 +296,8 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     refuse_json_to_stdout(ctx, output, "decrypt")?;
     let data_on_stdin = cio::is_stdio(args.input.as_deref());
     super::password::check_source(&ctx.password_source(), data_on_stdin, "the encrypted data")?;
-    let backend = ctx.backend()?;
     let input_name = cio::input_name(args.input.as_deref());
     let input = cio::open_input(args.input.as_deref())?;
-
     let mut reader = armor::maybe_armored(input, ENCRYPTED_FILE_KIND).map_err(|e| {
         Error::io(
             format!("cannot read {input_name}: {e}"),
@@ -313,30 +309,14 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
 
     // A file that is not one is refused before the password is asked for.
     let header = fe::Header::read(&mut reader).map_err(fail)?;
-    let unlocked = ctx.unlock()?;
-    let generations = &unlocked.secrets.generations;
-    let newest = generations.iter().map(|g| g.generation).max();
-    // Newest generation first: files to the current export open at the first try.
-    let mut candidates: Vec<fe::Candidate<'_>> = Vec::new();
-    let mut owners: Vec<u32> = Vec::new();
-    for g in generations.iter().rev() {
-        if let Some(k) = &g.kem {
-            let seeds: [(KemLevel, &SecretBytes<32>); 2] = [
-                (KemLevel::MlKem768, &k.xwing),
-                (KemLevel::MlKem1024, &k.mlkem1024_x25519),
-            ];
-            for c in seeds {
-                candidates.push(c);
-                owners.push(g.generation);
-            }
-        }
-    }
-    let opened = header.open(backend, &candidates).map_err(fail)?;
-    let (level, generation) = (candidates[opened.candidate].0, owners[opened.candidate]);
-    // The payload key is all that is needed from here on.
-    drop(candidates);
-    drop(unlocked);
-    if Some(generation) != newest {
+    // Only the decapsulation keys are kept; the seeds go at once, and the keys once the
+    // header is open: the payload key is all that is needed from there on.
+    let keys = ctx.unlock()?.into_decryption_keys();
+    let (opened, key) = keys.open_file_header(&header).map_err(fail)?;
+    let (level, generation) = (key.level(), key.generation());
+    let superseded = keys.is_superseded(generation);
+    drop(keys);
+    if superseded {
         ctx.out.note(&format!(
             "encrypted to generation {generation} of this identity (superseded): the sender \
              has an old export; give them a fresh one"

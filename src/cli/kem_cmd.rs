@@ -5,7 +5,7 @@ use super::args::{DecapsulateArgs, EncapsulateArgs, KemSuiteArg};
 use super::io::{create_output, read_small};
 use crate::error::{Error, Result};
 use crate::identity::envelope::{self, Envelope};
-use crate::identity::peer;
+use crate::identity::{MissingKey, peer};
 use crate::secret::SecretBytes;
 use crate::suite::hybrid_kem::{self, KemLevel};
 use serde_json::json;
@@ -85,7 +85,6 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
 }
 
 pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
-    let backend = ctx.backend()?;
     let bytes = read_small(&args.input, "a KEM envelope")?;
     let what = args.input.display().to_string();
     // Decode before asking for the password, so a defective file fails at once.
@@ -131,33 +130,29 @@ pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
         }
     }
     let unlocked = ctx.unlock()?;
-    let secrets = unlocked
-        .secrets
-        .generations
-        .iter()
-        .find(|g| g.generation == generation)
-        .ok_or_else(|| {
-            Error::check(
+    let fingerprint = unlocked.file.public.root_id().fingerprint().to_string();
+    let keys = unlocked.into_decryption_keys();
+    let key = keys
+        .find(generation, level)
+        .map_err(|missing| match missing {
+            MissingKey::NoSuchGeneration => Error::check(
                 format!("{what} is for generation {generation}, which this vault does not have"),
                 "check `nexusq vault open` for the generations this vault holds",
-            )
+            ),
+            MissingKey::Retired => Error::check(
+                format!(
+                    "the keys of generation {generation} were retired (erased) from this vault"
+                ),
+                "files and envelopes made for retired generations can no longer be opened",
+            ),
         })?;
-    let kem = secrets.kem.as_ref().ok_or_else(|| {
-        Error::check(
-            format!("the keys of generation {generation} were retired (erased) from this vault"),
-            "files and envelopes made for retired generations can no longer be opened",
-        )
-    })?;
-    let seed = match level {
-        KemLevel::MlKem768 => &kem.xwing,
-        KemLevel::MlKem1024 => &kem.mlkem1024_x25519,
-    };
-    let ss = hybrid_kem::decapsulate(backend, level, seed, &ciphertext).map_err(|e| {
+    let ss = key.key().decapsulate(&ciphertext).map_err(|e| {
         Error::check(
             format!("{what}: {e}"),
             "the ciphertext is damaged or forged",
         )
     })?;
+    drop(keys);
     if let Some(env) = &envelope
         && !env.confirms(&ss)
     {
@@ -170,7 +165,7 @@ pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
         ctx,
         &ss,
         json!({
-            "fingerprint": unlocked.file.public.root_id().fingerprint().to_string(),
+            "fingerprint": fingerprint,
             "generation": generation,
             "suite": level.suite().name(),
             "confirmed": envelope.is_some(),

@@ -13,7 +13,7 @@ pub mod seal;
 pub mod storage;
 
 use crate::error::{Error, Result};
-use crate::identity::{NewIdentity, PublicIdentity, SecretSection};
+use crate::identity::{DecryptionKeys, NewIdentity, PublicIdentity, SecretSection};
 use crate::secret::{Password, SecretBytes, random_array};
 use crate::suite::Backend;
 use crate::suite::root_sig::{self, RootSecret};
@@ -85,6 +85,8 @@ pub struct Unlocked {
     /// K = Argon2id(password, salt, params); kept so a re-save need not run Argon2 again.
     key: SecretBytes<32>,
     pub secrets: SecretSection,
+    /// The kept generations' decapsulation keys, expanded once by the unlock check.
+    decryption: DecryptionKeys,
 }
 
 impl VaultFile {
@@ -106,7 +108,7 @@ impl VaultFile {
         )
         .ok_or_else(Error::wrong_password)?;
         let secrets = SecretSection::decode(&plain)?;
-        secrets
+        let decryption = secrets
             .check_against(&self.public.certificates, backend)
             .map_err(|e| {
                 Error::vault(
@@ -121,11 +123,23 @@ impl VaultFile {
             file: self,
             key,
             secrets,
+            decryption,
         })
     }
 }
 
 impl Unlocked {
+    /// The decapsulation keys of every generation that still decrypts, newest first, as they
+    /// were when the vault was unlocked (a rotation of this value does not change them).
+    pub fn decryption_keys(&self) -> &DecryptionKeys {
+        &self.decryption
+    }
+
+    /// Keep only the decapsulation keys (everything else, seeds included, is zeroized now).
+    pub fn into_decryption_keys(self) -> DecryptionKeys {
+        self.decryption
+    }
+
     /// Decrypt the root seed (only for init, rotate, passwd, revoke) and check it gives the
     /// root public key.
     pub fn root(&self) -> Result<RootSecret> {

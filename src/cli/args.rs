@@ -18,57 +18,111 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
+    /// The per-command options, also accepted before the subcommand (DESIGN.md section 5).
+    #[command(flatten)]
+    pub early: EarlyArgs,
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// Options of every command, accepted before or after the subcommand.
 #[derive(Args, Debug, Clone)]
 pub struct GlobalArgs {
     /// Vault file [default: $NEXUSQ_VAULT, else <data dir>/nexusq/vault.nxq]
     #[arg(long, global = true, value_name = "PATH")]
     pub vault: Option<PathBuf>,
 
-    /// Read the password from the first line of this file (for scripts)
-    #[arg(
-        long,
-        global = true,
-        value_name = "PATH",
-        conflicts_with = "password_fd"
-    )]
-    pub password_file: Option<PathBuf>,
-
-    /// Read the password from the first line of this inherited file descriptor
-    #[arg(long, global = true, value_name = "N")]
-    pub password_fd: Option<u32>,
-
-    /// The new password for `vault passwd`, from the first line of this file
-    #[arg(
-        long,
-        global = true,
-        value_name = "PATH",
-        conflicts_with = "new_password_fd"
-    )]
-    pub new_password_file: Option<PathBuf>,
-
-    /// The new password for `vault passwd`, from this file descriptor
-    #[arg(long, global = true, value_name = "N")]
-    pub new_password_fd: Option<u32>,
-
     /// Crypto backend [env: NEXUSQ_BACKEND] [default: rustcrypto]
-    #[arg(long, global = true, value_name = "NAME", value_parser = ["rustcrypto", "native"])]
-    pub backend: Option<String>,
+    #[arg(long, global = true, value_enum, value_name = "NAME")]
+    pub backend: Option<BackendArg>,
 
     /// Machine-readable output: one JSON object on stdout
     #[arg(long, global = true)]
     pub json: bool,
+}
 
-    /// How long a writer waits for another nexusq process to release the vault
-    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 10.0)]
-    pub lock_timeout: f64,
+/// The backends `--backend` and `$NEXUSQ_BACKEND` name.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendArg {
+    /// RustCrypto's ml-kem and ml-dsa (the default)
+    #[value(name = "rustcrypto")]
+    RustCrypto,
+    /// nexusq-native: the same bytes, SIMD chosen for this CPU at run time
+    #[value(name = "native")]
+    Native,
+}
+
+/// The password of a command that unlocks the vault. Without either, it is asked on the
+/// terminal.
+#[derive(Args, Debug, Clone, Default)]
+pub struct PasswordArgs {
+    /// Read the password from the first line of this file (for scripts)
+    #[arg(long, value_name = "PATH", conflicts_with = "password_fd")]
+    pub password_file: Option<PathBuf>,
+
+    /// Read the password from the first line of this inherited file descriptor
+    #[arg(long, value_name = "N")]
+    pub password_fd: Option<u32>,
+}
+
+impl PasswordArgs {
+    pub fn any(&self) -> bool {
+        self.password_file.is_some() || self.password_fd.is_some()
+    }
+}
+
+/// The new password of `vault passwd`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct NewPasswordArgs {
+    /// The new password, from the first line of this file
+    #[arg(long, value_name = "PATH", conflicts_with = "new_password_fd")]
+    pub new_password_file: Option<PathBuf>,
+
+    /// The new password, from the first line of this file descriptor
+    #[arg(long, value_name = "N")]
+    pub new_password_fd: Option<u32>,
+}
+
+impl NewPasswordArgs {
+    pub fn any(&self) -> bool {
+        self.new_password_file.is_some() || self.new_password_fd.is_some()
+    }
+}
+
+/// How a command that saves the vault behaves.
+#[derive(Args, Debug, Clone, Default)]
+pub struct WriterArgs {
+    /// How long to wait for another nexusq process to release the vault [default: 10]
+    #[arg(long, value_name = "SECONDS")]
+    pub lock_timeout: Option<f64>,
 
     /// Allow saving the vault in Android shared storage, which other apps can read
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub allow_shared_storage: bool,
+}
+
+impl WriterArgs {
+    pub fn any(&self) -> bool {
+        self.lock_timeout.is_some() || self.allow_shared_storage
+    }
+}
+
+/// The per-command options given before the subcommand (`nexusq --password-file F sign`).
+/// They appear only in `nexusq --help`; a command that does not take one refuses it.
+#[derive(Args, Debug, Clone, Default)]
+pub struct EarlyArgs {
+    #[command(
+        flatten,
+        next_help_heading = "Password (the commands that unlock the vault)"
+    )]
+    pub password: PasswordArgs,
+    #[command(flatten, next_help_heading = "New password (vault passwd)")]
+    pub new_password: NewPasswordArgs,
+    #[command(
+        flatten,
+        next_help_heading = "Saving the vault (init, vault passwd, rotate, identity revoke)"
+    )]
+    pub writer: WriterArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -140,6 +194,10 @@ impl KdfArgs {
 pub struct InitArgs {
     #[command(flatten)]
     pub kdf: KdfArgs,
+    #[command(flatten)]
+    pub password: PasswordArgs,
+    #[command(flatten)]
+    pub writer: WriterArgs,
     /// Where to write the revocation statement [default: <vault>.revocation.asc]; `-` for stdout
     #[arg(long, value_name = "FILE")]
     pub revocation_out: Option<PathBuf>,
@@ -150,11 +208,20 @@ pub enum VaultCommand {
     /// Check the file and show the identity, without a password
     Open,
     /// Decrypt the vault and check its secret keys against its public keys
-    Unlock,
+    Unlock {
+        #[command(flatten)]
+        password: PasswordArgs,
+    },
     /// Re-encrypt the vault under a new password (new salts)
     Passwd {
         #[command(flatten)]
         kdf: KdfArgs,
+        #[command(flatten)]
+        password: PasswordArgs,
+        #[command(flatten)]
+        new_password: NewPasswordArgs,
+        #[command(flatten)]
+        writer: WriterArgs,
     },
 }
 
@@ -242,6 +309,10 @@ pub struct RotateArgs {
     /// Do not ask before retiring keys
     #[arg(long)]
     pub yes: bool,
+    #[command(flatten)]
+    pub password: PasswordArgs,
+    #[command(flatten)]
+    pub writer: WriterArgs,
 }
 
 #[derive(Args, Debug)]
@@ -252,6 +323,8 @@ pub struct SignArgs {
     /// Write the signature to SIG instead of stdout
     #[arg(short = 'o', long = "output", value_name = "SIG")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub password: PasswordArgs,
 }
 
 #[derive(Args, Debug)]
@@ -305,6 +378,8 @@ pub struct DecapsulateArgs {
     /// With --raw: which hybrid KEM the ciphertext is for
     #[arg(long, value_enum, default_value_t = KemSuiteArg::MlKem768X25519)]
     pub suite: KemSuiteArg,
+    #[command(flatten)]
+    pub password: PasswordArgs,
 }
 
 #[derive(Args, Debug)]
@@ -336,6 +411,8 @@ pub struct DecryptArgs {
     /// Write to OUT; nothing is left behind if authentication fails
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub password: PasswordArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -351,6 +428,10 @@ pub enum IdentityCommand {
         /// Write the updated export to FILE instead of stdout
         #[arg(short = 'o', long = "output", value_name = "OUT")]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        password: PasswordArgs,
+        #[command(flatten)]
+        writer: WriterArgs,
     },
     /// Show someone's exported identity: fingerprint, generations, validity, revocations
     Show {
@@ -370,5 +451,7 @@ pub enum IdentityCommand {
         /// implied by --password-file / --password-fd
         #[arg(long)]
         unlock: bool,
+        #[command(flatten)]
+        password: PasswordArgs,
     },
 }

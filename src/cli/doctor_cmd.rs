@@ -190,12 +190,10 @@ fn gather(ctx: &Context) -> Report {
         &crate::bench::environment::cpu_model(),
         &crate::bench::environment::cpu_features(),
     ));
+    let native = crate::suite::native::implementations();
     checks.push(native_check(
-        nexusq_native::selected().name(),
-        &nexusq_native::available()
-            .iter()
-            .map(|i| i.name())
-            .collect::<Vec<_>>(),
+        native.selected,
+        &native.available,
         ctx.backend()
             .map(|b| b.name())
             .map_err(|e| (e.message().to_string(), e.hint().to_string())),

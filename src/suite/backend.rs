@@ -3,7 +3,6 @@
 //! produce identical bytes and tests can pin every random input. Everything else (X25519,
 //! Ed25519, SLH-DSA, AES-GCM, Argon2id) is shared by both backends and lives in `suite`.
 
-use crate::error::{Error, Result};
 use crate::secret::SecretBytes;
 
 /// Which ML-KEM parameter set.
@@ -138,33 +137,4 @@ pub trait Backend: Sync {
 
     /// Pure ML-DSA-65 verification with context; malformed keys or signatures are invalid.
     fn mldsa65_verify(&self, vk: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> bool;
-}
-
-/// Which backend the user asked for (`--backend`, `$NEXUSQ_BACKEND`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum BackendChoice {
-    #[default]
-    RustCrypto,
-    Native,
-}
-
-impl BackendChoice {
-    pub fn parse(s: &str) -> Result<Self> {
-        match s {
-            "rustcrypto" => Ok(BackendChoice::RustCrypto),
-            "native" => Ok(BackendChoice::Native),
-            other => Err(Error::usage(
-                format!("unknown backend {other:?}"),
-                "use --backend rustcrypto or --backend native",
-            )),
-        }
-    }
-
-    /// The backend to compute with.
-    pub fn backend(self) -> Result<&'static dyn Backend> {
-        match self {
-            BackendChoice::RustCrypto => Ok(&super::rustcrypto::RustCrypto),
-            BackendChoice::Native => Ok(&super::native::Native),
-        }
-    }
 }

@@ -11,7 +11,26 @@ pub mod native;
 pub mod root_sig;
 pub mod rustcrypto;
 
-pub use backend::{Backend, BackendChoice};
+pub use backend::Backend;
+
+/// Which backend computes ML-KEM and ML-DSA. The command line maps `--backend` and
+/// `$NEXUSQ_BACKEND` onto this; nothing here parses names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BackendChoice {
+    #[default]
+    RustCrypto,
+    Native,
+}
+
+impl BackendChoice {
+    /// The backend to compute with.
+    pub fn backend(self) -> crate::error::Result<&'static dyn Backend> {
+        match self {
+            BackendChoice::RustCrypto => Ok(&rustcrypto::RustCrypto),
+            BackendChoice::Native => Ok(&native::Native),
+        }
+    }
+}
 
 /// Suite identifiers (u16, big-endian on the wire). Documented in docs/identity-format.md.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

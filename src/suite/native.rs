@@ -108,3 +108,22 @@ impl Backend for Native {
         mldsa65::verify(&vk, msg, ctx, &sig)
     }
 }
+
+/// The SIMD implementations of nexusq-native on this CPU, by name (for `doctor`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Implementations {
+    /// The one chosen at run time.
+    pub selected: &'static str,
+    /// Every one this CPU can run.
+    pub available: Vec<&'static str>,
+}
+
+pub fn implementations() -> Implementations {
+    Implementations {
+        selected: nexusq_native::selected().name(),
+        available: nexusq_native::available()
+            .into_iter()
+            .map(|i| i.name())
+            .collect(),
+    }
+}

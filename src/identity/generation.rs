@@ -113,11 +113,6 @@ impl GenerationSecrets {
         });
         (kem_ok && sig_ok).then_some(keys)
     }
-
-    /// The seeds this generation still holds give exactly the public keys its certificate names.
-    pub fn matches(&self, cert: &Certificate, backend: &dyn Backend) -> bool {
-        self.checked_keys(cert, backend).is_some()
-    }
 }
 
 impl std::fmt::Debug for GenerationSecrets {

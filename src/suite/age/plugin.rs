@@ -284,3 +284,212 @@ fn parse_index(s: &str) -> Result<u64, PluginError> {
             "a file index is not a decimal number",
         ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suite::age::{FileKey, Header, encrypt};
+    use crate::suite::hybrid_kem::{self, KemLevel};
+    use crate::suite::rustcrypto::RustCrypto;
+
+    /// A vault stand-in: one password, some seeds; counts how often it was asked.
+    struct Fake {
+        password: &'static [u8],
+        seeds: Vec<SecretBytes<32>>,
+        calls: usize,
+    }
+
+    impl KeySource for Fake {
+        fn keys(
+            &mut self,
+            identity: &PluginIdentity,
+            ask: &mut AskSecret<'_>,
+        ) -> Result<Vec<SecretBytes<32>>, String> {
+            self.calls += 1;
+            assert_eq!(identity.vault.as_deref(), Some(&b"/v.nxq"[..]));
+            match ask("Enter the password of the nexusq vault /v.nxq") {
+                Ok(Some(p)) if p.as_slice() == self.password => Ok(self.seeds.clone()),
+                Ok(Some(_)) => Err("wrong password for the nexusq vault /v.nxq".into()),
+                Ok(None) => Err("no password given".into()),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+    }
+
+    fn identity() -> String {
+        PluginIdentity {
+            vault: Some(b"/v.nxq".to_vec()),
+        }
+        .encode()
+    }
+
+    /// An age file to `seed`'s key: its stanzas as recipient-stanza frames, and the header.
+    fn file_to(seed: &SecretBytes<32>, index: usize) -> (String, Header) {
+        let pk = hybrid_kem::public_key(&RustCrypto, KemLevel::MlKem768, seed);
+        let mut file = Vec::new();
+        encrypt(&RustCrypto, &[&pk], &mut &b"x"[..], &mut file).unwrap();
+        let header = Header::read(&mut &file[..]).unwrap();
+        let mut frames = Vec::new();
+        for s in &header.stanzas {
+            let mut st = s.clone();
+            st.args.insert(0, st.tag.clone());
+            st.args.insert(0, index.to_string());
+            st.tag = "recipient-stanza".into();
+            st.encode(&mut frames);
+        }
+        (String::from_utf8(frames).unwrap(), header)
+    }
+
+    fn ok_with(body: &[u8]) -> String {
+        let mut out = Vec::new();
+        Stanza {
+            tag: "ok".into(),
+            args: vec![],
+            body: body.to_vec(),
+        }
+        .encode(&mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    fn run(input: &str, fake: &mut Fake) -> (Result<(), PluginError>, Vec<Stanza>) {
+        let mut out = Vec::new();
+        let r = run_identity_v1(&mut input.as_bytes(), &mut out, &RustCrypto, fake);
+        // Parse what the plugin said, frame by frame.
+        let mut said = Vec::new();
+        let mut rd = &out[..];
+        let mut lines = LineReader::new(&mut rd, false, None);
+        while let Some(first) = lines.next_line().unwrap() {
+            said.push(Stanza::read(&first, &mut lines).unwrap());
+        }
+        (r, said)
+    }
+
+    fn tags(said: &[Stanza]) -> Vec<&str> {
+        said.iter().map(|s| s.tag.as_str()).collect()
+    }
+
+    #[test]
+    fn unwraps_two_files_after_one_password_prompt_with_grease() {
+        let (a, b) = (SecretBytes::random(), SecretBytes::random());
+        let (f0, h0) = file_to(&a, 0);
+        let (f1, h1) = file_to(&b, 1);
+        let input = format!(
+            "-> add-identity {}\n\n-> grease x y\nAAAA\n{f0}{f1}-> done\n\n{}{}{}",
+            identity(),
+            ok_with(b"right"),
+            ok_with(b""),
+            ok_with(b"")
+        );
+        let mut fake = Fake {
+            password: b"right",
+            seeds: vec![SecretBytes::random(), a, b],
+            calls: 0,
+        };
+        let (r, said) = run(&input, &mut fake);
+        r.unwrap();
+        assert_eq!(
+            tags(&said),
+            ["request-secret", "file-key", "file-key", "done"]
+        );
+        assert_eq!(fake.calls, 1);
+        for (s, h, i) in [(&said[1], &h0, "0"), (&said[2], &h1, "1")] {
+            assert_eq!(s.args, [i]);
+            let key = FileKey(SecretBytes::from_slice(&s.body).unwrap());
+            h.verify_mac(&key).unwrap();
+        }
+    }
+
+    #[test]
+    fn wrong_password_is_an_identity_error_and_no_key() {
+        let a = SecretBytes::random();
+        let (f0, _) = file_to(&a, 0);
+        let input = format!(
+            "-> add-identity {}\n\n{f0}-> done\n\n{}{}",
+            identity(),
+            ok_with(b"wrong"),
+            ok_with(b"")
+        );
+        let mut fake = Fake {
+            password: b"right",
+            seeds: vec![a],
+            calls: 0,
+        };
+        let (r, said) = run(&input, &mut fake);
+        r.unwrap();
+        assert_eq!(tags(&said), ["request-secret", "error", "done"]);
+        assert_eq!(said[1].args, ["identity", "0"]);
+        assert!(String::from_utf8_lossy(&said[1].body).contains("wrong password"));
+    }
+
+    #[test]
+    fn unknown_stanza_types_are_ignored_without_asking() {
+        let input = format!(
+            "-> add-identity {}\n\n-> recipient-stanza 0 X25519 {}\n{}\n-> recipient-stanza 0 example.com/enigma\n\n-> done\n\n",
+            identity(),
+            "A".repeat(43),
+            "A".repeat(43)
+        );
+        let mut fake = Fake {
+            password: b"right",
+            seeds: vec![],
+            calls: 0,
+        };
+        let (r, said) = run(&input, &mut fake);
+        r.unwrap();
+        assert_eq!(tags(&said), ["done"]);
+        assert_eq!(fake.calls, 0);
+    }
+
+    #[test]
+    fn invalid_stanza_and_foreign_identity_are_reported() {
+        let input = "-> add-identity AGE-PLUGIN-OTHER-1QQQQQQQ\n\n-> done\n\n-> ok\n\n".to_string();
+        let mut fake = Fake {
+            password: b"right",
+            seeds: vec![],
+            calls: 0,
+        };
+        let (r, said) = run(&input, &mut fake);
+        r.unwrap();
+        assert_eq!(tags(&said), ["error", "done"]);
+        assert_eq!(said[0].args, ["identity", "0"]);
+
+        let input = format!(
+            "-> add-identity {}\n\n-> recipient-stanza 0 mlkem768x25519 AAAA\n{}\n-> done\n\n-> ok\n\n",
+            identity(),
+            "A".repeat(43)
+        );
+        let (r, said) = run(&input, &mut fake);
+        r.unwrap();
+        assert_eq!(tags(&said), ["error", "done"]);
+        assert_eq!(said[0].args, ["stanza", "0", "0"]);
+        assert_eq!(fake.calls, 0);
+    }
+
+    #[test]
+    fn malformed_frames_are_clean_errors() {
+        let id = identity();
+        let mut fake = Fake {
+            password: b"right",
+            seeds: vec![],
+            calls: 0,
+        };
+        let (a, b) = (SecretBytes::random(), SecretBytes::random());
+        let (f1, _) = file_to(&a, 1);
+        let (f0, _) = file_to(&b, 0);
+        for bad in [
+            "garbage\n".to_string(),
+            format!("-> add-identity {id}\n"), // no body line, input ends
+            format!("-> add-identity {id}\nAAA=\n-> done\n\n"), // padded base64
+            format!("-> add-identity {id}\r\n\n-> done\n\n"), // CR
+            format!("-> add-identity\n\n-> done\n\n"),
+            format!("-> recipient-stanza 01 mlkem768x25519 A\n\n-> done\n\n"),
+            format!("{f1}{f0}-> done\n\n"), // indices go back
+            String::new(),                  // closed at once
+            format!("-> add-identity {id}\n\n{f0}-> done\n\n-> bogus\n\n"), // bad reply
+            format!("-> add-identity {id}\n\n{f0}-> done\n\n"), // no reply at all
+        ] {
+            let (r, _) = run(&bad, &mut fake);
+            assert!(matches!(r, Err(PluginError::Protocol(_))), "{bad:?}: {r:?}");
+        }
+    }
+}

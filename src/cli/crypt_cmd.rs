@@ -22,7 +22,11 @@ use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// `--json` prints one object on stdout, which is impossible when the data goes there.
-fn refuse_json_to_stdout(ctx: &Context, output: Option<&Path>, command: &str) -> Result<()> {
+pub(super) fn refuse_json_to_stdout(
+    ctx: &Context,
+    output: Option<&Path>,
+    command: &str,
+) -> Result<()> {
     if ctx.global.json && cio::is_stdio(output) {
         return Err(Error::usage(
             format!("`{command} --json` needs -o FILE: stdout carries the data"),
@@ -32,7 +36,7 @@ fn refuse_json_to_stdout(ctx: &Context, output: Option<&Path>, command: &str) ->
     Ok(())
 }
 
-fn write_error(e: &std::io::Error, output: Option<&Path>) -> Error {
+pub(super) fn write_error(e: &std::io::Error, output: Option<&Path>) -> Error {
     match output {
         Some(p) if !cio::is_stdio(Some(p)) => Error::io_at("write", p, e),
         _ => Error::io(
@@ -46,19 +50,23 @@ fn write_error(e: &std::io::Error, output: Option<&Path>) -> Error {
 // encrypt
 
 /// One recipient after reading, checking and collapsing the exports.
-struct Peer {
+pub(super) struct Peer {
     /// The export whose newest generation is used.
-    identity: PublicIdentity,
-    path: PathBuf,
+    pub(super) identity: PublicIdentity,
+    pub(super) path: PathBuf,
     /// Every certificate seen for this identity, in any of its exports (to detect forks).
     certificates: Vec<(Certificate, PathBuf)>,
 }
 
-/// Read every `--to` export and collapse repeats of one identity.
-fn read_recipients(ctx: &Context, args: &EncryptArgs) -> Result<Vec<Peer>> {
-    let expected = peer::parse_fingerprints(&args.peer.expect_fingerprint)?;
+/// Read every export in `paths` and collapse repeats of one identity.
+pub(super) fn read_recipients(
+    ctx: &Context,
+    paths: &[PathBuf],
+    expect_fingerprint: &[String],
+) -> Result<Vec<Peer>> {
+    let expected = peer::parse_fingerprints(expect_fingerprint)?;
     let mut peers: Vec<Peer> = Vec::new();
-    for path in &args.to {
+    for path in paths {
         let bytes = cio::read_small(path, "a public identity")?;
         let identity = peer::parse_export(&bytes, &path.display().to_string())?;
         let root_id = identity.root_id();
@@ -124,9 +132,12 @@ fn read_recipients(ctx: &Context, args: &EncryptArgs) -> Result<Vec<Peer>> {
 
 pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     refuse_json_to_stdout(ctx, args.output.as_deref(), "encrypt")?;
+    if super::age_cmd::wants_age(args) {
+        return super::age_cmd::encrypt(ctx, args);
+    }
     let backend = ctx.backend()?;
     let level = args.suite.level();
-    let peers = read_recipients(ctx, args)?;
+    let peers = read_recipients(ctx, &args.to, &args.peer.expect_fingerprint)?;
     let now = crate::time::now();
     let mut recipients: Vec<fe::Recipient<'_>> = Vec::with_capacity(peers.len());
     let mut summary = Vec::with_capacity(peers.len());
@@ -205,9 +216,9 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
 // decrypt
 
 /// Counts what reached the output, to say how much of it a late failure concerns.
-struct Counted<W: Write> {
-    inner: W,
-    written: u64,
+pub(super) struct Counted<W: Write> {
+    pub(super) inner: W,
+    pub(super) written: u64,
 }
 
 impl<W: Write> Write for Counted<W> {
@@ -272,40 +283,46 @@ fn decrypt_error(
             Error::check(format!("{input}: {e}"), "this is a bug in nexusq")
         }
     };
-    if let Some(n) = stdout_written.filter(|&n| n > 0) {
-        let to = match output {
-            Some(p) if !cio::is_stdio(Some(p)) => p.display().to_string(),
-            _ => "stdout".into(),
-        };
-        err = Error::new(
-            err.exit(),
-            format!(
-                "{}; {n} bytes of authentic plaintext before the problem were already written to \
-                 {to}: they are not the whole file",
-                err.message()
-            ),
-            format!(
-                "{}; use -o FILE (a regular file) to get all or nothing",
-                err.hint()
-            ),
-        );
+    if let Some(n) = stdout_written {
+        err = partial_stdout(err, n, output);
     }
     err
+}
+
+/// Say that `n` authentic bytes already went out (to stdout, or to an output that is not a
+/// regular file) before the error, when there were any.
+pub(super) fn partial_stdout(err: Error, n: u64, output: Option<&Path>) -> Error {
+    if n == 0 {
+        return err;
+    }
+    let to = match output {
+        Some(p) if !cio::is_stdio(Some(p)) => p.display().to_string(),
+        _ => "stdout".into(),
+    };
+    Error::new(
+        err.exit(),
+        format!(
+            "{}; {n} bytes of authentic plaintext before the problem were already written to \
+             {to}: they are not the whole file",
+            err.message()
+        ),
+        format!(
+            "{}; use -o FILE (a regular file) to get all or nothing",
+            err.hint()
+        ),
+    )
 }
 
 pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     let output = args.output.as_deref();
     refuse_json_to_stdout(ctx, output, "decrypt")?;
     let data_on_stdin = cio::is_stdio(args.input.as_deref());
-    super::password::check_source(&ctx.password_source(), data_on_stdin, "the encrypted data")?;
-    let backend = ctx.backend()?;
     let input_name = cio::input_name(args.input.as_deref());
-    let input = cio::open_input(args.input.as_deref())?;
+    let mut input = cio::open_input(args.input.as_deref())?;
 
-    // Armored text starts with its BEGIN line; anything else is read as binary.
-    let begin = format!("-----BEGIN NEXUSQ {ENCRYPTED_FILE_KIND}-----");
-    let mut input = input;
-    let mut peeked = vec![0u8; begin.len()];
+    // Look at the start: nexusq's own format (binary "NXQF", or its armor), else age v1
+    // (binary, or armor after optional whitespace). Enough is read to see past that whitespace.
+    let mut peeked = vec![0u8; crate::suite::age::SNIFF_LEN];
     let mut got = 0;
     while got < peeked.len() {
         match input.read(&mut peeked[got..]) {
@@ -322,7 +339,24 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     }
     peeked.truncate(got);
     let armored = peeked.starts_with(b"-----BEGIN NEXUSQ ");
+    let nexusq = armored || peeked.starts_with(&fe::MAGIC);
+    let age_format = (!nexusq)
+        .then(|| crate::suite::age::sniff(&peeked))
+        .flatten();
     let replay = std::io::Cursor::new(peeked).chain(input);
+    if let Some(format) = age_format {
+        return super::age_cmd::decrypt(ctx, args, Box::new(replay), format, &input_name);
+    }
+    if !args.identity_file.is_empty() {
+        return Err(Error::usage(
+            format!(
+                "{input_name} is not an age file, and -i identity files decrypt only age files"
+            ),
+            "drop -i to decrypt a nexusq file with the vault",
+        ));
+    }
+    super::password::check_source(&ctx.password_source(), data_on_stdin, "the encrypted data")?;
+    let backend = ctx.backend()?;
     let mut reader: Box<dyn Read> = if armored {
         Box::new(ArmorReader::new(replay, ENCRYPTED_FILE_KIND))
     } else {

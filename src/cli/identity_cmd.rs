@@ -11,6 +11,7 @@ pub fn export(
     output: Option<&Path>,
     full_history: bool,
     unlock: bool,
+    age: bool,
 ) -> Result<()> {
     let path = ctx.vault_path()?;
     let file = vault::open(&path)?;
@@ -35,6 +36,9 @@ pub fn export(
             "exported from the vault's public part without a password, so it is not \
              authenticated; check that the fingerprint is {fp} (or pass --unlock to check it)"
         ));
+    }
+    if age {
+        return super::age_cmd::export_recipient(ctx, &public, output);
     }
     let exported = public.export(full_history);
     let text = exported.to_armor();

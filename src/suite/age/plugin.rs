@@ -481,8 +481,8 @@ mod tests {
             format!("-> add-identity {id}\n"), // no body line, input ends
             format!("-> add-identity {id}\nAAA=\n-> done\n\n"), // padded base64
             format!("-> add-identity {id}\r\n\n-> done\n\n"), // CR
-            format!("-> add-identity\n\n-> done\n\n"),
-            format!("-> recipient-stanza 01 mlkem768x25519 A\n\n-> done\n\n"),
+            "-> add-identity\n\n-> done\n\n".to_string(),
+            "-> recipient-stanza 01 mlkem768x25519 A\n\n-> done\n\n".to_string(),
             format!("{f1}{f0}-> done\n\n"), // indices go back
             String::new(),                  // closed at once
             format!("-> add-identity {id}\n\n{f0}-> done\n\n-> bogus\n\n"), // bad reply

@@ -7,7 +7,7 @@ mod common;
 use common::{TestVault, bin};
 use sha2::{Digest, Sha256};
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 const PLUGIN: &str = env!("CARGO_BIN_EXE_age-plugin-nexusq");
@@ -567,4 +567,157 @@ fn plugin_binary_scripted_conversations() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The reference age (Go) when it is at hand: `NEXUSQ_AGE_BIN` names it (`.ci/run` installs
+// Debian's). Any age with plugin support runs age-plugin-nexusq; age 1.3 or later also
+// encrypts to and decrypts from nexusq's age1pq1 keys directly.
+
+fn age_bin() -> Option<PathBuf> {
+    let bin = std::env::var_os("NEXUSQ_AGE_BIN").map(PathBuf::from);
+    if bin.is_none() {
+        use std::io::Write;
+        let _ = std::io::stderr().write_all(
+            b"\n######## SKIPPED: the reference age tests (set NEXUSQ_AGE_BIN to an age binary) ########\n",
+        );
+    }
+    bin
+}
+
+#[test]
+fn reference_age_decrypts_through_the_plugin_and_interoperates() {
+    let Some(age) = age_bin() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let v = TestVault::new(dir.path(), "ref");
+    let r = age_recipient(&v);
+    let file = dir.path().join("to-vault.age");
+    bin()
+        .args(["encrypt", "--armor", "--to", &r, "-o"])
+        .arg(&file)
+        .write_stdin("decrypted by age through the plugin")
+        .assert()
+        .success();
+    let id = dir.path().join("plugin-identity.txt");
+    v.cmd()
+        .args(["identity", "export", "--age-plugin-identity", "-o"])
+        .arg(&id)
+        .assert()
+        .success();
+    let plugin_dir = Path::new(PLUGIN).parent().unwrap();
+    let path = format!(
+        "{}:{}",
+        plugin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let run_age = |args: &[&std::ffi::OsStr], pw: Option<&Path>| {
+        let mut c = Command::new(&age);
+        c.args(args)
+            .env("PATH", &path)
+            .env_remove("NEXUSQ_VAULT")
+            .stdin(Stdio::null());
+        match pw {
+            Some(p) => c.env("NEXUSQ_PASSWORD_FILE", p),
+            None => c.env_remove("NEXUSQ_PASSWORD_FILE"),
+        };
+        c.output().unwrap()
+    };
+    let o = run_age(
+        &[
+            "-d".as_ref(),
+            "-i".as_ref(),
+            id.as_os_str(),
+            file.as_os_str(),
+        ],
+        Some(&v.pw),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, b"decrypted by age through the plugin");
+    // A wrong password: age reports the plugin's error, exit non-zero, no hang.
+    let bad = common::private_file(&dir.path().join("bad.pw"), "wrong\n");
+    let o = run_age(
+        &[
+            "-d".as_ref(),
+            "-i".as_ref(),
+            id.as_os_str(),
+            file.as_os_str(),
+        ],
+        Some(&bad),
+    );
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("wrong password"), "{}", stderr(&o));
+
+    // age 1.3 and later know age1pq1 natively.
+    let version = Command::new(&age).arg("--version").output().unwrap();
+    let version = String::from_utf8_lossy(&version.stdout)
+        .trim()
+        .trim_start_matches('v')
+        .to_string();
+    let mut parts = version.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let (major, minor) = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    if (major, minor) < (1, 3) {
+        use std::io::Write;
+        let _ = std::io::stderr().write_all(
+            format!(
+                "\n######## SKIPPED: age {version} predates age1pq1 recipients (1.3) ########\n"
+            )
+            .as_bytes(),
+        );
+        return;
+    }
+    let rfile = dir.path().join("r.txt");
+    std::fs::write(&rfile, format!("{r}\n")).unwrap();
+    let plain = dir.path().join("plain");
+    std::fs::write(&plain, vec![7u8; 70_000]).unwrap();
+    let by_age = dir.path().join("by-age.age");
+    let o = run_age(
+        &[
+            "-R".as_ref(),
+            rfile.as_os_str(),
+            "-o".as_ref(),
+            by_age.as_os_str(),
+            plain.as_os_str(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = v
+        .cmd()
+        .args(["decrypt", "--password-file"])
+        .arg(&v.pw)
+        .arg(&by_age)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, vec![7u8; 70_000]);
+    // And age decrypts nexusq's file to an age-keygen -pq key.
+    let keys = dir.path().join("keys.txt");
+    let keygen = age.with_file_name("age-keygen");
+    let o = Command::new(&keygen)
+        .args(["-pq", "-o"])
+        .arg(&keys)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = Command::new(&keygen).arg("-y").arg(&keys).output().unwrap();
+    let theirs = String::from_utf8(o.stdout).unwrap().trim().to_string();
+    let o = bin()
+        .args(["encrypt", "--to", &theirs])
+        .arg(&plain)
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let enc = dir.path().join("by-nexusq.age");
+    std::fs::write(&enc, &o.stdout).unwrap();
+    let o = run_age(
+        &[
+            "-d".as_ref(),
+            "-i".as_ref(),
+            keys.as_os_str(),
+            enc.as_os_str(),
+        ],
+        None,
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, vec![7u8; 70_000]);
 }

@@ -219,6 +219,25 @@ fn classic_and_ssh_recipients_are_refused() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("line 2"), "{}", stderr(&o));
+    // --expect-fingerprint cannot vouch for a bare age1pq1 key.
+    let o = bin()
+        .args(["encrypt", "--expect-fingerprint", &seed_vault.fingerprint()])
+        .args(["--to", &age_recipient(&seed_vault)])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // But it still applies to exports written as age.
+    let other = TestVault::new(dir.path(), "o");
+    let o = bin()
+        .args(["encrypt", "--age", "--expect-fingerprint", &seed_vault.fingerprint()])
+        .arg("--to")
+        .arg(other.export())
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
 }
 
 #[test]

@@ -208,6 +208,12 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             keys.push((pk, file.display().to_string()));
         }
     }
+    if !keys.is_empty() && !args.peer.expect_fingerprint.is_empty() {
+        return Err(Error::usage(
+            "--expect-fingerprint cannot check an age1pq1 recipient: it carries no nexusq identity",
+            "compare the age1pq1 line with its owner out of band, or encrypt to their nexusq export",
+        ));
+    }
     // nexusq exports: checked, collapsed and with their expiry and revocation as for
     // nexusq's own format; the newest valid generation's X-Wing key.
     let peers = crypt_cmd::read_recipients(ctx, &exports, &args.peer.expect_fingerprint)?;

@@ -338,7 +338,7 @@ mod tests {
             let file = enc(&RustCrypto, &[&pk], b"small secret file", armored);
             assert!(dec(&ids, &file).is_ok());
             for i in 0..file.len() {
-                for bit in [0x01u8, 0x80] {
+                for bit in [0x01u8, 0x80, 0xff] {
                     let mut f = file.clone();
                     f[i] ^= bit;
                     match dec(&ids, &f) {

@@ -230,7 +230,12 @@ fn classic_and_ssh_recipients_are_refused() {
     // But it still applies to exports written as age.
     let other = TestVault::new(dir.path(), "o");
     let o = bin()
-        .args(["encrypt", "--age", "--expect-fingerprint", &seed_vault.fingerprint()])
+        .args([
+            "encrypt",
+            "--age",
+            "--expect-fingerprint",
+            &seed_vault.fingerprint(),
+        ])
         .arg("--to")
         .arg(other.export())
         .arg(&input)

@@ -135,8 +135,8 @@ pub fn export_plugin_identity(ctx: &Context, output: Option<&Path>) -> Result<()
 // ---------------------------------------------------------------------------------------------
 // encrypt
 
-/// Read a small text input (`-` is stdin).
-fn read_text(path: &Path, what: &str) -> Result<String> {
+/// Read a small text input (`-` is stdin); zeroized after use (identity files hold keys).
+fn read_text(path: &Path, what: &str) -> Result<zeroize::Zeroizing<String>> {
     let bytes = if path == Path::new("-") {
         let mut b = Vec::new();
         std::io::stdin()
@@ -153,15 +153,18 @@ fn read_text(path: &Path, what: &str) -> Result<String> {
     } else {
         cio::read_small(path, what)?
     };
-    String::from_utf8(bytes).map_err(|_| {
-        Error::usage(
-            format!(
-                "{} is not text (invalid UTF-8), so not {what}",
-                path.display()
-            ),
-            "pass the right file",
-        )
-    })
+    String::from_utf8(bytes)
+        .map(zeroize::Zeroizing::new)
+        .map_err(|e| {
+            zeroize::Zeroize::zeroize(&mut e.into_bytes());
+            Error::usage(
+                format!(
+                    "{} is not text (invalid UTF-8), so not {what}",
+                    path.display()
+                ),
+                "pass the right file",
+            )
+        })
 }
 
 pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {

@@ -15,6 +15,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD_NO_PAD;
 use std::io::{self, BufRead};
+use zeroize::Zeroizing;
 
 /// Body lines are wrapped at 64 columns.
 pub const BODY_LINE: usize = 64;
@@ -175,9 +176,10 @@ pub fn encode_b64(data: &[u8]) -> String {
 pub fn read_body<R: BufRead + ?Sized>(
     lines: &mut LineReader<'_, R>,
 ) -> Result<Vec<u8>, FormatError> {
-    let mut text = Vec::new();
+    // Zeroized: plugin frames carry file keys and the vault password.
+    let mut text = Zeroizing::new(Vec::new());
     loop {
-        let line = lines.next_line()?.ok_or(FormatError::Truncated)?;
+        let line = Zeroizing::new(lines.next_line()?.ok_or(FormatError::Truncated)?);
         if line.len() > BODY_LINE {
             return Err(FormatError::Invalid(
                 "a stanza body line is longer than 64 columns",

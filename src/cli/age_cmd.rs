@@ -390,11 +390,8 @@ pub fn decrypt(
     let output = args.output.as_deref();
     let with_vault = args.identity_file.is_empty();
     let fail = |e: AgeError| decrypt_error(e, input_name, output, with_vault);
+    // The password source was checked before the input was read (crypt_cmd::decrypt).
     let identities = read_identities(args)?;
-    if with_vault {
-        let data_on_stdin = cio::is_stdio(args.input.as_deref());
-        super::password::check_source(&ctx.password_source(), data_on_stdin, "the encrypted data")?;
-    }
     let backend = ctx.backend()?;
     let mut reader = age::reader(input, format);
     // A file that is not one is refused before the password is asked for.

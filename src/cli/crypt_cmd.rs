@@ -317,6 +317,11 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     let output = args.output.as_deref();
     refuse_json_to_stdout(ctx, output, "decrypt")?;
     let data_on_stdin = cio::is_stdio(args.input.as_deref());
+    // The vault's password will be needed (unless -i identity files decrypt an age file):
+    // refuse an unusable password source before reading any data.
+    if args.identity_file.is_empty() {
+        super::password::check_source(&ctx.password_source(), data_on_stdin, "the encrypted data")?;
+    }
     let input_name = cio::input_name(args.input.as_deref());
     let mut input = cio::open_input(args.input.as_deref())?;
 
@@ -355,7 +360,6 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
             "drop -i to decrypt a nexusq file with the vault",
         ));
     }
-    super::password::check_source(&ctx.password_source(), data_on_stdin, "the encrypted data")?;
     let backend = ctx.backend()?;
     let mut reader: Box<dyn Read> = if armored {
         Box::new(ArmorReader::new(replay, ENCRYPTED_FILE_KIND))

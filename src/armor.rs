@@ -52,10 +52,13 @@ pub fn decode(kind: &str, text: &[u8]) -> Result<Vec<u8>, ArmorError> {
     let end = format!("-----END NEXUSQ {kind}-----");
     if lines.first() != Some(&begin.as_str()) {
         return match lines.first() {
+            // The line is the file's, so whoever made it chose it: escaped and capped.
             Some(l) if l.starts_with("-----BEGIN NEXUSQ ") => fail(&format!(
                 "is a different kind of nexusq file ({}), expected {kind}",
-                l.trim_start_matches("-----BEGIN NEXUSQ ")
-                    .trim_end_matches("-----")
+                crate::untrusted::escape(
+                    l.trim_start_matches("-----BEGIN NEXUSQ ")
+                        .trim_end_matches("-----")
+                )
             )),
             _ => fail(&format!("does not start with \"{begin}\"")),
         };
@@ -261,11 +264,11 @@ impl<R: Read> ArmorReader<R> {
             None => (line, false),
         };
         if !complete || line != self.begin.as_bytes() {
-            let first = String::from_utf8_lossy(line).into_owned();
-            return Err(match first.strip_prefix("-----BEGIN NEXUSQ ") {
-                Some(rest) if complete && first != self.begin => self.fail(format!(
+            return Err(match line.strip_prefix(b"-----BEGIN NEXUSQ ") {
+                // The file's own words: escaped and capped.
+                Some(rest) if complete => self.fail(format!(
                     "is a different kind of nexusq file ({}), expected {}",
-                    rest.trim_end_matches("-----"),
+                    crate::untrusted::escape_bytes(rest.strip_suffix(b"-----").unwrap_or(rest)),
                     self.begin
                         .trim_start_matches("-----BEGIN NEXUSQ ")
                         .trim_end_matches("-----")
@@ -416,6 +419,41 @@ mod tests {
         let s = encode("SIGNATURE", b"x");
         let e = decode("PUBLIC IDENTITY", s.as_bytes()).unwrap_err();
         assert!(e.0.contains("SIGNATURE"), "{}", e.0);
+    }
+
+    /// A hostile first line is named escaped and capped, never echoed whole.
+    #[test]
+    fn hostile_first_lines_are_escaped_and_capped() {
+        let hostile = format!(
+            "-----BEGIN NEXUSQ \x08\x1b[2Kfingerprint: evil\u{202e}{}-----\nAQ==\n-----END NEXUSQ X-----\n",
+            "\x1b[31m".repeat(100_000)
+        );
+        let whole = decode("PUBLIC IDENTITY", hostile.as_bytes()).unwrap_err();
+        // The streaming reader looks at 128 bytes of the first line at most.
+        let short = "-----BEGIN NEXUSQ \x08\x1b[2Kfingerprint: evil\u{202e}-----\nAQ==\n";
+        let mut r = ArmorReader::new(short.as_bytes(), K);
+        let streamed = armor_error(&r.read(&mut [0u8; 64]).unwrap_err())
+            .cloned()
+            .unwrap();
+        for e in [whole, streamed] {
+            assert!(e.0.len() < 600, "{} bytes", e.0.len());
+            assert!(
+                !e.0.chars().any(crate::untrusted::is_hidden_control),
+                "{:?}",
+                e.0
+            );
+            assert!(
+                e.0.contains("\\u{8}\\u{1b}[2Kfingerprint: evil\\u{202e}"),
+                "{:?}",
+                e.0
+            );
+        }
+        // A first line that is not UTF-8 at all.
+        let mut r = ArmorReader::new(&b"-----BEGIN NEXUSQ \xff\x9b-----\n"[..], K);
+        let e = armor_error(&r.read(&mut [0u8; 8]).unwrap_err())
+            .cloned()
+            .unwrap();
+        assert!(e.0.contains("\\xff\\x9b"), "{:?}", e.0);
     }
 
     proptest! {

@@ -435,19 +435,19 @@ pub fn decrypt(
     {
         ctx.out.warn(&format!(
             "{} is in Android shared storage, where other apps can read the plaintext",
-            p.display()
+            super::output::untrusted_path(p)
         ));
     }
     let sink = cio::create_output(output, false)?;
     let to_file = sink.is_file();
     let all_or_nothing = sink.is_all_or_nothing();
     let mut out = Counted {
-        inner: sink,
+        inner: crypt_cmd::terminal_guard(sink, output),
         written: 0,
     };
     match opened.decrypt_payload(&mut reader, &mut out) {
         Ok(bytes) => {
-            out.inner.commit()?;
+            out.inner.into_inner().commit()?;
             let out_name = match output {
                 Some(p) if to_file => p.display().to_string(),
                 _ => "stdout".into(),

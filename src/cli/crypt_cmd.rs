@@ -3,13 +3,14 @@
 //! Both stream: memory use does not depend on the size of the input.
 //!
 //! Recipients: every `--to` export is read and verified; with `--expect-fingerprint`, each one
-//! must be among the expected fingerprints. Several exports of the same identity collapse into
+//! must be among the expected fingerprints, and each expected fingerprint must be a recipient. Several exports of the same identity collapse into
 //! one recipient (the newest generation among them is used, and a note says so); two different
 //! certificates for the same generation of one identity are a fork and are refused.
 
 use super::Context;
 use super::args::{DecryptArgs, EncryptArgs};
 use super::io as cio;
+use super::output::TerminalGuard;
 use crate::armor::{self, ArmorReader, ArmorWriter, ENCRYPTED_FILE_KIND};
 use crate::error::{Error, Result};
 use crate::identity::{Certificate, PublicIdentity, peer};
@@ -18,7 +19,7 @@ use crate::suite::file_encryption::{self as fe, FileError};
 use crate::suite::hybrid_kem::KemLevel;
 use crate::vault::storage;
 use serde_json::json;
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// `--json` prints one object on stdout, which is impossible when the data goes there.
@@ -36,7 +37,29 @@ pub(super) fn refuse_json_to_stdout(
     Ok(())
 }
 
+/// Anyone who can encrypt to us chooses the plaintext: to a terminal (stdout, or an `-o` path
+/// such as /dev/tty) it goes only as plain text, checked chunk by chunk before each is written.
+/// `-o -` forces it through. For nexusq's own files and age files alike.
+pub(super) fn terminal_guard(sink: cio::Sink, output: Option<&Path>) -> TerminalGuard<cio::Sink> {
+    let on_terminal = match (&sink, output) {
+        (cio::Sink::Stdout(_), None) => std::io::stdout().is_terminal(),
+        (cio::Sink::Stdout(_), Some(_)) => false,
+        (cio::Sink::File { out, .. }, _) => out.is_terminal(),
+    };
+    TerminalGuard::new(sink, on_terminal)
+}
+
 pub(super) fn write_error(e: &std::io::Error, output: Option<&Path>) -> Error {
+    if let Some(found) = super::output::refused_on_terminal(e) {
+        return Error::usage(
+            format!(
+                "refusing to show the decrypted data on the terminal: it holds {} (at byte {}), \
+                 which could make the terminal show something else or act on it",
+                found.what, found.offset
+            ),
+            "pass -o FILE to save it, or -o - to print it anyway",
+        );
+    }
     match output {
         Some(p) if !cio::is_stdio(Some(p)) => Error::io_at("write", p, e),
         _ => Error::io(
@@ -68,9 +91,10 @@ pub(super) fn read_recipients(
     let mut peers: Vec<Peer> = Vec::new();
     for path in paths {
         let bytes = cio::read_small(path, "a public identity")?;
-        let identity = peer::parse_export(&bytes, &path.display().to_string())?;
+        let name = super::output::untrusted_path(path);
+        let identity = peer::parse_export(&bytes, &name)?;
         let root_id = identity.root_id();
-        peer::check_expected(&root_id, &expected).map_err(|e| e.context(path.display()))?;
+        peer::check_expected(&root_id, &expected).map_err(|e| e.context(&name))?;
         let certificates = identity
             .certificates
             .iter()
@@ -94,8 +118,8 @@ pub(super) fn read_recipients(
                     format!(
                         "{} and {} hold two different certificates for generation {} of \
                          identity {}: a fork, which may mean its root key was compromised",
-                        other.display(),
-                        path.display(),
+                        super::output::untrusted_path(other),
+                        name,
                         cert.generation,
                         root_id.fingerprint()
                     ),
@@ -106,9 +130,9 @@ pub(super) fn read_recipients(
         seen.certificates.extend(certificates);
         ctx.out.note(&format!(
             "{} is the same identity ({}) as {}; encrypting to it once",
-            path.display(),
+            name,
             root_id.fingerprint(),
-            seen.path.display()
+            super::output::untrusted_path(&seen.path)
         ));
         // The newest generation known wins, and so does a revocation seen in any export.
         let newer = identity.newest().generation > seen.identity.newest().generation;
@@ -117,6 +141,8 @@ pub(super) fn read_recipients(
             seen.path = path.clone();
         }
     }
+    let ids: Vec<_> = peers.iter().map(|p| p.identity.root_id()).collect();
+    peer::check_all_expected_present(&ids, &expected)?;
     if peers.len() > fe::MAX_RECIPIENTS {
         return Err(Error::usage(
             format!(
@@ -143,7 +169,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     let mut summary = Vec::with_capacity(peers.len());
     for p in &peers {
         let (cert, pk) = peer::encryption_key(&p.identity, level, now, args.peer.allow_expired)
-            .map_err(|e| e.context(p.path.display()))?;
+            .map_err(|e| e.context(super::output::untrusted_path(&p.path)))?;
         let fp = p.identity.root_id().fingerprint().to_string();
         if cert.is_expired(now) {
             ctx.out.warn(&format!(
@@ -177,7 +203,10 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
         ),
         FileError::Write(e) => write_error(&e, output),
         FileError::InvalidRecipient { index, error } => Error::check(
-            format!("{}: {error}", peers[index].path.display()),
+            format!(
+                "{}: {error}",
+                super::output::untrusted_path(&peers[index].path)
+            ),
             "the export is unusable; ask its owner for a fresh one",
         ),
         other => Error::usage(format!("cannot encrypt: {other}"), "check the recipients"),
@@ -199,7 +228,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
         ctx.out.note(&format!(
             "encrypted {bytes} bytes from {input_name} to {} recipient(s): {}",
             recipients.len(),
-            out.display()
+            super::output::untrusted_path(out)
         ));
         ctx.out.json(&json!({
             "output": out.display().to_string(),
@@ -404,7 +433,7 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     {
         ctx.out.warn(&format!(
             "{} is in Android shared storage, where other apps can read the plaintext",
-            p.display()
+            super::output::untrusted_path(p)
         ));
     }
 
@@ -412,12 +441,12 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     let to_file = sink.is_file();
     let all_or_nothing = sink.is_all_or_nothing();
     let mut out = Counted {
-        inner: sink,
+        inner: terminal_guard(sink, output),
         written: 0,
     };
     match opened.decrypt_payload(&mut reader, &mut out) {
         Ok(bytes) => {
-            out.inner.commit()?;
+            out.inner.into_inner().commit()?;
             let out_name = match output {
                 Some(p) if to_file => p.display().to_string(),
                 _ => "stdout".into(),

@@ -52,10 +52,13 @@ pub fn decode(kind: &str, text: &[u8]) -> Result<Vec<u8>, ArmorError> {
     let end = format!("-----END NEXUSQ {kind}-----");
     if lines.first() != Some(&begin.as_str()) {
         return match lines.first() {
+            // The line is the file's, so whoever made it chose it: escaped and capped.
             Some(l) if l.starts_with("-----BEGIN NEXUSQ ") => fail(&format!(
                 "is a different kind of nexusq file ({}), expected {kind}",
-                l.trim_start_matches("-----BEGIN NEXUSQ ")
-                    .trim_end_matches("-----")
+                crate::untrusted::escape(
+                    l.trim_start_matches("-----BEGIN NEXUSQ ")
+                        .trim_end_matches("-----")
+                )
             )),
             _ => fail(&format!("does not start with \"{begin}\"")),
         };
@@ -261,11 +264,11 @@ impl<R: Read> ArmorReader<R> {
             None => (line, false),
         };
         if !complete || line != self.begin.as_bytes() {
-            let first = String::from_utf8_lossy(line).into_owned();
-            return Err(match first.strip_prefix("-----BEGIN NEXUSQ ") {
-                Some(rest) if complete && first != self.begin => self.fail(format!(
+            return Err(match line.strip_prefix(b"-----BEGIN NEXUSQ ") {
+                // The file's own words: escaped and capped.
+                Some(rest) if complete => self.fail(format!(
                     "is a different kind of nexusq file ({}), expected {}",
-                    rest.trim_end_matches("-----"),
+                    crate::untrusted::escape_bytes(rest.strip_suffix(b"-----").unwrap_or(rest)),
                     self.begin
                         .trim_start_matches("-----BEGIN NEXUSQ ")
                         .trim_end_matches("-----")
@@ -367,7 +370,31 @@ impl<R: Read> Read for ArmorReader<R> {
 const BEGIN_PREFIX: &[u8] = b"-----BEGIN NEXUSQ ";
 
 /// The input replayed after sniffing: the bytes looked at, then the rest.
-type Replay<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
+pub type Replay<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
+
+/// Read up to `len` bytes from the start of `reader` (fewer only at its end) and hand them back
+/// with a reader that yields them again, then the rest: for telling formats apart by their
+/// first bytes without losing any.
+pub fn peek<R: Read>(mut reader: R, len: usize) -> io::Result<(Vec<u8>, Replay<R>)> {
+    let mut peeked = vec![0u8; len];
+    let mut got = 0;
+    while got < peeked.len() {
+        match reader.read(&mut peeked[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    peeked.truncate(got);
+    let replay = io::Cursor::new(peeked.clone()).chain(reader);
+    Ok((peeked, replay))
+}
+
+/// Whether `prefix` starts like a nexusq BEGIN line, of any kind.
+pub fn looks_armored(prefix: &[u8]) -> bool {
+    prefix.starts_with(BEGIN_PREFIX)
+}
 
 /// An input that is either armored text or binary, told apart by its first bytes
 /// ([`maybe_armored`]).
@@ -396,21 +423,9 @@ impl<R: Read> Read for MaybeArmored<R> {
 /// Look at the first bytes of `reader`: an input that starts like a nexusq BEGIN line (of any
 /// kind, so another kind is refused by name) is read as armor of `kind`, anything else as
 /// binary. Nothing is lost: the bytes looked at are replayed. Reads at most 18 bytes here.
-pub fn maybe_armored<R: Read>(mut reader: R, kind: &str) -> io::Result<MaybeArmored<R>> {
-    let mut peeked = vec![0u8; BEGIN_PREFIX.len()];
-    let mut got = 0;
-    while got < peeked.len() {
-        match reader.read(&mut peeked[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    peeked.truncate(got);
-    let armored = peeked == BEGIN_PREFIX;
-    let replay = io::Cursor::new(peeked).chain(reader);
-    Ok(if armored {
+pub fn maybe_armored<R: Read>(reader: R, kind: &str) -> io::Result<MaybeArmored<R>> {
+    let (peeked, replay) = peek(reader, BEGIN_PREFIX.len())?;
+    Ok(if looks_armored(&peeked) {
         MaybeArmored::Armored(Box::new(ArmorReader::new(replay, kind)))
     } else {
         MaybeArmored::Binary(replay)
@@ -470,6 +485,41 @@ mod tests {
         let s = encode("SIGNATURE", b"x");
         let e = decode("PUBLIC IDENTITY", s.as_bytes()).unwrap_err();
         assert!(e.0.contains("SIGNATURE"), "{}", e.0);
+    }
+
+    /// A hostile first line is named escaped and capped, never echoed whole.
+    #[test]
+    fn hostile_first_lines_are_escaped_and_capped() {
+        let hostile = format!(
+            "-----BEGIN NEXUSQ \x08\x1b[2Kfingerprint: evil\u{202e}{}-----\nAQ==\n-----END NEXUSQ X-----\n",
+            "\x1b[31m".repeat(100_000)
+        );
+        let whole = decode("PUBLIC IDENTITY", hostile.as_bytes()).unwrap_err();
+        // The streaming reader looks at 128 bytes of the first line at most.
+        let short = "-----BEGIN NEXUSQ \x08\x1b[2Kfingerprint: evil\u{202e}-----\nAQ==\n";
+        let mut r = ArmorReader::new(short.as_bytes(), K);
+        let streamed = armor_error(&r.read(&mut [0u8; 64]).unwrap_err())
+            .cloned()
+            .unwrap();
+        for e in [whole, streamed] {
+            assert!(e.0.len() < 600, "{} bytes", e.0.len());
+            assert!(
+                !e.0.chars().any(crate::untrusted::is_hidden_control),
+                "{:?}",
+                e.0
+            );
+            assert!(
+                e.0.contains("\\u{8}\\u{1b}[2Kfingerprint: evil\\u{202e}"),
+                "{:?}",
+                e.0
+            );
+        }
+        // A first line that is not UTF-8 at all.
+        let mut r = ArmorReader::new(&b"-----BEGIN NEXUSQ \xff\x9b-----\n"[..], K);
+        let e = armor_error(&r.read(&mut [0u8; 8]).unwrap_err())
+            .cloned()
+            .unwrap();
+        assert!(e.0.contains("\\xff\\x9b"), "{:?}", e.0);
     }
 
     proptest! {

@@ -12,5 +12,6 @@ pub mod identity;
 pub mod secret;
 pub mod suite;
 pub mod time;
+pub mod untrusted;
 pub mod vault;
 pub mod wire;

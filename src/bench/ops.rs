@@ -494,6 +494,7 @@ pub fn identity_rotation<'a>(v: &'a ThrowawayVault, backend: &'a dyn Backend) ->
         validity_days: crate::identity::DEFAULT_VALIDITY_DAYS,
         compromised: false,
         retire_older_than: None,
+        confirmed_retire: None,
     };
     let opts = v.save_options();
     Ok(Op::new("Identity key rotation", move || {

@@ -387,8 +387,9 @@ pub struct EncryptArgs {
     /// The file to encrypt; `-` or nothing for stdin
     #[arg(value_name = "FILE")]
     pub input: Option<PathBuf>,
-    /// Recipient's exported identity (repeat for up to 64 recipients)
-    #[arg(long, value_name = "PUB", required = true)]
+    /// Recipient: an exported identity file, or an age1pq1… age recipient (repeat for up to
+    /// 64 recipients)
+    #[arg(long, value_name = "PUB", required_unless_present = "recipients_file")]
     pub to: Vec<PathBuf>,
     /// Which hybrid KEM to use for every recipient
     #[arg(long, value_enum, default_value_t = KemSuiteArg::MlKem768X25519)]
@@ -399,6 +400,14 @@ pub struct EncryptArgs {
     /// Write armored text instead of binary
     #[arg(long)]
     pub armor: bool,
+    /// An age recipients file: one age1pq1… recipient per line, blank lines and # comments
+    /// ignored; `-` reads it from stdin. Repeatable. Implies --age.
+    #[arg(short = 'R', long = "recipients-file", value_name = "FILE")]
+    pub recipients_file: Vec<PathBuf>,
+    /// Write an age v1 file (C2SP age.md) instead of nexusq's own format; nexusq exports are
+    /// encrypted to their newest valid X-Wing key. Implied by any age recipient.
+    #[arg(long)]
+    pub age: bool,
     #[command(flatten)]
     pub peer: PeerArgs,
 }
@@ -413,6 +422,10 @@ pub struct DecryptArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub password: PasswordArgs,
+    /// An age identity file (AGE-SECRET-KEY-PQ-1… and AGE-SECRET-KEY-1… lines, # comments):
+    /// decrypt an age file with it instead of the vault, with no password. Repeatable.
+    #[arg(short = 'i', long = "identity-file", value_name = "FILE")]
+    pub identity_file: Vec<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -438,6 +451,9 @@ pub enum IdentityCommand {
         /// The exported identity file
         #[arg(value_name = "FILE")]
         file: PathBuf,
+        /// Print only the age recipient (age1pq1…) of its newest valid generation
+        #[arg(long)]
+        age: bool,
     },
     /// Print your public identity as armored text to give to others
     Export {
@@ -453,5 +469,13 @@ pub enum IdentityCommand {
         unlock: bool,
         #[command(flatten)]
         password: PasswordArgs,
+        /// Print the newest generation's X-Wing key as an age recipient (age1pq1…), for age
+        /// 1.3 users to encrypt to
+        #[arg(long, conflicts_with_all = ["full_history", "age_plugin_identity"])]
+        age: bool,
+        /// Print the AGE-PLUGIN-NEXUSQ-1… identity line naming this vault, for an age
+        /// identity file: `age -d -i FILE` then decrypts with the vault (age-plugin-nexusq)
+        #[arg(long, conflicts_with = "full_history")]
+        age_plugin_identity: bool,
     },
 }

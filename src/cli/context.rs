@@ -141,7 +141,7 @@ fn merge_options(
 }
 
 /// The backend from `--backend`, else a non-empty `$NEXUSQ_BACKEND`, else rustcrypto.
-fn backend_choice(flag: Option<BackendArg>, env: Option<&str>) -> Result<BackendChoice> {
+pub(super) fn backend_choice(flag: Option<BackendArg>, env: Option<&str>) -> Result<BackendChoice> {
     use clap::ValueEnum;
     let arg = match (flag, env.filter(|s| !s.is_empty())) {
         (Some(arg), _) => arg,

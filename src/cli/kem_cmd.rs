@@ -43,7 +43,7 @@ fn print_secret(ctx: &Context, ss: &SecretBytes<32>, extra: serde_json::Value) {
 pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
     let backend = ctx.backend()?;
     let expected = peer::parse_fingerprints(&args.peer.expect_fingerprint)?;
-    let what = format!("{}", args.to.display());
+    let what = super::output::untrusted_path(&args.to);
     let identity = peer::parse_export(&read_small(&args.to, "a public identity")?, &what)?;
     let root_id = identity.root_id();
     let fp = root_id.fingerprint();
@@ -53,6 +53,7 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
         args.suite.level().suite().name()
     ));
     peer::check_expected(&root_id, &expected)?;
+    peer::check_all_expected_present(&[root_id], &expected)?;
     let level = args.suite.level();
     let (cert, pk) = peer::encryption_key(&identity, level, super::now(), args.peer.allow_expired)?;
     let (ct, ss) = hybrid_kem::encapsulate(backend, level, pk).map_err(|e| {
@@ -86,7 +87,7 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
 
 pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
     let bytes = read_small(&args.input, "a KEM envelope")?;
-    let what = args.input.display().to_string();
+    let what = super::output::untrusted_path(&args.input);
     // Decode before asking for the password, so a defective file fails at once.
     let (level, generation, ciphertext, envelope) = if args.raw {
         let level = args.suite.level();

@@ -1,6 +1,8 @@
 //! The command line: clap definitions, one module per command, and the shared context they use.
 //! No crypto here: commands call `vault` and `identity`, and print what they return.
 
+pub mod age_cmd;
+pub mod age_plugin;
 pub mod args;
 mod bench_cmd;
 pub mod context;
@@ -42,11 +44,20 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Vault(VaultCommand::Passwd { kdf, .. }) => vault_cmd::passwd(&ctx, &kdf),
         Command::Identity(IdentityCommand::Export {
             output,
+            age_plugin_identity: true,
+            ..
+        }) => age_cmd::export_plugin_identity(&ctx, output.as_deref()),
+        Command::Identity(IdentityCommand::Export {
+            output,
             full_history,
             unlock,
+            age,
             ..
-        }) => identity_cmd::export(&ctx, output.as_deref(), full_history, unlock),
-        Command::Identity(IdentityCommand::Show { file }) => identity_cmd::show(&ctx, &file),
+        }) => identity_cmd::export(&ctx, output.as_deref(), full_history, unlock, age),
+        Command::Identity(IdentityCommand::Show { file, age: true }) => {
+            age_cmd::show_recipient(&ctx, &file)
+        }
+        Command::Identity(IdentityCommand::Show { file, .. }) => identity_cmd::show(&ctx, &file),
         Command::Identity(IdentityCommand::History) => identity_cmd::history(&ctx),
         Command::Identity(IdentityCommand::Revoke { file, output, .. }) => {
             identity_cmd::revoke(&ctx, &file, output.as_deref())

@@ -200,7 +200,7 @@ fn chunk_nonce(counter: u128, last: bool) -> Result<[u8; 12], FileError> {
 }
 
 /// Fill `buf` from `input` until it is full or the input ends; the number of bytes read.
-fn read_full<R: Read + ?Sized>(input: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+pub(crate) fn read_full<R: Read + ?Sized>(input: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
         match input.read(&mut buf[filled..]) {
@@ -216,7 +216,7 @@ fn read_full<R: Read + ?Sized>(input: &mut R, buf: &mut [u8]) -> io::Result<usiz
 /// Fill `buf` with the next chunk, starting with the byte carried over from the previous call,
 /// and look one byte ahead to tell whether this is the last chunk: a short chunk is always
 /// last; a full one is last only when nothing follows. Returns (bytes in `buf`, last).
-fn read_chunk<R: Read + ?Sized>(
+pub(crate) fn read_chunk<R: Read + ?Sized>(
     input: &mut R,
     buf: &mut [u8],
     carry: &mut Option<u8>,

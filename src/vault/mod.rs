@@ -344,19 +344,39 @@ fn save(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 /// Change the vault's password: new Argon2 salt, new seal salt and nonces.
-/// `new_params` defaults to max(current, default).
+/// `new_params` defaults to max(current, default). `based_on` is what the caller read (before
+/// the lock) and derived `new_params` from (`--kdf-*` changes only some of them): if the vault
+/// holds other parameters under the lock, another `passwd` came in between, and nothing is
+/// changed.
 pub fn change_password(
     path: &Path,
     old: &Password,
     new: &Password,
     new_params: Option<KdfParams>,
+    based_on: Option<KdfParams>,
     opts: &SaveOptions,
     backend: &dyn Backend,
 ) -> Result<KdfParams> {
     let path = &resolve(path)?;
     check_save_location(path, opts)?;
     let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
+    // The password first: a writer that came in between may have changed it too, and then
+    // "wrong password" (exit 3) is what the user needs to know.
     let unlocked = open(path)?.unlock(old, &Argon2id, backend)?;
+    let current = unlocked.params();
+    if let Some(base) = based_on
+        && base != current
+    {
+        return Err(Error::io(
+            format!(
+                "the vault's password hashing changed while this command waited for it (now {}, \
+                 read as {}); nothing was changed",
+                current.describe(),
+                base.describe()
+            ),
+            "run `nexusq vault passwd` again, so the new parameters start from the current ones",
+        ));
+    }
     let root = unlocked.root()?;
     let params = new_params.unwrap_or_else(|| unlocked.params().at_least_default());
     params

@@ -201,9 +201,16 @@ pub struct BenchArgs {
     /// Alternating rounds for --compare
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub rounds: u32,
-    /// With --compare: the native/rustcrypto median ratio above which an operation fails (exit 1)
+    /// With --compare: the native/rustcrypto ratio, of the pooled median and of the pooled p95,
+    /// above which an operation fails (exit 1)
     #[arg(long, value_name = "RATIO", default_value_t = 1.5)]
     pub gate: f64,
+    /// With --compare: the bound on the median ratio alone [default: --gate]
+    #[arg(long, value_name = "RATIO")]
+    pub gate_median: Option<f64>,
+    /// With --compare: the bound on the p95 ratio alone [default: --gate]
+    #[arg(long, value_name = "RATIO")]
+    pub gate_p95: Option<f64>,
     /// With --json: add every sample to the operation records
     #[arg(long)]
     pub raw: bool,

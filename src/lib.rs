@@ -8,6 +8,7 @@ pub mod bench;
 pub mod cli;
 pub mod error;
 pub mod identity;
+pub mod report;
 pub mod secret;
 pub mod suite;
 pub mod time;

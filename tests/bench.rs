@@ -236,7 +236,7 @@ fn comparison_records_validate_against_the_schema() {
         environment::Build::nexusq(),
         report::compare_workload(c.baseline, c.candidate, &c.config),
     );
-    let env_record = serde_json::to_value(Record::Environment(env)).unwrap();
+    let env_record = serde_json::to_value(Record::Environment(Box::new(env))).unwrap();
     assert_valid(&validator, &env_record);
     assert_eq!(env_record["workload"]["gate_p95"], 2.0);
     let records: Vec<Value> = report::compare_records(&c, true)

@@ -460,14 +460,19 @@ mod tests {
         assert!(env.crates.contains_key("ml-kem"));
         assert!(!env.command_line.is_empty());
         assert!(env.native_available.contains(&env.native_selected));
-        let rec =
-            serde_json::to_value(crate::bench::evidence::Record::Environment(env.clone())).unwrap();
+        let rec = serde_json::to_value(crate::bench::evidence::Record::Environment(Box::new(
+            env.clone(),
+        )))
+        .unwrap();
         assert_eq!(rec["kind"], "environment");
         assert_eq!(rec["format"], crate::bench::evidence::FORMAT);
         assert_eq!(rec["workload"]["mode"], "baseline");
         assert!(rec["os"]["sysname"].is_string());
         let back: crate::bench::evidence::Record = serde_json::from_value(rec).unwrap();
-        assert_eq!(back, crate::bench::evidence::Record::Environment(env));
+        assert_eq!(
+            back,
+            crate::bench::evidence::Record::Environment(Box::new(env))
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ pub const FORMAT: u32 = 2;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Record {
-    Environment(Environment),
+    Environment(Box<Environment>),
     Result(Measurement),
     Gate(GateCheck),
 }
@@ -382,7 +382,7 @@ pub fn parse(source: &str, text: &str) -> std::result::Result<Vec<Dataset>, Pars
                     } else {
                         format!("{source} #{}", n + 1)
                     },
-                    environment,
+                    environment: *environment,
                     results: Vec::new(),
                     gates: Vec::new(),
                 });

@@ -97,6 +97,8 @@ pub enum Command {
     Decrypt(DecryptArgs),
     /// Measure the baseline operations on this device (never touches your vault)
     Bench(BenchArgs),
+    /// Render evidence files (`bench --json`, the arena's `--json`) as one self-contained HTML page
+    Report(ReportArgs),
     /// Check this installation: vault, permissions, storage, CPU features, KDF cost, terminal
     Doctor,
     /// Print the man page (roff) generated from these definitions
@@ -228,6 +230,16 @@ pub struct BenchArgs {
     /// Argon2id iterations of the throwaway vault (tests; default: the default KDF)
     #[arg(long, value_name = "T", hide = true, conflicts_with = "kdf_from_vault")]
     pub kdf_iterations: Option<u32>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Evidence files (JSON lines); each dataset in them becomes a section, in order
+    #[arg(value_name = "EVIDENCE.jsonl", required = true)]
+    pub evidence: Vec<PathBuf>,
+    /// Write the page to FILE (replaced only when complete) instead of stdout
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -117,7 +117,7 @@ fn run_baseline(ctx: &Context, args: &BenchArgs) -> Result<()> {
     progress.clear();
     let b = result?;
     if let Some(env) = env {
-        print_record(ctx, &Record::Environment(env));
+        print_record(ctx, &Record::Environment(Box::new(env)));
         for record in report::baseline_records(&b, args.raw) {
             print_record(ctx, &record);
         }
@@ -159,7 +159,7 @@ fn run_compare(ctx: &Context, args: &BenchArgs) -> Result<()> {
     progress.clear();
     let c = result?;
     if let Some(env) = env {
-        print_record(ctx, &Record::Environment(env));
+        print_record(ctx, &Record::Environment(Box::new(env)));
         for record in report::compare_records(&c, args.raw) {
             print_record(ctx, &record);
         }

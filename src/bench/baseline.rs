@@ -118,7 +118,7 @@ impl Default for Config {
             iterations: 20,
             vault_iterations: 3,
             warmup: 2,
-            kdf: KdfParams::DEFAULT,
+            kdf: KdfParams::for_new_vault(),
         }
     }
 }

@@ -350,7 +350,8 @@ mod tests {
                 let found = t[at..].find(name).unwrap_or_else(|| panic!("{name}"));
                 at += found + name.len();
             }
-            assert!(t.contains("64 MiB, t=3, p=1"));
+            let lanes = crate::vault::KdfParams::for_new_vault().parallelism;
+            assert!(t.contains(&format!("64 MiB, t=3, p={lanes}")), "{t}");
         }
         let md = baseline_table(&b, Style::Markdown);
         assert!(md.contains("| operation "));

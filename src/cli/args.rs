@@ -120,10 +120,11 @@ pub struct KdfArgs {
     /// Argon2id iterations [default: 3]
     #[arg(long, value_name = "T", conflicts_with = "calibrate_ms")]
     pub kdf_iterations: Option<u32>,
-    /// Argon2id lanes [default: 1]
+    /// Argon2id lanes [default: min(4, cores) for a new vault; `vault passwd` keeps the vault's]
     #[arg(long, value_name = "P")]
     pub kdf_parallelism: Option<u32>,
-    /// Pick the iteration count that makes unlocking take about N ms on this device
+    /// Choose memory (up to a quarter of the RAM, at most 1 GiB) and passes so that unlocking
+    /// takes about N ms on this device, preferring memory
     #[arg(long, value_name = "N")]
     pub calibrate_ms: Option<u64>,
 }

@@ -61,7 +61,7 @@ fn throwaway_kdf(ctx: &Context, args: &BenchArgs) -> Result<KdfParams> {
             .map_err(|e| e.context("--kdf-from-vault reads your vault's header"))?;
         return Ok(file.header.kdf);
     }
-    let mut params = KdfParams::DEFAULT;
+    let mut params = KdfParams::for_new_vault();
     if let Some(mib) = args.kdf_memory_mib {
         params.memory_kib = mib.saturating_mul(1024);
     }

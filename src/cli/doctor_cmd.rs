@@ -420,7 +420,7 @@ pub fn kdf_check(params: Option<&KdfParams>, ram: Option<u64>) -> Check {
             name,
             format!(
                 "no vault yet; new vaults get {} (the default); {bound}",
-                KdfParams::DEFAULT.describe()
+                KdfParams::for_new_vault().describe()
             ),
         );
     };
@@ -458,7 +458,7 @@ pub fn kdf_check(params: Option<&KdfParams>, ram: Option<u64>) -> Check {
              --kdf-memory-mib 64` lowers it",
         );
     }
-    let relation = if *p == default {
+    let relation = if (p.memory_kib, p.iterations) == (default.memory_kib, default.iterations) {
         "the default".to_string()
     } else {
         format!("at least the default, {}", default.describe())
@@ -471,7 +471,7 @@ pub fn kdf_check(params: Option<&KdfParams>, ram: Option<u64>) -> Check {
 fn unlock_time_check(params: Option<KdfParams>) -> Check {
     let (p, whose) = match params {
         Some(p) => (p, "the vault's parameters"),
-        None => (KdfParams::DEFAULT, "the default parameters"),
+        None => (KdfParams::for_new_vault(), "the default parameters"),
     };
     let password = Password::new(Zeroizing::new("nexusq doctor: not a password".into()));
     let salt = random_array();

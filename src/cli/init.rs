@@ -57,7 +57,7 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
             "write the revocation statement to a file with --revocation-out FILE",
         ));
     }
-    let params = kdf_params(&ctx.out, &args.kdf, KdfParams::DEFAULT)?;
+    let params = kdf_params(&ctx.out, &args.kdf, KdfParams::for_new_vault())?;
     let password = ctx.password(true)?;
     ctx.out
         .note("creating the identity (SLH-DSA root, generation 1) and the vault...");

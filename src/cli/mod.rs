@@ -241,7 +241,12 @@ pub fn kdf_params(
         out.note(&format!(
             "calibrating Argon2id for about {ms} ms on this device..."
         ));
-        params = kdf::calibrate(Duration::from_millis(ms), memory_kib, parallelism)?;
+        let limits = kdf::CalibrationLimits {
+            memory_kib: args.kdf_memory_mib.map(|_| memory_kib),
+            parallelism,
+            memory_cap_kib: kdf::calibration_memory_cap_kib(kdf::device_ram_bytes()),
+        };
+        params = kdf::calibrate(Duration::from_millis(ms), &limits)?;
         out.note(&format!("chose {}", params.describe()));
     }
     if params.is_weaker_than_default() {

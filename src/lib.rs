@@ -7,6 +7,7 @@ pub mod armor;
 pub mod bench;
 pub mod cli;
 pub mod error;
+pub mod fs;
 pub mod identity;
 pub mod report;
 pub mod secret;

@@ -477,7 +477,7 @@ pub fn identity_rotation<'a>(v: &'a ThrowawayVault, backend: &'a dyn Backend) ->
     };
     let opts = v.save_options();
     Ok(Op::new("Identity key rotation", move || {
-        vault::atomic::replace(v.path(), &original)?;
+        crate::fs::replace(v.path(), &original)?;
         let now = crate::time::now();
         let mut result = None;
         let t = time(|| {

@@ -112,7 +112,7 @@ fn run_baseline(ctx: &Context, args: &BenchArgs) -> Result<()> {
     })?;
     let mut progress = ProgressLine::new(terminal);
     let result = baseline::run(backend, &config, &mut |p| progress.show(p, None));
-    // On Ctrl-C the handler removes the folder (so the run may fail) and exits 130.
+    // On Ctrl-C the handler removes the folder (so the run may fail) and exits 128 + signal.
     scratch::wait_if_interrupted();
     progress.clear();
     let b = result?;

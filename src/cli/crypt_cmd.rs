@@ -223,7 +223,8 @@ impl<W: Write> Write for Counted<W> {
 }
 
 /// Map a decryption failure to an error for the user. `stdout_written` is how many plaintext
-/// bytes already went to stdout (`None` when the output is a file, which is then discarded).
+/// bytes already went to stdout, or to the device or FIFO `output` names (`None` when the
+/// output is a file, which is then discarded).
 fn decrypt_error(
     e: FileError,
     input: &str,
@@ -272,14 +273,21 @@ fn decrypt_error(
         }
     };
     if let Some(n) = stdout_written.filter(|&n| n > 0) {
+        let to = match output {
+            Some(p) if !cio::is_stdio(Some(p)) => p.display().to_string(),
+            _ => "stdout".into(),
+        };
         err = Error::new(
             err.exit(),
             format!(
                 "{}; {n} bytes of authentic plaintext before the problem were already written to \
-                 stdout: they are not the whole file",
+                 {to}: they are not the whole file",
                 err.message()
             ),
-            format!("{}; use -o FILE to get all or nothing", err.hint()),
+            format!(
+                "{}; use -o FILE (a regular file) to get all or nothing",
+                err.hint()
+            ),
         );
     }
     err
@@ -364,6 +372,7 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
 
     let sink = cio::create_output(output, false)?;
     let to_file = sink.is_file();
+    let all_or_nothing = sink.is_all_or_nothing();
     let mut out = Counted {
         inner: sink,
         written: 0,
@@ -393,7 +402,7 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
             Ok(())
         }
         Err(e) => {
-            let written = if to_file {
+            let written = if all_or_nothing {
                 None
             } else {
                 // Whatever authenticated is out; make the count true.

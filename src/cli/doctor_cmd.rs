@@ -298,7 +298,7 @@ impl VaultFacts {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => facts.error = Some(e.to_string()),
         }
-        facts.folder_mode = std::fs::metadata(storage::parent_folder(path))
+        facts.folder_mode = std::fs::metadata(crate::fs::parent_folder(path))
             .ok()
             .map(|m| m.mode() & 0o7777);
         facts
@@ -335,7 +335,7 @@ pub fn vault_file_check(path: &Path, facts: &VaultFacts) -> Check {
 /// group or others (a writable folder lets others replace the vault).
 pub fn permissions_check(path: &Path, facts: &VaultFacts, our_uid: u32) -> Check {
     let name = "vault_permissions";
-    let folder = storage::parent_folder(path);
+    let folder = crate::fs::parent_folder(path);
     let mut problems = Vec::new();
     let mut hints = Vec::new();
     let mut parts = Vec::new();
@@ -382,10 +382,10 @@ pub fn permissions_check(path: &Path, facts: &VaultFacts, our_uid: u32) -> Check
 /// Android shared storage, decided on the realpath of the vault's folder.
 pub fn shared_storage_check(path: &Path, data_dir: Option<&Path>) -> Check {
     let name = "shared_storage";
-    let folder = storage::parent_folder(path);
+    let folder = crate::fs::parent_folder(path);
     let real = std::fs::canonicalize(folder).ok();
     let shown = real.as_deref().unwrap_or(folder);
-    if storage::folder_is_shared_storage(path) {
+    if crate::fs::folder_is_shared_storage(path) {
         let target = data_dir
             .map(|d| format!("{}/nexusq/vault.nxq", d.display()))
             .unwrap_or_else(|| "Termux's home".to_string());

@@ -2,7 +2,7 @@
 
 use super::Context;
 use crate::error::{Error, Result};
-use crate::vault::{self, Argon2id, atomic};
+use crate::vault::{self, Argon2id};
 use serde_json::json;
 use std::path::Path;
 
@@ -41,7 +41,7 @@ pub fn export(
     let generation = exported.newest().generation;
     match output {
         Some(o) if o != Path::new("-") => {
-            atomic::replace(o, text.as_bytes())?;
+            super::io::write_output(Some(o), text.as_bytes())?;
             ctx.out.json(&json!({
                 "fingerprint": fp,
                 "generation": generation,
@@ -248,7 +248,7 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>) -> Result<()> {
     let text = public.export(false).to_armor();
     let fp = public.root_id().fingerprint().to_string();
     if let Some(o) = output.filter(|o| *o != Path::new("-")) {
-        atomic::replace(o, text.as_bytes())?;
+        super::io::write_output(Some(o), text.as_bytes())?;
     } else if !ctx.global.json {
         print!("{text}");
     }

@@ -28,6 +28,15 @@ use std::time::Duration;
 
 /// Run a parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
+    // SIGINT, SIGTERM and SIGHUP remove the temporary files of outputs and saves, then exit
+    // with 128 + the signal (crate::fs::cleanup). Installed first, so every command ends the
+    // same way whenever the signal comes.
+    crate::fs::cleanup::install().map_err(|e| {
+        Error::io(
+            e.to_string(),
+            "an interrupted command could leave a temporary file; try again",
+        )
+    })?;
     let ctx = Context::new(cli.global);
     match cli.command {
         Command::Init(a) => init::run(&ctx, &a),

@@ -4,7 +4,7 @@ use super::{Context, kdf_json, kdf_params, output};
 use crate::error::Result;
 use crate::identity::PublicIdentity;
 use crate::suite::SuiteId;
-use crate::vault::{self, Argon2id, VaultFile, storage};
+use crate::vault::{self, Argon2id, VaultFile};
 use serde_json::json;
 
 fn suites() -> Vec<&'static str> {
@@ -65,14 +65,29 @@ pub fn open(ctx: &Context) -> Result<()> {
     obj.insert("expired".into(), json!(expired));
     obj.insert(
         "shared_storage".into(),
-        json!(storage::folder_is_shared_storage(&path)),
+        json!(crate::fs::folder_is_shared_storage(&path)),
+    );
+    // A link (dotfiles-style) is followed: writers lock and replace the file it points to.
+    let target = vault::resolve(&path)?;
+    let linked = target != path;
+    obj.insert(
+        "target".into(),
+        json!(linked.then(|| target.display().to_string())),
     );
     ctx.out.json(&j);
     ctx.out.data(&format!(
-        "vault:       {}\nstatus:      intact (not authenticated: unlock checks it)\n\
+        "vault:       {}{}\nstatus:      intact (not authenticated: unlock checks it)\n\
          fingerprint: {}\ngeneration:  {} ({} in history)\nkdf:         {}\n\
          suites:      {} (root: {})\ncreated:     {}\nvalid until: {}{}",
         path.display(),
+        if linked {
+            format!(
+                "\n             a symbolic link to {}: saves replace that file, in its folder",
+                target.display()
+            )
+        } else {
+            String::new()
+        },
         public.root_id().fingerprint(),
         cert.generation,
         public.certificates.len(),

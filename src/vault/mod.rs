@@ -2,8 +2,10 @@
 //!
 //! Reading needs no lock (saves are atomic renames). Writers take `<vault>.lock` before they
 //! read and keep it until the new file is renamed into place and the folder synced.
-
-pub mod atomic;
+//!
+//! A vault path that is a symbolic link (a dotfiles-style link) is resolved once by every
+//! writer: the lock, the shared-storage check and the save all apply to the file it points to,
+//! which is replaced in its own folder, so the link stays a link.
 pub mod format;
 pub mod kdf;
 pub mod lock;
@@ -231,14 +233,22 @@ pub fn seal_vault(
     format::assemble(&header_bytes, &root_ct, &secret_ct)
 }
 
-/// Refuse to write into Android shared storage unless explicitly allowed.
+/// Where the vault file really is: `path` with its symbolic links followed (itself if it is
+/// no link). Writers lock and save this path.
+pub fn resolve(path: &Path) -> Result<PathBuf> {
+    crate::fs::resolve_links(path).map_err(|e| Error::io_at("follow the link", path, &e))
+}
+
+/// Refuse to write into Android shared storage unless explicitly allowed. Decided on where
+/// `path` really is (its links and its folder's resolved).
 pub fn check_save_location(path: &Path, opts: &SaveOptions) -> Result<()> {
-    if !opts.allow_shared_storage && storage::folder_is_shared_storage(path) {
+    if !opts.allow_shared_storage && crate::fs::folder_is_shared_storage(path) {
+        let real = resolve(path)?;
         return Err(Error::usage(
             format!(
                 "refusing to save the vault in Android shared storage ({}): other apps can read \
                  files there",
-                storage::parent_folder(path).display()
+                crate::fs::parent_folder(&real).display()
             ),
             "keep the vault in Termux's home (the default path), or pass --allow-shared-storage \
              if you accept the risk",
@@ -269,6 +279,8 @@ pub fn create(
     params
         .check_bounds(kdf::device_ram_bytes())
         .map_err(|m| Error::usage(m, "choose other --kdf-* values"))?;
+    let given = path;
+    let path = &resolve(given)?;
     check_save_location(path, opts)?;
     let refuse_existing = || {
         Error::usage(
@@ -302,18 +314,18 @@ pub fn create(
     write_revocation(&identity.revocation)?;
     save(path, &bytes)?;
     Ok(Created {
-        path: path.to_path_buf(),
+        path: given.to_path_buf(),
         public: identity.public,
         params,
         created: now,
     })
 }
 
-/// Replaces the vault file (the caller holds the vault lock), then removes temporary files
-/// that killed saves left beside it.
+/// Replaces the vault file at its resolved path (the caller holds the vault lock), then
+/// removes temporary files that killed saves left beside it.
 fn save(path: &Path, bytes: &[u8]) -> Result<()> {
-    atomic::replace(path, bytes)?;
-    atomic::remove_stale_temps(path);
+    crate::fs::replace(path, bytes)?;
+    crate::fs::remove_stale_temps(path);
     Ok(())
 }
 
@@ -327,6 +339,7 @@ pub fn change_password(
     opts: &SaveOptions,
     backend: &dyn Backend,
 ) -> Result<KdfParams> {
+    let path = &resolve(path)?;
     check_save_location(path, opts)?;
     let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
     let unlocked = open(path)?.unlock(old, &Argon2id, backend)?;
@@ -351,6 +364,7 @@ pub fn rotate(
     now: u64,
 ) -> Result<(crate::identity::rotation::Rotated, PublicIdentity)> {
     rotation.check()?;
+    let path = &resolve(path)?;
     check_save_location(path, opts)?;
     let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
     let mut unlocked = open(path)?.unlock(password, &Argon2id, backend)?;
@@ -377,6 +391,7 @@ pub fn publish_revocation(
     revocation: crate::identity::Revocation,
     backend: &dyn Backend,
 ) -> Result<(PublicIdentity, bool)> {
+    let path = &resolve(path)?;
     check_save_location(path, opts)?;
     let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
     let mut unlocked = open(path)?.unlock(password, &Argon2id, backend)?;

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod error;
 pub mod fs;
 pub mod identity;
+pub mod report;
 pub mod secret;
 pub mod suite;
 pub mod time;

@@ -151,6 +151,8 @@ pub enum Command {
     Decrypt(DecryptArgs),
     /// Measure the baseline operations on this device (never touches your vault)
     Bench(BenchArgs),
+    /// Render evidence files (`bench --json`, the arena's `--json`) as one self-contained HTML page
+    Report(ReportArgs),
     /// Check this installation: vault, permissions, storage, CPU features, KDF cost, terminal
     Doctor,
     /// Print the man page (roff) generated from these definitions
@@ -269,9 +271,16 @@ pub struct BenchArgs {
     /// Alternating rounds for --compare
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub rounds: u32,
-    /// With --compare: the native/rustcrypto median ratio above which an operation fails (exit 1)
+    /// With --compare: the native/rustcrypto ratio, of the pooled median and of the pooled p95,
+    /// above which an operation fails (exit 1)
     #[arg(long, value_name = "RATIO", default_value_t = 1.5)]
     pub gate: f64,
+    /// With --compare: the bound on the median ratio alone [default: --gate]
+    #[arg(long, value_name = "RATIO")]
+    pub gate_median: Option<f64>,
+    /// With --compare: the bound on the p95 ratio alone [default: --gate]
+    #[arg(long, value_name = "RATIO")]
+    pub gate_p95: Option<f64>,
     /// With --json: add every sample to the operation records
     #[arg(long)]
     pub raw: bool,
@@ -289,6 +298,16 @@ pub struct BenchArgs {
     /// Argon2id iterations of the throwaway vault (tests; default: the default KDF)
     #[arg(long, value_name = "T", hide = true, conflicts_with = "kdf_from_vault")]
     pub kdf_iterations: Option<u32>,
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Evidence files (JSON lines); each dataset in them becomes a section, in order
+    #[arg(value_name = "EVIDENCE.jsonl", required = true)]
+    pub evidence: Vec<PathBuf>,
+    /// Write the page to FILE (replaced only when complete) instead of stdout
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -86,6 +86,7 @@ fn command_options(command: &Command) -> (Takes, PasswordArgs, NewPasswordArgs, 
         | Command::Encapsulate(_)
         | Command::Encrypt(_)
         | Command::Bench(_)
+        | Command::Report(_)
         | Command::Doctor
         | Command::Manpage
         | Command::Completions { .. } => none,

@@ -15,6 +15,7 @@ pub mod io;
 mod kem_cmd;
 pub mod output;
 pub mod password;
+mod report_cmd;
 mod rotate_cmd;
 mod sign_cmd;
 mod vault_cmd;
@@ -70,6 +71,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Encrypt(a) => crypt_cmd::encrypt(&ctx, &a),
         Command::Decrypt(a) => crypt_cmd::decrypt(&ctx, &a),
         Command::Bench(a) => bench_cmd::run(&ctx, &a),
+        Command::Report(a) => report_cmd::run(&ctx, &a),
         Command::Doctor => doctor_cmd::run(&ctx),
         Command::Manpage => {
             use clap::CommandFactory;

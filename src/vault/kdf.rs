@@ -226,8 +226,8 @@ pub fn choose_for_target(
 }
 
 /// Pick the parameters that make one derivation take about `target` on this device: measure
-/// one pass with the chosen lanes, then [`choose_for_target`], then check the choice once and
-/// scale the passes by what it really took (memory bandwidth is not linear on every phone).
+/// one pass with the chosen lanes, then [`choose_for_target`]; if that chose another memory
+/// size, measure one pass there and choose once more from that rate.
 pub fn calibrate(target: Duration, limits: &CalibrationLimits) -> Result<KdfParams> {
     let password = Password::new(zeroize::Zeroizing::new("calibration".into()));
     let salt = [0u8; SALT_LEN];
@@ -252,21 +252,15 @@ pub fn calibrate(target: Duration, limits: &CalibrationLimits) -> Result<KdfPara
     };
     let mut chosen = choose_for_target(target, probe_kib, time(&probe)?, limits);
     if chosen.memory_kib != probe_kib {
+        // Memory bandwidth is not linear in the size on every device (nor is a loaded
+        // machine's first probe reliable): measure one pass at the chosen size and choose
+        // again from that rate, with the same memory-first rule.
         let one_pass = KdfParams {
             iterations: 1,
             ..chosen
         };
         let measured = time(&one_pass)?;
-        let fit = target.as_secs_f64() / measured.as_secs_f64().max(1e-6);
-        if fit < 1.0 {
-            // Even one pass is too slow at this size: shrink the memory to fit.
-            let floor = MIN_MEMORY_KIB.max(8 * limits.parallelism);
-            let m = (f64::from(chosen.memory_kib) * fit) as u32;
-            chosen.memory_kib = (m / 1024 * 1024).max(floor);
-            chosen.iterations = 1;
-        } else {
-            chosen.iterations = (fit.floor() as u32).clamp(1, MAX_ITERATIONS);
-        }
+        chosen = choose_for_target(target, chosen.memory_kib, measured, limits);
     }
     Ok(chosen)
 }

@@ -35,6 +35,7 @@
 
 #[cfg(test)]
 mod conformance;
+mod delegate;
 mod dispatch;
 mod error;
 mod keccak;

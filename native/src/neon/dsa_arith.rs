@@ -16,7 +16,7 @@
 //! 2 are then vectors (0, 2) and (1, 3), those at distance 1 vectors (0, 1) and (2, 3).
 
 use crate::mldsa::ops::{D, DsaPoly, GAMMA2, N, Q};
-use crate::portable::dsa::arith::QINV;
+use crate::portable::dsa_arith::QINV;
 use crate::portable::modmath;
 use core::arch::aarch64::*;
 

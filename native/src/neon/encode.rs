@@ -554,7 +554,7 @@ pub(super) fn rej_uniform(p: &mut Poly, mut filled: usize, bytes: &[u8]) -> usiz
             pos += 24;
         }
     }
-    crate::portable::encode::rej_uniform(p, filled, &bytes[pos..])
+    crate::portable::sample::rej_uniform(p, filled, &bytes[pos..])
 }
 
 #[cfg(test)]

@@ -216,8 +216,8 @@ fn gs_const(v: &mut [__m256i; 16], i: usize, k: usize, z: i16) {
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(super) fn transpose(v: &mut [__m256i; 16]) {
-    transpose8(&mut v[0..8]);
-    transpose8(&mut v[8..16]);
+    transpose8(v, 0);
+    transpose8(v, 8);
 }
 
 #[target_feature(enable = "avx2")]

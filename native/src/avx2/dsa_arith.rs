@@ -6,9 +6,10 @@
 //! The FIPS 204 order (the portable one), so `dsa_ntt_unpack` does nothing and every result
 //! is bit-for-bit the portable one. A polynomial is 32 vectors v[0..32] of 8 coefficients.
 //! The levels at distances 128..8 coefficients (16..1 vectors) are butterflies between whole
-//! vectors with one broadcast twiddle, in two passes of eight vectors held in registers. For the last three levels (distances 4, 2, 1) each
-//! group of 8 vectors is transposed as an 8 × 8 matrix, so that those become butterflies
-//! between whole vectors too, with one twiddle per lane, and then transposed back.
+//! vectors with one broadcast twiddle, in two passes of eight vectors held in registers. For
+//! the last three levels (distances 4, 2, 1) each group of 8 vectors is transposed as an 8 × 8
+//! matrix (`vector::transpose8`), so that those become butterflies between whole vectors too,
+//! with one twiddle per lane, and then transposed back.
 //!
 //! Montgomery multiplication: `vpmuldq` on the even lanes and on the odd lanes shifted down,
 //! the reference code's `montgomery_reduce` on each 64-bit product (the low halves of the
@@ -183,7 +184,7 @@ pub(super) fn ntt(p: &mut DsaPoly) {
             let z = _mm256_set1_epi32(zeta(true, 8, 4 * g + h));
             ct(&mut w, 2 * h, 2 * h + 1, z);
         }
-        transpose8(&mut w);
+        transpose8(&mut w, 0);
         let z = load_v8(&FWD.l4[g]);
         for j in 0..4 {
             ct(&mut w, j, j + 4, z);
@@ -198,12 +199,13 @@ pub(super) fn ntt(p: &mut DsaPoly) {
             let z = load_v8(&FWD.l1[g][h]);
             ct(&mut w, 2 * h, 2 * h + 1, z);
         }
-        transpose8(&mut w);
+        transpose8(&mut w, 0);
         store_rows(p, 8 * g, 1, &w);
     }
 }
 
 /// The NTT domain is in FIPS 204's order, as sampled: nothing to reorder.
+#[target_feature(enable = "avx2")]
 pub(super) fn ntt_unpack(_p: &mut DsaPoly) {}
 
 /// The forward passes reversed, with the final scaling by `INVNTT_F` in the second.
@@ -211,7 +213,7 @@ pub(super) fn ntt_unpack(_p: &mut DsaPoly) {}
 pub(super) fn invntt_tomont(p: &mut DsaPoly) {
     for g in 0..4 {
         let mut w = load_rows(p, 8 * g, 1);
-        transpose8(&mut w);
+        transpose8(&mut w, 0);
         for h in 0..4 {
             let z = load_v8(&INV.l1[g][h]);
             gs(&mut w, 2 * h, 2 * h + 1, z);
@@ -226,7 +228,7 @@ pub(super) fn invntt_tomont(p: &mut DsaPoly) {
         for j in 0..4 {
             gs(&mut w, j, j + 4, z);
         }
-        transpose8(&mut w);
+        transpose8(&mut w, 0);
         for h in 0..4 {
             let z = _mm256_set1_epi32(zeta(false, 8, 4 * g + h));
             gs(&mut w, 2 * h, 2 * h + 1, z);

@@ -1,9 +1,9 @@
 //! Keccak-f[1600]: one state with BMI1/BMI2 (scalar code), and four at once with AVX2.
 //!
-//! Four permutations at once: lane i of the four states is one __m256i, so
-//! every step of the round is the scalar step on 256-bit registers. Rotations by 8 and 56 are
-//! byte shuffles, the others a shift pair. Each round reads the state from one array and
-//! writes the next state to another (θ, ρ, π, χ and ι fused per output plane).
+//! Four permutations at once: lane i of the four states is one __m256i, so every step of the
+//! round is the scalar step on 256-bit registers. Rotations by 8 and 56 are byte shuffles, the
+//! others a shift pair. Each round reads the state from one array and writes the next state to
+//! another (θ, ρ, π, χ and ι fused per output plane).
 
 use super::vector::{load256, store256};
 use crate::portable::keccak::{RC, RHO, pi_source};

@@ -101,11 +101,12 @@ pub(super) fn store8(p: &mut DsaPoly, i: usize, v: __m256i) {
     store256(&mut p.c, 8 * i, v)
 }
 
-/// Transposes v[0..8] as an 8 × 8 matrix of 32-bit units (an involution): ML-DSA's
+/// Transposes v[base..base + 8] as an 8 × 8 matrix of 32-bit units (an involution): ML-DSA's
 /// coefficients, or pairs of ML-KEM's.
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) fn transpose8(v: &mut [__m256i]) {
+pub(super) fn transpose8<const N: usize>(v: &mut [__m256i; N], base: usize) {
+    let v = &mut v[base..base + 8];
     let t0 = _mm256_unpacklo_epi32(v[0], v[1]);
     let t1 = _mm256_unpackhi_epi32(v[0], v[1]);
     let t2 = _mm256_unpacklo_epi32(v[2], v[3]);

@@ -2,9 +2,9 @@
 //!
 //! # One state
 //!
-//! One state in five 512-bit registers, for the sponges that absorb long
-//! inputs into a single state (H(ek), J) and for G. Register y holds plane y (lanes x + 5y,
-//! x = 0..4, in qwords 0..4; qwords 5..7 are never stored). Each round:
+//! One state in five 512-bit registers, for the sponges that absorb long inputs into a single
+//! state (H(ek), J) and for G. Register y holds plane y (lanes x + 5y, x = 0..4, in qwords
+//! 0..4; qwords 5..7 are never stored). Each round:
 //!
 //! - θ: the five column parities at once with two `vpternlogq`, then `D` from two lane
 //!   permutations and one rotate, added to each plane with one more `vpternlogq`;
@@ -18,12 +18,12 @@
 //!
 //! # Four or eight states
 //!
-//! Four or eight permutations at once: lane i of the states is one
-//! register (__m256i for four, __m512i for eight), as in the AVX2 version, but θ's column
-//! parities are two three-input XORs (`vpternlogq`), χ is one `vpternlogq` per lane, and ρ is
-//! a native rotate (`vprolq`). AVX-512 also gives 32 vector registers, so the state, the
-//! parities and the new state mostly stay in registers. Both widths are the one round below,
-//! instantiated for each register width by `wide_keccak!`.
+//! Four or eight permutations at once: lane i of the states is one register (__m256i for
+//! four, __m512i for eight), as in the AVX2 version, but θ's column parities are two
+//! three-input XORs (`vpternlogq`), χ is one `vpternlogq` per lane, and ρ is a native rotate
+//! (`vprolq`). AVX-512 also gives 32 vector registers, so the state, the parities and the new
+//! state mostly stay in registers. Both widths are the one round below, instantiated for each
+//! register width by `wide_keccak!`.
 
 use crate::portable::keccak::{RC, RHO, pi_source};
 use crate::simd::{KeccakX4, KeccakX8};

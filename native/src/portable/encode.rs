@@ -3,7 +3,7 @@
 use super::arith::to_unsigned;
 use crate::simd::{N, Poly, Q};
 
-pub(crate) fn to_bytes12(p: &Poly, out: &mut [u8; 384]) {
+pub(crate) fn ntt_to_bytes(p: &Poly, out: &mut [u8; 384]) {
     for (pair, o) in p.c.chunks_exact(2).zip(out.chunks_exact_mut(3)) {
         let a = to_unsigned(pair[0]);
         let b = to_unsigned(pair[1]);
@@ -14,7 +14,7 @@ pub(crate) fn to_bytes12(p: &Poly, out: &mut [u8; 384]) {
 }
 
 /// Returns whether every value is below q; counts without branching on values.
-pub(crate) fn from_bytes12(p: &mut Poly, bytes: &[u8; 384]) -> bool {
+pub(crate) fn ntt_from_bytes(p: &mut Poly, bytes: &[u8; 384]) -> bool {
     let mut high = 0u16;
     for (pair, b) in p.c.chunks_exact_mut(2).zip(bytes.chunks_exact(3)) {
         let a = b[0] as u16 | ((b[1] as u16 & 0x0f) << 8);
@@ -141,7 +141,7 @@ mod tests {
             bytes[0] = v as u8;
             bytes[1] = (v >> 8) as u8;
             let mut p = Poly::ZERO;
-            assert_eq!(from_bytes12(&mut p, &bytes), v < 3329, "v={v}");
+            assert_eq!(ntt_from_bytes(&mut p, &bytes), v < 3329, "v={v}");
             assert_eq!(p.c[0], v as i16);
         }
     }

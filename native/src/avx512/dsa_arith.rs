@@ -33,7 +33,7 @@
 //! result in the high halves, which a masked `vpshufd` merges into one vector.
 
 use crate::mldsa::ops::{DsaPoly, GAMMA2, N, Q};
-use crate::portable::dsa::arith::{INVNTT_F, QINV, ZETAS};
+use crate::portable::dsa_arith::{INVNTT_F, QINV, ZETAS};
 use core::arch::x86_64::*;
 
 /// Sixteen i32 lanes, aligned for a 512-bit load.

@@ -68,17 +68,7 @@ pub(super) fn rej_uniform(p: &mut DsaPoly, mut filled: usize, bytes: &[u8]) -> u
         }
     }
     // The rest one candidate at a time.
-    for b in bytes[pos..].chunks_exact(3) {
-        if filled == N {
-            break;
-        }
-        let v = (b[0] as u32 | (b[1] as u32) << 8 | (b[2] as u32) << 16) & 0x7f_ffff;
-        if v < Q as u32 {
-            p.c[filled] = v as i32;
-            filled += 1;
-        }
-    }
-    filled
+    crate::portable::dsa_sample::rej_uniform(p, filled, &bytes[pos..])
 }
 
 /// Lanes k·2^s.. of `x` moved down by 2^s (zeros shifted in at the top).

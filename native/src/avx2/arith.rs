@@ -1,5 +1,6 @@
-//! The NTT, its inverse, the base multiplication and the element-wise arithmetic on 16 × i16
-//! vectors, with Montgomery multiplication by vpmullw/vpmulhw and lazy reduction.
+//! ML-KEM arithmetic on 16 × i16 vectors: the NTT, its inverse, the base multiplication and
+//! the element-wise operations, with Montgomery multiplication by vpmullw/vpmulhw and lazy
+//! reduction.
 //!
 //! # NTT-domain order
 //!
@@ -16,7 +17,7 @@
 //! levels give < 8 · q/2 · 2 = 8q; the last level's scaling by 2^-7 R^2 is folded into its
 //! twiddles.
 
-use super::{load_poly, store_poly};
+use super::vector::{load_poly, load16, store_poly, store16, transpose8};
 use crate::portable::arith::{INVNTT_F, MONT, MONT_SQ, QINV, ZETAS};
 use crate::simd::{Poly, Q};
 use core::arch::x86_64::*;
@@ -162,7 +163,7 @@ fn fqmul_const(b: __m256i, z: i16) -> __m256i {
 /// Barrett reduction: a - round(a / q)·q, |result| <= q/2 + 4 for any i16.
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) fn barrett(a: __m256i) -> __m256i {
+fn barrett(a: __m256i) -> __m256i {
     const V: i16 = (((1i32 << 26) + Q as i32 / 2) / Q as i32) as i16;
     let t = _mm256_mulhi_epi16(a, _mm256_set1_epi16(V));
     let t = _mm256_mulhrs_epi16(t, _mm256_set1_epi16(1 << 5));
@@ -209,37 +210,6 @@ fn gs_const(v: &mut [__m256i; 16], i: usize, k: usize, z: i16) {
         _mm256_set1_epi16(z),
         _mm256_set1_epi16(z.wrapping_mul(QINV)),
     );
-}
-
-/// Transposes v[base..base + 8] as an 8 × 8 matrix of 32-bit units (an involution).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn transpose8(v: &mut [__m256i; 16], base: usize) {
-    let r = &mut v[base..base + 8];
-    let t0 = _mm256_unpacklo_epi32(r[0], r[1]);
-    let t1 = _mm256_unpackhi_epi32(r[0], r[1]);
-    let t2 = _mm256_unpacklo_epi32(r[2], r[3]);
-    let t3 = _mm256_unpackhi_epi32(r[2], r[3]);
-    let t4 = _mm256_unpacklo_epi32(r[4], r[5]);
-    let t5 = _mm256_unpackhi_epi32(r[4], r[5]);
-    let t6 = _mm256_unpacklo_epi32(r[6], r[7]);
-    let t7 = _mm256_unpackhi_epi32(r[6], r[7]);
-    let u0 = _mm256_unpacklo_epi64(t0, t2);
-    let u1 = _mm256_unpackhi_epi64(t0, t2);
-    let u2 = _mm256_unpacklo_epi64(t1, t3);
-    let u3 = _mm256_unpackhi_epi64(t1, t3);
-    let u4 = _mm256_unpacklo_epi64(t4, t6);
-    let u5 = _mm256_unpackhi_epi64(t4, t6);
-    let u6 = _mm256_unpacklo_epi64(t5, t7);
-    let u7 = _mm256_unpackhi_epi64(t5, t7);
-    r[0] = _mm256_permute2x128_si256::<0x20>(u0, u4);
-    r[1] = _mm256_permute2x128_si256::<0x20>(u1, u5);
-    r[2] = _mm256_permute2x128_si256::<0x20>(u2, u6);
-    r[3] = _mm256_permute2x128_si256::<0x20>(u3, u7);
-    r[4] = _mm256_permute2x128_si256::<0x31>(u0, u4);
-    r[5] = _mm256_permute2x128_si256::<0x31>(u1, u5);
-    r[6] = _mm256_permute2x128_si256::<0x31>(u2, u6);
-    r[7] = _mm256_permute2x128_si256::<0x31>(u3, u7);
 }
 
 /// Standard order <-> NTT-domain order (both halves transposed).
@@ -357,8 +327,8 @@ pub(super) fn basemul_acc_montgomery(r: &mut Poly, a: &[Poly], b: &[Poly]) {
         let mut acc0 = _mm256_setzero_si256();
         let mut acc1 = _mm256_setzero_si256();
         for (x, y) in a.iter().zip(b) {
-            let av = super::load16(x, i);
-            let bv = super::load16(y, i);
+            let av = load16(x, i);
+            let bv = load16(y, i);
             // (b0 mod q, b1·ζ mod q): the pair a0·b0 + a1·b1·ζ is one vpmaddwd.
             let bz = fqmul(bv, z, zq);
             acc0 = _mm256_add_epi32(acc0, _mm256_madd_epi16(av, bz));
@@ -372,7 +342,7 @@ pub(super) fn basemul_acc_montgomery(r: &mut Poly, a: &[Poly], b: &[Poly]) {
         let hi = _mm256_blend_epi16::<0xaa>(_mm256_srli_epi32::<16>(acc0), acc1);
         let t = _mm256_mullo_epi16(lo, qinv);
         let m = _mm256_sub_epi16(hi, _mm256_mulhi_epi16(t, q16()));
-        super::store16(r, i, barrett(m));
+        store16(r, i, barrett(m));
     }
 }
 
@@ -400,8 +370,8 @@ pub(super) fn reduce(p: &mut Poly) {
 #[inline]
 pub(super) fn add(r: &mut Poly, a: &Poly) {
     for i in 0..16 {
-        let s = _mm256_add_epi16(super::load16(r, i), super::load16(a, i));
-        super::store16(r, i, s);
+        let s = _mm256_add_epi16(load16(r, i), load16(a, i));
+        store16(r, i, s);
     }
 }
 
@@ -409,8 +379,8 @@ pub(super) fn add(r: &mut Poly, a: &Poly) {
 #[inline]
 pub(super) fn sub(r: &mut Poly, a: &Poly) {
     for i in 0..16 {
-        let s = _mm256_sub_epi16(super::load16(r, i), super::load16(a, i));
-        super::store16(r, i, s);
+        let s = _mm256_sub_epi16(load16(r, i), load16(a, i));
+        store16(r, i, s);
     }
 }
 
@@ -420,70 +390,6 @@ pub(super) fn ntt_unpack(p: &mut Poly) {
     let mut v = load_poly(p);
     transpose(&mut v);
     store_poly(p, &v);
-}
-
-/// ByteEncode_12 of the standard-order coefficients of an NTT-domain polynomial.
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(super) fn ntt_to_bytes(p: &Poly, out: &mut [u8; 384]) {
-    let mut v = load_poly(p);
-    transpose(&mut v);
-    let q = q16();
-    let weights = _mm256_set1_epi32(1 | (1 << 28)); // (1, 4096) per pair
-    // Bytes 0-2, 4-6, 8-10, 12-14 of each 128-bit lane: the four 24-bit pairs.
-    let gather = _mm256_setr_epi8(
-        0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13,
-        14, -1, -1, -1, -1,
-    );
-    let join = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
-    for (k, x) in v.iter().enumerate() {
-        // To [0, q): add q to negative values.
-        let u = _mm256_add_epi16(*x, _mm256_and_si256(_mm256_srai_epi16::<15>(*x), q));
-        let w = _mm256_madd_epi16(u, weights);
-        let b = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(w, gather), join);
-        // 24 bytes at 24k; the 8 bytes after them are overwritten by the next vector.
-        if k < 15 {
-            super::store_bytes256(out, 24 * k, b);
-        } else {
-            super::store_bytes128(out, 360, _mm256_castsi256_si128(b));
-            super::store_bytes64(out, 376, _mm256_extracti128_si256::<1>(b));
-        }
-    }
-}
-
-/// ByteDecode_12 into the NTT-domain order; whether every value is below q.
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(super) fn ntt_from_bytes(p: &mut Poly, bytes: &[u8; 384]) -> bool {
-    // Within each 128-bit lane (12 bytes = 8 values): value 2t from bytes 3t, 3t + 1 (low 12
-    // bits), value 2t + 1 from bytes 3t + 1, 3t + 2 (high 12 bits).
-    let spread = _mm256_setr_epi8(
-        0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9, 10, 10, 11, 0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9,
-        10, 10, 11,
-    );
-    let mask = _mm256_set1_epi16(0x0fff);
-    let qm1 = _mm256_set1_epi16(Q - 1);
-    let mut high = _mm256_setzero_si256();
-    let mut v = [_mm256_setzero_si256(); 16];
-    for (k, x) in v.iter_mut().enumerate() {
-        // 32 bytes from 24k (the last vector: from 352, its bytes start at dword 2).
-        let (raw, shift) = if k < 15 {
-            (super::load_bytes256(bytes, 24 * k), 0)
-        } else {
-            (super::load_bytes256(bytes, 352), 2)
-        };
-        let idx = _mm256_add_epi32(
-            _mm256_setr_epi32(0, 1, 2, 2, 3, 4, 5, 5),
-            _mm256_set1_epi32(shift),
-        );
-        let s = _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(raw, idx), spread);
-        let c = _mm256_blend_epi16::<0xaa>(_mm256_and_si256(s, mask), _mm256_srli_epi16::<4>(s));
-        high = _mm256_or_si256(high, _mm256_cmpgt_epi16(c, qm1));
-        *x = c;
-    }
-    transpose(&mut v);
-    store_poly(p, &v);
-    _mm256_testz_si256(high, high) == 1
 }
 
 #[cfg(test)]

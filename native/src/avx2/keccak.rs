@@ -1,9 +1,11 @@
-//! Four Keccak-f[1600] permutations at once: lane i of the four states is one __m256i, so
-//! every step of the round is the scalar step on 256-bit registers. Rotations by 8 and 56 are
-//! byte shuffles, the others a shift pair. Each round reads the state from one array and
-//! writes the next state to another (θ, ρ, π, χ and ι fused per output plane).
+//! Keccak-f[1600]: one state with BMI1/BMI2 (scalar code), and four at once with AVX2.
+//!
+//! Four permutations at once: lane i of the four states is one __m256i, so every step of the
+//! round is the scalar step on 256-bit registers. Rotations by 8 and 56 are byte shuffles, the
+//! others a shift pair. Each round reads the state from one array and writes the next state to
+//! another (θ, ρ, π, χ and ι fused per output plane).
 
-use super::{load_u64x4, store_u64x4};
+use super::vector::{load256, store256};
 use crate::portable::keccak::{RC, RHO, pi_source};
 use crate::simd::KeccakX4;
 use core::arch::x86_64::*;
@@ -88,7 +90,7 @@ fn round(a: &[__m256i; 25], rc: u64) -> [__m256i; 25] {
 #[target_feature(enable = "avx2")]
 #[inline]
 pub(super) fn keccak_f1600_x4(state: &mut KeccakX4) {
-    let mut a: [__m256i; 25] = core::array::from_fn(|i| load_u64x4(&state.lanes[i]));
+    let mut a: [__m256i; 25] = core::array::from_fn(|i| load256(&state.lanes[i], 0));
     let mut r = 0;
     while r < 24 {
         let e = round(&a, RC[r]);
@@ -96,6 +98,14 @@ pub(super) fn keccak_f1600_x4(state: &mut KeccakX4) {
         r += 2;
     }
     for (lane, v) in state.lanes.iter_mut().zip(a) {
-        store_u64x4(lane, v);
+        store256(lane, 0, v);
     }
+}
+
+/// The scalar Keccak-f[1600] with BMI1/BMI2 (`andn` for χ, `rorx` for the rotations) but not
+/// AVX2, whose straight-line vectoriser makes this code slower.
+#[target_feature(enable = "bmi1,bmi2")]
+#[inline(never)]
+pub(super) fn keccak_f1600_bmi(state: &mut [u64; 25]) {
+    crate::portable::keccak::keccak_f1600_inline(state);
 }

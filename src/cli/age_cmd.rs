@@ -8,12 +8,12 @@ use super::crypt_cmd::{self, Counted};
 use super::io as cio;
 use crate::error::{Error, Exit, Result};
 use crate::fs::atomic;
+use crate::fs::paths::folder_is_shared_storage;
 use crate::identity::{PublicIdentity, peer};
 use crate::suite::age::{
     self, AgeError, ErrorClass, Format, Identity, IdentityRef, Key, recipient,
 };
 use crate::suite::hybrid_kem::KemLevel;
-use crate::vault::storage;
 use serde_json::json;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -427,7 +427,7 @@ pub fn decrypt(
     };
     drop(identities);
     if let Some(p) = output.filter(|p| !cio::is_stdio(Some(p)))
-        && storage::folder_is_shared_storage(p)
+        && folder_is_shared_storage(p)
     {
         ctx.out.warn(&format!(
             "{} is in Android shared storage, where other apps can read the plaintext",

@@ -13,9 +13,9 @@ use super::io as cio;
 use super::output::TerminalGuard;
 use crate::armor::{self, ArmorWriter, ENCRYPTED_FILE_KIND};
 use crate::error::{Error, Result};
+use crate::fs::paths::folder_is_shared_storage;
 use crate::identity::{Certificate, PublicIdentity, peer};
 use crate::suite::file_encryption::{self as fe, FileError};
-use crate::vault::storage;
 use serde_json::json;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -396,7 +396,7 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
         ));
     }
     if let Some(p) = output.filter(|p| !cio::is_stdio(Some(p)))
-        && storage::folder_is_shared_storage(p)
+        && folder_is_shared_storage(p)
     {
         ctx.out.warn(&format!(
             "{} is in Android shared storage, where other apps can read the plaintext",

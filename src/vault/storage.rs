@@ -7,12 +7,6 @@ use std::path::{Path, PathBuf};
 
 pub const VAULT_FILE_NAME: &str = "vault.nxq";
 
-// The path helpers moved to `crate::fs`; re-exported so call sites in other modules keep
-// compiling while they move over.
-pub use crate::fs::paths::{
-    SHARED_STORAGE_ROOTS, folder_is_shared_storage, is_shared_storage, parent_folder,
-};
-
 /// `--vault`, else `$NEXUSQ_VAULT`, else `<data dir>/nexusq/vault.nxq`.
 pub fn default_vault_path(
     flag: Option<&Path>,
@@ -66,6 +60,6 @@ mod tests {
             path,
             PathBuf::from("/data/data/com.termux/files/home/.local/share/nexusq/vault.nxq")
         );
-        assert!(!is_shared_storage(&path));
+        assert!(!crate::fs::paths::is_shared_storage(&path));
     }
 }

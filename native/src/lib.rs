@@ -42,6 +42,7 @@ mod mldsa;
 mod mlkem;
 mod portable;
 mod simd;
+mod slhdsa;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -54,3 +55,4 @@ pub use dispatch::{Implementation, available, selected, with_implementation};
 pub use error::Error;
 pub use mldsa::mldsa65;
 pub use mlkem::{mlkem768, mlkem1024};
+pub use slhdsa::slhdsa_shake128f;

@@ -57,10 +57,11 @@ struct Peer {
 /// Read every `--to` export and collapse repeats of one identity.
 fn read_recipients(ctx: &Context, args: &EncryptArgs) -> Result<Vec<Peer>> {
     let expected = peer::parse_fingerprints(&args.peer.expect_fingerprint)?;
+    let backend = ctx.backend()?;
     let mut peers: Vec<Peer> = Vec::new();
     for path in &args.to {
         let bytes = cio::read_small(path, "a public identity")?;
-        let identity = peer::parse_export(&bytes, &path.display().to_string())?;
+        let identity = peer::parse_export(&bytes, &path.display().to_string(), backend)?;
         let root_id = identity.root_id();
         peer::check_expected(&root_id, &expected).map_err(|e| e.context(path.display()))?;
         let certificates = identity

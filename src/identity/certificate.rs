@@ -8,8 +8,8 @@
 //! prev_hash is SHA3-256 of the whole encoded certificate g-1 (zeros for g = 1).
 
 use super::root_id::RootId;
-use crate::suite::SuiteId;
 use crate::suite::root_sig::{self, RootSecret};
+use crate::suite::{Backend, SuiteId};
 use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
 use sha3::{Digest, Sha3_256};
 
@@ -55,6 +55,7 @@ impl Certificate {
     #[allow(clippy::too_many_arguments)]
     pub fn issue(
         root: &RootSecret,
+        backend: &dyn Backend,
         root_id: RootId,
         generation: u32,
         created: u64,
@@ -77,7 +78,7 @@ impl Certificate {
             reason,
             signature: Vec::new(),
         };
-        cert.signature = root.sign(&cert.to_be_signed(), CONTEXT);
+        cert.signature = root.sign(backend, &cert.to_be_signed(), CONTEXT);
         cert
     }
 
@@ -185,9 +186,15 @@ impl Certificate {
     }
 
     /// Valid iff root_id matches the trusted root key and the root's signature verifies.
-    pub fn verify(&self, root_pk: &[u8]) -> bool {
+    pub fn verify(&self, backend: &dyn Backend, root_pk: &[u8]) -> bool {
         RootId::of(root_pk) == self.root_id
-            && root_sig::verify(root_pk, &self.to_be_signed(), CONTEXT, &self.signature)
+            && root_sig::verify(
+                backend,
+                root_pk,
+                &self.to_be_signed(),
+                CONTEXT,
+                &self.signature,
+            )
     }
 
     pub fn is_expired(&self, now: u64) -> bool {
@@ -198,6 +205,7 @@ impl Certificate {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::suite::rustcrypto::RustCrypto;
 
     pub(crate) fn sample_keys() -> GenerationKeys {
         GenerationKeys {
@@ -210,18 +218,31 @@ pub(crate) mod tests {
     #[test]
     fn round_trip_and_verify() {
         let root = RootSecret::generate();
-        let pk = root.public_key();
+        let pk = root.public_key(&RustCrypto);
         let id = RootId::of(&pk);
-        let cert = Certificate::issue(&root, id, 1, 10, 20, sample_keys(), [0; 32], "first".into());
+        let cert = Certificate::issue(
+            &root,
+            &RustCrypto,
+            id,
+            1,
+            10,
+            20,
+            sample_keys(),
+            [0; 32],
+            "first".into(),
+        );
         let bytes = cert.encode();
         let back = Certificate::decode(&bytes).unwrap();
         assert_eq!(back, cert);
-        assert!(back.verify(&pk));
-        let other = RootSecret::generate().public_key();
-        assert!(!back.verify(&other), "another root must not validate it");
+        assert!(back.verify(&RustCrypto, &pk));
+        let other = RootSecret::generate().public_key(&RustCrypto);
+        assert!(
+            !back.verify(&RustCrypto, &other),
+            "another root must not validate it"
+        );
         let mut tampered = back.clone();
         tampered.reason = "firsT".into();
-        assert!(!tampered.verify(&pk));
+        assert!(!tampered.verify(&RustCrypto, &pk));
         for cut in [0, 5, bytes.len() / 2, bytes.len() - 1] {
             assert!(Certificate::decode(&bytes[..cut]).is_err());
         }

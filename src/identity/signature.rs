@@ -374,7 +374,7 @@ pub fn verify(
         ));
     }
     // Then the key must be the root's: the certificate verifies under the trusted root.
-    if !cert.verify(&root_pk) {
+    if !cert.verify(backend, &root_pk) {
         return Err(fail(
             format!(
                 "the signer's certificate (generation {g}) is not signed by the root key of {fp}"
@@ -389,8 +389,8 @@ pub fn verify(
         ));
     }
     if let Some(id) = identity {
-        check_fork(id, cert, &root_pk, &fp)?;
-        check_revocations(id, g, &root_pk, &fp)?;
+        check_fork(backend, id, cert, &root_pk, &fp)?;
+        check_revocations(backend, id, g, &root_pk, &fp)?;
     }
 
     let newest_known = identity
@@ -410,6 +410,7 @@ pub fn verify(
 /// Two different valid certificates for one generation, or a certificate that does not chain
 /// with its known neighbours, mean the root signed conflicting histories.
 fn check_fork(
+    backend: &dyn Backend,
     id: &PublicIdentity,
     cert: &Certificate,
     root_pk: &[u8],
@@ -425,7 +426,7 @@ fn check_fork(
         )
     };
     for known in &id.certificates {
-        if known.generation == g && known != cert && known.verify(root_pk) {
+        if known.generation == g && known != cert && known.verify(backend, root_pk) {
             return Err(fork(format!(
                 "the signature's certificate for generation {g} differs from the one you know"
             )));
@@ -447,13 +448,19 @@ fn check_fork(
 }
 
 /// Root-signed revocations the trusted identity carries.
-fn check_revocations(id: &PublicIdentity, g: u32, root_pk: &[u8], fp: &Fingerprint) -> Result<()> {
+fn check_revocations(
+    backend: &dyn Backend,
+    id: &PublicIdentity,
+    g: u32,
+    root_pk: &[u8],
+    fp: &Fingerprint,
+) -> Result<()> {
     for r in &id.revocations {
         let applies = match r.scope {
             RevocationScope::Identity => true,
             RevocationScope::SigningKeysBefore(n) => g < n,
         };
-        if !applies || !r.verify(root_pk) {
+        if !applies || !r.verify(backend, root_pk) {
             continue;
         }
         let when = crate::time::rfc3339(r.created);

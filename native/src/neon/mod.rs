@@ -13,6 +13,7 @@ mod dsa_encode;
 mod dsa_pack;
 mod encode;
 mod keccak;
+mod keccak_out2;
 
 use crate::dispatch::Implementation;
 use crate::simd::{KeccakX4, Poly, Simd};
@@ -117,6 +118,14 @@ impl Simd for Neon {
         keccak::x4_plain(state);
     }
 
+    fn keccak_f1600_out2(state: &mut [u64; 25]) {
+        keccak_out2::x1_scalar(state);
+    }
+
+    fn keccak_f1600_x4_out2(state: &mut KeccakX4) {
+        keccak_out2::x4_plain(state);
+    }
+
     poly_ops!();
 }
 
@@ -136,6 +145,16 @@ impl Simd for NeonSha3 {
     fn keccak_f1600_x4(state: &mut KeccakX4) {
         // SAFETY: as above.
         unsafe { keccak::x4_sha3(state) }
+    }
+
+    fn keccak_f1600_out2(state: &mut [u64; 25]) {
+        // SAFETY: as above.
+        unsafe { keccak_out2::x1_sha3(state) }
+    }
+
+    fn keccak_f1600_x4_out2(state: &mut KeccakX4) {
+        // SAFETY: as above.
+        unsafe { keccak_out2::x4_sha3(state) }
     }
 
     poly_ops!();

@@ -73,15 +73,16 @@ where
         input: &[[u64; W]; L],
     ) -> Nodes<W> {
         const { assert!(6 + L < 16) };
+        // Lanes 17 to 24 are taken as zero by the out2 permutation.
         let lanes = &mut self.st.lanes;
-        *lanes = [[0; W]; 25];
+        lanes[..RATE_WORDS].fill([0; W]);
         lanes[0] = splat(pk_seed[0]);
         lanes[1] = splat(pk_seed[1]);
         lanes[2..6].copy_from_slice(adrs);
         lanes[6..6 + L].copy_from_slice(input);
         lanes[6 + L] = splat(PAD_FIRST);
         lanes[RATE_WORDS - 1] = splat(PAD_LAST);
-        self.st.permute();
+        self.st.permute_out2();
         [self.st.lanes[0], self.st.lanes[1]]
     }
 
@@ -145,14 +146,14 @@ impl<S: Simd> One<S> {
         input: &[u64; L],
     ) -> Node {
         let st = &mut self.st;
-        *st = [0; 25];
+        st[..RATE_WORDS].fill(0);
         st[0] = pk_seed[0];
         st[1] = pk_seed[1];
         st[2..6].copy_from_slice(adrs);
         st[6..6 + L].copy_from_slice(input);
         st[6 + L] = PAD_FIRST;
         st[RATE_WORDS - 1] = PAD_LAST;
-        S::keccak_f1600(st);
+        S::keccak_f1600_out2(st);
         [st[0], st[1]]
     }
 

@@ -1,5 +1,5 @@
-//! `nexusq-native`: nexusq's own ML-KEM (FIPS 203) and ML-DSA-65 (FIPS 204), written once
-//! over small vector-operations traits (`simd::Simd`; `mldsa::ops::DsaSimd`, which extends it)
+//! `nexusq-native`: nexusq's own ML-KEM (FIPS 203), ML-DSA-65 (FIPS 204) and
+//! SLH-DSA-SHAKE-128f (FIPS 205), written once over small vector-operations traits (`simd::Simd`; `mldsa::ops::DsaSimd`, which extends it)
 //! with `portable`, `avx2` and `avx512` (x86-64), and
 //! `neon` and `neon-sha3` (aarch64) implementations, chosen once at run time (DESIGN.md
 //! section 7).
@@ -20,7 +20,16 @@
 //!     sign(sk, msg, ctx, rnd)        -> Result<Signature> (pure ML-DSA; rnd = 0: deterministic)
 //!     sign_internal(sk, m_prime, rnd), sign_mu(sk, mu, rnd)   for the vectors / external μ
 //!     verify(vk, msg, ctx, sig), verify_internal, verify_mu   -> bool
+//! slhdsa_shake128f:
+//!     VerifyingKey / SigningKey / Signature::from_bytes   length checks
+//!     keygen_internal(sk_seed, sk_prf, pk_seed) -> (VerifyingKey, SigningKey)
+//!     sign(sk, msg, ctx, addrnd)     -> Result<Signature> (pure; addrnd None: deterministic)
+//!     sign_internal(sk, m_prime, addrnd), verify_internal(vk, m_prime, sig)   for the vectors
+//!     verify(vk, msg, ctx, sig)      -> bool
 //! ```
+//!
+//! SLH-DSA is nothing but SHAKE256 calls; it uses only the implementations' Keccak
+//! permutations, four or eight states at a time (`slhdsa`).
 //!
 //! ML-DSA's polynomial operations are portable on every implementation for now (the SIMD
 //! ones borrow them in their `dsa.rs`); their Keccak, including the four-way ExpandA,

@@ -171,7 +171,8 @@ fn pair_sha3(s: &mut KeccakX4, j: usize) {
     store_out2_pair(s, j, out);
 }
 
-/// Four states with the SHA-3 instructions.
+/// Four states with the SHA-3 instructions: two calls of the two-state kernel (one function
+/// holding both copies is scheduled worse: LLVM interleaves them and spills).
 #[target_feature(enable = "sha3")]
 #[inline]
 pub(super) fn x4_sha3(s: &mut KeccakX4) {

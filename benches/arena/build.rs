@@ -41,6 +41,8 @@ fn main() {
             "ml-dsa",
             "libcrux-ml-dsa",
             "pqcrypto-mldsa",
+            "slh-dsa",
+            "pqcrypto-sphincsplus",
         ];
         if wanted.contains(&name)
             && let Some(v) = lines.next().and_then(|l| l.strip_prefix("version = "))

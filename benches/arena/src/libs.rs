@@ -18,10 +18,16 @@ pub enum Param {
     MlKem768,
     MlKem1024,
     MlDsa65,
+    SlhDsa128f,
 }
 
 impl Param {
-    pub const ALL: [Param; 3] = [Param::MlKem768, Param::MlKem1024, Param::MlDsa65];
+    pub const ALL: [Param; 4] = [
+        Param::MlKem768,
+        Param::MlKem1024,
+        Param::MlDsa65,
+        Param::SlhDsa128f,
+    ];
     pub const KEM: [Param; 2] = [Param::MlKem768, Param::MlKem1024];
 
     pub fn name(self) -> &'static str {
@@ -29,6 +35,7 @@ impl Param {
             Param::MlKem768 => "ML-KEM-768",
             Param::MlKem1024 => "ML-KEM-1024",
             Param::MlDsa65 => "ML-DSA-65",
+            Param::SlhDsa128f => "SLH-DSA-SHAKE-128f",
         }
     }
 
@@ -36,7 +43,7 @@ impl Param {
     pub fn ops(self) -> [Op; 3] {
         match self {
             Param::MlKem768 | Param::MlKem1024 => [Op::Keygen, Op::Encaps, Op::Decaps],
-            Param::MlDsa65 => [Op::Keygen, Op::Sign, Op::Verify],
+            Param::MlDsa65 | Param::SlhDsa128f => [Op::Keygen, Op::Sign, Op::Verify],
         }
     }
 }

@@ -1,20 +1,24 @@
-//! ML-KEM and ML-DSA arena: nexusq-native against RustCrypto `ml-kem` / `ml-dsa`, `aws-lc-rs`,
-//! `libcrux-ml-kem` / `libcrux-ml-dsa` and `pqcrypto-mlkem` / `pqcrypto-mldsa` (keygen, encaps,
-//! decaps for ML-KEM-768 and ML-KEM-1024; keygen, sign, verify for ML-DSA-65). See README.md.
+//! ML-KEM, ML-DSA and SLH-DSA arena: nexusq-native against RustCrypto `ml-kem` / `ml-dsa` /
+//! `slh-dsa`, `aws-lc-rs`, `libcrux-ml-kem` / `libcrux-ml-dsa` and `pqcrypto-mlkem` /
+//! `pqcrypto-mldsa` / `pqcrypto-sphincsplus` (keygen, encaps, decaps for ML-KEM-768 and
+//! ML-KEM-1024; keygen, sign, verify for ML-DSA-65 and SLH-DSA-SHAKE-128f). See README.md.
 
 mod dsa;
 mod libs;
+mod slh;
 
 use libs::{Kem, NATIVE, Op, Param, Timed};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "\
-usage: nexusq-arena [--samples N] [--batch N] [--rounds N] [--warmup-ms N] [--filter TEXT] [--json]
+usage: nexusq-arena [--samples N] [--batch N] [--slh-samples N] [--rounds N] [--warmup-ms N]
+                    [--filter TEXT] [--json]
        nexusq-arena --compare A.jsonl B.jsonl
 
   --samples N     samples per (library, parameter set, operation) and round [200]
   --batch N       operations timed together for one sample [10]
+  --slh-samples N samples per SLH-DSA (library, operation) and round, one operation each [20]
   --rounds N      alternating rounds whose samples are pooled [3]
   --warmup-ms N   warm-up per (library, parameter set, operation) before the rounds [50]
   --filter TEXT   only measure where \"library param op\" contains TEXT (case-insensitive)
@@ -24,6 +28,7 @@ usage: nexusq-arena [--samples N] [--batch N] [--rounds N] [--warmup-ms N] [--fi
 struct Args {
     samples: usize,
     batch: u32,
+    slh_samples: usize,
     rounds: usize,
     warmup: Duration,
     filter: Option<String>,
@@ -35,6 +40,7 @@ fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         samples: 200,
         batch: 10,
+        slh_samples: 20,
         rounds: 3,
         warmup: Duration::from_millis(50),
         filter: None,
@@ -48,6 +54,7 @@ fn parse_args() -> Result<Args, String> {
         match arg.as_str() {
             "--samples" => args.samples = number(value("--samples")?)? as usize,
             "--batch" => args.batch = number(value("--batch")?)? as u32,
+            "--slh-samples" => args.slh_samples = number(value("--slh-samples")?)? as usize,
             "--rounds" => args.rounds = number(value("--rounds")?)? as usize,
             "--warmup-ms" => args.warmup = Duration::from_millis(number(value("--warmup-ms")?)?),
             "--filter" => args.filter = Some(value("--filter")?.to_lowercase()),
@@ -57,8 +64,8 @@ fn parse_args() -> Result<Args, String> {
             other => return Err(format!("unknown argument {other}")),
         }
     }
-    if args.samples == 0 || args.batch == 0 || args.rounds == 0 {
-        return Err("--samples, --batch and --rounds must be at least 1".into());
+    if args.samples == 0 || args.batch == 0 || args.slh_samples == 0 || args.rounds == 0 {
+        return Err("--samples, --batch, --slh-samples and --rounds must be at least 1".into());
     }
     Ok(args)
 }
@@ -97,12 +104,15 @@ struct Task<'a> {
 fn run(args: &Args) -> Result<(), String> {
     let kems = libs::kems()?;
     let dsas = dsa::all()?;
+    let slhs = slh::all()?;
     check(&kems)?;
     dsa::check(&dsas)?;
+    slh::check(&slhs)?;
     eprintln!("sanity checks passed");
 
     let benches = kems.iter().map(|k| k.as_ref() as &dyn Timed);
     let benches = benches.chain(dsas.iter().map(|d| d.as_ref() as &dyn Timed));
+    let benches = benches.chain(slhs.iter().map(|d| d.as_ref() as &dyn Timed));
     let mut tasks: Vec<Task> = Vec::new();
     for bench in benches {
         for op in bench.param().ops() {
@@ -124,10 +134,15 @@ fn run(args: &Args) -> Result<(), String> {
         return Err("--filter matches nothing".into());
     }
 
+    // SLH-DSA operations take 0.1 to 100 ms: one per sample, and fewer samples.
+    let plan = |task: &Task| match task.bench.param() {
+        Param::SlhDsa128f => (args.slh_samples, 1),
+        _ => (args.samples, args.batch),
+    };
     for task in &tasks {
         let start = Instant::now();
         while start.elapsed() < args.warmup {
-            task.bench.time(task.op, args.batch);
+            task.bench.time(task.op, plan(task).1);
         }
     }
     // Round r: per parameter set, each library in turn (starting one further along each round),
@@ -141,10 +156,10 @@ fn run(args: &Args) -> Result<(), String> {
                 let label = &labels[(i + r) % labels.len()];
                 for task in tasks.iter_mut() {
                     if task.bench.param() == param && task.bench.label() == label {
-                        for _ in 0..args.samples {
-                            let t = task.bench.time(task.op, args.batch);
-                            task.samples
-                                .push(t.as_secs_f64() * 1e6 / f64::from(args.batch));
+                        let (samples, batch) = plan(task);
+                        for _ in 0..samples {
+                            let t = task.bench.time(task.op, batch);
+                            task.samples.push(t.as_secs_f64() * 1e6 / f64::from(batch));
                         }
                     }
                 }
@@ -279,7 +294,7 @@ fn unique<'a>(items: impl Iterator<Item = &'a str>) -> Vec<String> {
     out
 }
 
-/// One table per family (ML-KEM, ML-DSA), as their libraries differ.
+/// One table per family (ML-KEM, ML-DSA, SLH-DSA), as their libraries differ.
 fn table(results: &[Record]) -> String {
     unique(results.iter().map(|r| family(&r.param)))
         .iter()
@@ -362,7 +377,7 @@ fn environment(args: &Args) -> String {
         .map(|i| quote(i.name()))
         .collect();
     format!(
-        "{{\"record\":\"environment\",\"cpu\":{},\"avx2\":{},\"avx512f\":{},\"cpus\":{},\"rustc\":{},\"target\":{},\"rustflags\":{},\"date\":{},\"nexusq_native_selected\":{},\"nexusq_native_available\":[{}],\"versions\":{{{}}},\"samples\":{},\"batch\":{},\"rounds\":{}}}",
+        "{{\"record\":\"environment\",\"cpu\":{},\"avx2\":{},\"avx512f\":{},\"cpus\":{},\"rustc\":{},\"target\":{},\"rustflags\":{},\"date\":{},\"nexusq_native_selected\":{},\"nexusq_native_available\":[{}],\"versions\":{{{}}},\"samples\":{},\"batch\":{},\"slh_samples\":{},\"rounds\":{}}}",
         quote(&field("model name")),
         has("avx2"),
         has("avx512f"),
@@ -376,6 +391,7 @@ fn environment(args: &Args) -> String {
         versions.join(","),
         args.samples,
         args.batch,
+        args.slh_samples,
         args.rounds
     )
 }

@@ -4,7 +4,7 @@
 //! rounds are unrolled with the state in registers, and the last round computes just the two
 //! lanes wanted (its θ still needs all five column parities).
 
-use super::keccak::{Lane, State, round, round_sha3};
+use super::keccak::{Lane, State, round};
 use crate::portable::keccak::{RC, RHO, pi_source};
 use crate::simd::KeccakX4;
 use core::arch::aarch64::*;
@@ -149,6 +149,38 @@ fn last_round_out2_sha3(a: &State) -> [uint64x2_t; 2] {
         veorq_u64(vbcaxq_u64(b[0], b[2], b[1]), vdupq_n_u64(RC[23])),
         vbcaxq_u64(b[1], b[3], b[2]),
     ]
+}
+
+/// One round with the SHA-3 instructions, ρ and π grouped by the column parity each lane
+/// takes (D[0]'s five lanes first), so that each D dies after its fifth use: fewer values are
+/// live at once than in index order, and fewer spill (keygen 3.92 M -> 3.88 M instructions).
+/// (For plain NEON, whose rotations take two instructions, `keccak::round`'s row order is
+/// better.)
+#[target_feature(enable = "sha3")]
+#[inline]
+fn round_sha3(a: &mut State, rc: u64) {
+    let c: [uint64x2_t; 5] = core::array::from_fn(|x| {
+        veor3q_u64(veor3q_u64(a[x], a[x + 5], a[x + 10]), a[x + 15], a[x + 20])
+    });
+    let d: [uint64x2_t; 5] = core::array::from_fn(|x| vrax1q_u64(c[(x + 4) % 5], c[(x + 1) % 5]));
+    let mut b = [vdupq_n_u64(0); 25];
+    macro_rules! rho_pi {
+        ($($i:literal)*) => {
+            $(
+                {
+                    const SRC: usize = pi_source($i);
+                    b[$i] = vxarq_u64::<{ ((64 - RHO[SRC]) % 64) as i32 }>(a[SRC], d[SRC % 5]);
+                }
+            )*
+        };
+    }
+    rho_pi!(0 7 14 16 23 1 8 10 17 24 2 9 11 18 20 3 5 12 19 21 4 6 13 15 22);
+    for y in 0..5 {
+        for x in 0..5 {
+            a[x + 5 * y] = vbcaxq_u64(b[x + 5 * y], b[(x + 2) % 5 + 5 * y], b[(x + 1) % 5 + 5 * y]);
+        }
+    }
+    a[0] = veorq_u64(a[0], vdupq_n_u64(rc));
 }
 
 /// The rounds with the SHA-3 instructions on a state in registers: a macro, so that each

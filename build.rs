@@ -35,6 +35,13 @@ fn main() {
     let rustc_version = run(Command::new(rustc).arg("--version")).unwrap_or_else(unknown);
     println!("cargo:rustc-env=NEXUSQ_BUILD_RUSTC={rustc_version}");
 
+    // The flags cargo compiles this crate with (RUSTFLAGS, build.rustflags), space-separated.
+    let rustflags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    println!(
+        "cargo:rustc-env=NEXUSQ_BUILD_RUSTFLAGS={}",
+        rustflags.replace('\x1f', " ")
+    );
+
     println!(
         "cargo:rustc-env=NEXUSQ_BUILD_GIT={}",
         git_revision(&manifest_dir).unwrap_or_else(unknown)

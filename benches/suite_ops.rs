@@ -1,5 +1,6 @@
-//! `cargo bench --bench suite_ops`: latencies of the hybrid KEMs and the composite signature,
-//! and the throughput of file encryption on 100 MiB, in the library (file to file) and end to
+//! `cargo bench --bench suite_ops`: latencies of the hybrid KEMs and the composite signature
+//! (decapsulation both with the key kept expanded, as an unlocked vault has it, and from the
+//! seed, expanding it each time), and the throughput of file encryption on 100 MiB, in the library (file to file) and end to
 //! end through the release binary. Alternating rounds; median and p95 of the pooled samples.
 //! The operations and the sampling are `nexusq::bench` (shared with `nexusq bench`); only the
 //! end-to-end runs of the binary are here.
@@ -7,7 +8,9 @@
 use nexusq::bench::ops::{self, Op};
 use nexusq::bench::stats::{Summary, pool, summarize};
 use nexusq::secret::SecretBytes;
+use nexusq::suite::Backend;
 use nexusq::suite::hybrid_kem::{self, KemLevel};
+use nexusq::suite::native::Native;
 use nexusq::suite::rustcrypto::RustCrypto;
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -20,7 +23,7 @@ const FILE_ROUNDS: u32 = 3;
 
 fn latency_row(name: &str, s: &Summary) {
     println!(
-        "| {name:<34} | {:>5} | {:>9.1} | {:>9.1} |",
+        "| {name:<38} | {:>5} | {:>9.1} | {:>9.1} |",
         s.count,
         s.median_ns / 1e3,
         s.p95_ns / 1e3
@@ -39,7 +42,13 @@ fn throughput_row(name: &str, bytes: usize, s: &Summary) {
 }
 
 fn main() {
-    let backend = &RustCrypto;
+    // `NEXUSQ_BACKEND=native cargo bench --bench suite_ops` measures the native backend (the
+    // end-to-end runs of the binary inherit the variable).
+    let backend: &dyn Backend = match std::env::var("NEXUSQ_BACKEND").as_deref() {
+        Ok("native") => &Native,
+        Ok("rustcrypto" | "") | Err(_) => &RustCrypto,
+        Ok(other) => panic!("NEXUSQ_BACKEND={other:?}: use rustcrypto or native"),
+    };
 
     // Latencies, alternating operations sample by sample.
     let mut latency = vec![
@@ -47,19 +56,28 @@ fn main() {
         ops::hybrid_decaps(backend, KemLevel::MlKem768)
             .unwrap()
             .named("X-Wing decapsulate"),
+        ops::hybrid_decaps_from_seed(backend, KemLevel::MlKem768)
+            .unwrap()
+            .named("X-Wing decapsulate from seed"),
         ops::hybrid_encaps(backend, KemLevel::MlKem1024).named("ML-KEM-1024 + X25519 encapsulate"),
         ops::hybrid_decaps(backend, KemLevel::MlKem1024)
             .unwrap()
             .named("ML-KEM-1024 + X25519 decapsulate"),
+        ops::hybrid_decaps_from_seed(backend, KemLevel::MlKem1024)
+            .unwrap()
+            .named("ML-KEM-1024 + X25519 decaps from seed"),
         ops::composite_sign(backend).named("ML-DSA-65 + Ed25519 sign (hedged)"),
         ops::composite_verify(backend)
             .unwrap()
             .named("ML-DSA-65 + Ed25519 verify"),
     ];
     let samples = ops::alternate(&mut latency, ROUNDS * PER_ROUND, 1, 0).unwrap();
-    println!("Latency, {ROUNDS} alternating rounds x {PER_ROUND}; backend rustcrypto");
-    println!("| operation                          |     n | median µs |   p95 µs |");
-    println!("|------------------------------------|------:|----------:|---------:|");
+    println!(
+        "Latency, {ROUNDS} alternating rounds x {PER_ROUND}; backend {}",
+        backend.name()
+    );
+    println!("| operation                              |     n | median µs |   p95 µs |");
+    println!("|----------------------------------------|------:|----------:|---------:|");
     for (op, rounds) in latency.iter().zip(&samples) {
         latency_row(op.name(), &summarize(&pool(rounds)));
     }

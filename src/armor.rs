@@ -52,10 +52,13 @@ pub fn decode(kind: &str, text: &[u8]) -> Result<Vec<u8>, ArmorError> {
     let end = format!("-----END NEXUSQ {kind}-----");
     if lines.first() != Some(&begin.as_str()) {
         return match lines.first() {
+            // The line is the file's, so whoever made it chose it: escaped and capped.
             Some(l) if l.starts_with("-----BEGIN NEXUSQ ") => fail(&format!(
                 "is a different kind of nexusq file ({}), expected {kind}",
-                l.trim_start_matches("-----BEGIN NEXUSQ ")
-                    .trim_end_matches("-----")
+                crate::untrusted::escape(
+                    l.trim_start_matches("-----BEGIN NEXUSQ ")
+                        .trim_end_matches("-----")
+                )
             )),
             _ => fail(&format!("does not start with \"{begin}\"")),
         };
@@ -261,11 +264,11 @@ impl<R: Read> ArmorReader<R> {
             None => (line, false),
         };
         if !complete || line != self.begin.as_bytes() {
-            let first = String::from_utf8_lossy(line).into_owned();
-            return Err(match first.strip_prefix("-----BEGIN NEXUSQ ") {
-                Some(rest) if complete && first != self.begin => self.fail(format!(
+            return Err(match line.strip_prefix(b"-----BEGIN NEXUSQ ") {
+                // The file's own words: escaped and capped.
+                Some(rest) if complete => self.fail(format!(
                     "is a different kind of nexusq file ({}), expected {}",
-                    rest.trim_end_matches("-----"),
+                    crate::untrusted::escape_bytes(rest.strip_suffix(b"-----").unwrap_or(rest)),
                     self.begin
                         .trim_start_matches("-----BEGIN NEXUSQ ")
                         .trim_end_matches("-----")
@@ -363,6 +366,72 @@ impl<R: Read> Read for ArmorReader<R> {
     }
 }
 
+/// What every nexusq armor's BEGIN line starts with.
+const BEGIN_PREFIX: &[u8] = b"-----BEGIN NEXUSQ ";
+
+/// The input replayed after sniffing: the bytes looked at, then the rest.
+pub type Replay<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
+
+/// Read up to `len` bytes from the start of `reader` (fewer only at its end) and hand them back
+/// with a reader that yields them again, then the rest: for telling formats apart by their
+/// first bytes without losing any.
+pub fn peek<R: Read>(mut reader: R, len: usize) -> io::Result<(Vec<u8>, Replay<R>)> {
+    let mut peeked = vec![0u8; len];
+    let mut got = 0;
+    while got < peeked.len() {
+        match reader.read(&mut peeked[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    peeked.truncate(got);
+    let replay = io::Cursor::new(peeked.clone()).chain(reader);
+    Ok((peeked, replay))
+}
+
+/// Whether `prefix` starts like a nexusq BEGIN line, of any kind.
+pub fn looks_armored(prefix: &[u8]) -> bool {
+    prefix.starts_with(BEGIN_PREFIX)
+}
+
+/// An input that is either armored text or binary, told apart by its first bytes
+/// ([`maybe_armored`]).
+pub enum MaybeArmored<R: Read> {
+    /// Armored text, read with [`ArmorReader`] for the expected kind.
+    Armored(Box<ArmorReader<Replay<R>>>),
+    /// Anything else, passed through as it is.
+    Binary(Replay<R>),
+}
+
+impl<R: Read> MaybeArmored<R> {
+    pub fn is_armored(&self) -> bool {
+        matches!(self, MaybeArmored::Armored(_))
+    }
+}
+
+impl<R: Read> Read for MaybeArmored<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self {
+            MaybeArmored::Armored(r) => r.read(buf),
+            MaybeArmored::Binary(r) => r.read(buf),
+        }
+    }
+}
+
+/// Look at the first bytes of `reader`: an input that starts like a nexusq BEGIN line (of any
+/// kind, so another kind is refused by name) is read as armor of `kind`, anything else as
+/// binary. Nothing is lost: the bytes looked at are replayed. Reads at most 18 bytes here.
+pub fn maybe_armored<R: Read>(reader: R, kind: &str) -> io::Result<MaybeArmored<R>> {
+    let (peeked, replay) = peek(reader, BEGIN_PREFIX.len())?;
+    Ok(if looks_armored(&peeked) {
+        MaybeArmored::Armored(Box::new(ArmorReader::new(replay, kind)))
+    } else {
+        MaybeArmored::Binary(replay)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -416,6 +485,41 @@ mod tests {
         let s = encode("SIGNATURE", b"x");
         let e = decode("PUBLIC IDENTITY", s.as_bytes()).unwrap_err();
         assert!(e.0.contains("SIGNATURE"), "{}", e.0);
+    }
+
+    /// A hostile first line is named escaped and capped, never echoed whole.
+    #[test]
+    fn hostile_first_lines_are_escaped_and_capped() {
+        let hostile = format!(
+            "-----BEGIN NEXUSQ \x08\x1b[2Kfingerprint: evil\u{202e}{}-----\nAQ==\n-----END NEXUSQ X-----\n",
+            "\x1b[31m".repeat(100_000)
+        );
+        let whole = decode("PUBLIC IDENTITY", hostile.as_bytes()).unwrap_err();
+        // The streaming reader looks at 128 bytes of the first line at most.
+        let short = "-----BEGIN NEXUSQ \x08\x1b[2Kfingerprint: evil\u{202e}-----\nAQ==\n";
+        let mut r = ArmorReader::new(short.as_bytes(), K);
+        let streamed = armor_error(&r.read(&mut [0u8; 64]).unwrap_err())
+            .cloned()
+            .unwrap();
+        for e in [whole, streamed] {
+            assert!(e.0.len() < 600, "{} bytes", e.0.len());
+            assert!(
+                !e.0.chars().any(crate::untrusted::is_hidden_control),
+                "{:?}",
+                e.0
+            );
+            assert!(
+                e.0.contains("\\u{8}\\u{1b}[2Kfingerprint: evil\\u{202e}"),
+                "{:?}",
+                e.0
+            );
+        }
+        // A first line that is not UTF-8 at all.
+        let mut r = ArmorReader::new(&b"-----BEGIN NEXUSQ \xff\x9b-----\n"[..], K);
+        let e = armor_error(&r.read(&mut [0u8; 8]).unwrap_err())
+            .cloned()
+            .unwrap();
+        assert!(e.0.contains("\\xff\\x9b"), "{:?}", e.0);
     }
 
     proptest! {
@@ -550,6 +654,63 @@ mod tests {
             .unwrap_err();
         assert!(armor_error(&e).is_none());
         assert_eq!(e.kind(), io::ErrorKind::Other);
+    }
+
+    /// Hands out one byte per read, so sniffing must loop.
+    struct Trickle<'a>(&'a [u8]);
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let Some((&b, rest)) = self.0.split_first() else {
+                return Ok(0);
+            };
+            if buf.is_empty() {
+                return Ok(0);
+            }
+            buf[0] = b;
+            self.0 = rest;
+            Ok(1)
+        }
+    }
+
+    fn sniff_all(input: &[u8], kind: &str) -> (bool, io::Result<Vec<u8>>) {
+        let mut r = maybe_armored(Trickle(input), kind).unwrap();
+        let mut out = Vec::new();
+        let armored = r.is_armored();
+        (armored, r.read_to_end(&mut out).map(|_| out))
+    }
+
+    #[test]
+    fn maybe_armored_tells_armor_from_binary_and_loses_nothing() {
+        let data: Vec<u8> = (0..=255).collect();
+        let text = encode(K, &data);
+        let (armored, out) = sniff_all(text.as_bytes(), K);
+        assert!(armored);
+        assert_eq!(out.unwrap(), data);
+        // Binary of any length, the empty input and a bare prefix of the BEGIN line pass through.
+        for input in [
+            &data[..],
+            b"",
+            b"NXQF",
+            &BEGIN_PREFIX[..BEGIN_PREFIX.len() - 1],
+        ] {
+            let (armored, out) = sniff_all(input, K);
+            assert!(!armored);
+            assert_eq!(out.unwrap(), input);
+        }
+        // Another kind of armor is read as armor and refused by name.
+        let other = encode("SIGNATURE", b"x");
+        let (armored, out) = sniff_all(other.as_bytes(), K);
+        assert!(armored);
+        let e = out.unwrap_err();
+        assert!(armor_error(&e).unwrap().0.contains("SIGNATURE"), "{e}");
+        // A device error while sniffing is passed on.
+        struct Broken;
+        impl Read for Broken {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("disk on fire"))
+            }
+        }
+        assert!(maybe_armored(Broken, K).is_err());
     }
 
     proptest! {

@@ -78,7 +78,11 @@ impl Error {
             ErrorKind::StorageFull | ErrorKind::QuotaExceeded => "free some space and try again",
             _ => "check the path and the device, then try again",
         };
-        Self::io(format!("cannot {what} {}: {err}", path.display()), hint)
+        // A file name can hold anything, terminal escapes included.
+        Self::io(
+            format!("cannot {what} {}: {err}", crate::untrusted::path(path)),
+            hint,
+        )
     }
 
     pub fn exit(&self) -> Exit {

@@ -37,6 +37,8 @@ _nexusq_on_build_machine() {
 
 termux_step_make_install() {
 	install -Dm700 -t "$TERMUX_PREFIX/bin" "target/$CARGO_TARGET_NAME/release/nexusq"
+	# The age plugin: `age -d -i` with an AGE-PLUGIN-NEXUSQ-1 identity runs it (docs/age.md).
+	install -Dm700 -t "$TERMUX_PREFIX/bin" "target/$CARGO_TARGET_NAME/release/age-plugin-nexusq"
 
 	install -d "$TERMUX_PREFIX/share/man/man1" \
 		"$TERMUX_PREFIX/share/bash-completion/completions" \

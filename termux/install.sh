@@ -62,6 +62,13 @@ if [ -z "$nexusq" ] || [ ! -x "$nexusq" ]; then
 	die "cargo install finished, but no nexusq binary is in $bin_dir or on PATH"
 fi
 say "==> installed $nexusq ($("$nexusq" --version))"
+# cargo install builds both binaries of the package; the age plugin sits beside nexusq.
+plugin=$(dirname "$nexusq")/age-plugin-nexusq
+if [ -x "$plugin" ]; then
+	say "==> installed $plugin (the age plugin: see docs/age.md)"
+else
+	warn "no age-plugin-nexusq beside $nexusq: \`age -d -i\` with a nexusq plugin identity will not find it"
+fi
 
 # 3. Man page and completions, each written to a temporary file and renamed into place.
 install_generated() {

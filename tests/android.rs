@@ -142,7 +142,7 @@ fn default_vault_path_with_termux_values() {
         path,
         Path::new("/data/data/com.termux/files/home/.local/share/nexusq/vault.nxq")
     );
-    assert!(!storage::is_shared_storage(&path));
+    assert!(!nexusq::fs::is_shared_storage(&path));
     // NEXUSQ_VAULT, then --vault, win over the data folder; an empty NEXUSQ_VAULT does not.
     let env = Some("/data/data/com.termux/files/home/v.nxq".into());
     assert_eq!(
@@ -158,7 +158,7 @@ fn default_vault_path_with_termux_values() {
         path
     );
     // Termux's ~/storage/shared is a symlink into shared storage: its realpath is caught.
-    assert!(storage::is_shared_storage(Path::new(
+    assert!(nexusq::fs::is_shared_storage(Path::new(
         "/storage/emulated/0/nexusq"
     )));
 }

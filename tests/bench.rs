@@ -2,12 +2,14 @@
 //! for the throwaway vault (hidden --kdf-memory-mib / --kdf-iterations) so it stays fast.
 //! Every run points TMPDIR at its own folder and checks the throwaway folder is gone after,
 //! also after SIGINT / SIGTERM. The --json records are validated against
-//! docs/bench.schema.json.
+//! docs/bench.schema.json (the evidence format, which the arena's output also follows: see
+//! tests/evidence.rs).
 
 mod common;
 
 use assert_cmd::Command;
 use common::{BIN, private_file};
+use nexusq::bench::evidence::{Gate, Record};
 use nexusq::bench::{baseline, compare, environment, report};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -71,19 +73,8 @@ impl Env {
     }
 }
 
-fn schema() -> jsonschema::Validator {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/bench.schema.json");
-    let schema: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    jsonschema::draft202012::new(&schema).expect("a valid draft 2020-12 schema")
-}
-
-fn assert_valid(validator: &jsonschema::Validator, record: &Value) {
-    let errors: Vec<String> = validator
-        .iter_errors(record)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{record}\n{errors:#?}");
-}
+mod evidence_schema;
+use evidence_schema::{assert_valid, schema};
 
 fn stdout_of(assert: &assert_cmd::assert::Assert) -> String {
     String::from_utf8(assert.get_output().stdout.clone()).unwrap()
@@ -120,7 +111,12 @@ fn table_with_no_terminal_and_no_vault() {
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert_in_order(&text, &baseline::names());
-    assert!(text.contains("Argon2id v1.3, 8 MiB, t=1, p=1"));
+    // The throwaway vault gets a new vault's lanes: min(4, cores).
+    let lanes = common::new_vault_lanes();
+    assert!(
+        text.contains(&format!("Argon2id v1.3, 8 MiB, t=1, p={lanes}")),
+        "{text}"
+    );
     assert!(text.contains("What one sample of each row includes"));
     // No terminal: no progress line, nothing on stderr.
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
@@ -162,18 +158,44 @@ fn json_lines_validate_against_the_schema() {
     }
     let env_record = &records[0];
     assert_eq!(env_record["kind"], "environment");
+    assert_eq!(env_record["format"], 2);
+    assert_eq!(env_record["program"], "nexusq bench");
     assert_eq!(env_record["runner"], "ci");
+    assert_eq!(env_record["workload"]["mode"], "baseline");
     assert_eq!(env_record["workload"]["kdf"]["memory_kib"], 8192);
-    assert_eq!(env_record["nexusq_version"], env!("CARGO_PKG_VERSION"));
-    let names: Vec<&str> = records[1..]
+    assert_eq!(env_record["program_version"], env!("CARGO_PKG_VERSION"));
+    let cmd: Vec<&str> = env_record["command_line"]
+        .as_array()
+        .unwrap()
         .iter()
-        .map(|r| r["name"].as_str().unwrap())
+        .map(|a| a.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        &cmd[cmd.len() - 3..],
+        ["8", "--kdf-iterations", "1"],
+        "{cmd:?}"
+    );
+    let names: Vec<String> = records[1..]
+        .iter()
+        .map(|r| {
+            format!(
+                "{} {}",
+                r["algorithm"].as_str().unwrap(),
+                r["operation"].as_str().unwrap()
+            )
+        })
         .collect();
     assert_eq!(names, baseline::names());
     for r in &records[1..] {
-        assert_eq!(r["kind"], "operation");
-        assert_eq!(r["backend"], "rustcrypto");
-        let n = r["count"].as_u64().unwrap();
+        assert_eq!(r["kind"], "result");
+        assert_eq!(r["implementation"], "rustcrypto");
+        assert_eq!(
+            (r["batch"].as_u64(), r["rounds"].as_u64()),
+            (Some(1), Some(1))
+        );
+        assert_eq!(r["warmup"], serde_json::json!({"runs": 0}));
+        assert!(r["includes"].is_string());
+        let n = r["n"].as_u64().unwrap();
         assert_eq!(r["samples"].as_array().unwrap().len() as u64, n);
         let (min, max) = (r["min"].as_f64().unwrap(), r["max"].as_f64().unwrap());
         for k in ["mean", "median", "p95"] {
@@ -181,8 +203,12 @@ fn json_lines_validate_against_the_schema() {
             assert!(min <= v && v <= max, "{k} of {}", r["name"]);
         }
     }
-    assert_eq!(records[1]["count"], 2);
-    assert_eq!(records[12]["count"], 1);
+    assert_eq!(records[1]["n"], 2);
+    assert_eq!(records[12]["n"], 1);
+    // The library reads back what the binary wrote, as `nexusq report` does.
+    let datasets = nexusq::bench::evidence::parse("out", &stdout_of(&out)).unwrap();
+    assert_eq!(datasets.len(), 1);
+    assert_eq!(datasets[0].results.len(), 12);
     env.assert_clean();
 
     // The schema is not vacuous.
@@ -204,25 +230,113 @@ fn comparison_records_validate_against_the_schema() {
         rounds: 2,
         per_round: 1,
         warmup: 0,
-        gate: 1.5,
+        gate: Gate {
+            median: 1.5,
+            p95: 2.0,
+        },
     };
     let c = compare::run(rc, native, &config, &mut |_| {}).unwrap();
     let validator = schema();
-    let env_record = environment::Environment::collect().to_record(report::compare_workload(
-        c.baseline,
-        c.candidate,
-        &c.config,
-    ));
+    let env = environment::Environment::collect(
+        environment::Build::nexusq(),
+        report::compare_workload(c.baseline, c.candidate, &c.config),
+    );
+    let env_record = serde_json::to_value(Record::Environment(Box::new(env))).unwrap();
     assert_valid(&validator, &env_record);
-    let records = report::compare_records(&c, true);
+    assert_eq!(env_record["workload"]["gate_p95"], 2.0);
+    let records: Vec<Value> = report::compare_records(&c, true)
+        .iter()
+        .map(|r| serde_json::to_value(r).unwrap())
+        .collect();
     assert_eq!(records.len(), 27);
     for r in &records {
         assert_valid(&validator, r);
     }
-    assert_eq!(records[2]["kind"], "comparison");
-    assert_eq!(records[2]["count"], 2);
+    assert_eq!(records[2]["kind"], "gate");
+    assert_eq!(
+        (
+            records[2]["baseline_n"].as_u64(),
+            records[2]["rounds"].as_u64()
+        ),
+        (Some(2), Some(2))
+    );
+    for gate in records.iter().filter(|r| r["kind"] == "gate") {
+        let (m, p) = (
+            gate["median_ratio"].as_f64().unwrap(),
+            gate["p95_ratio"].as_f64().unwrap(),
+        );
+        assert_eq!(gate["median_pass"], m <= 1.5);
+        assert_eq!(gate["p95_pass"], p <= 2.0);
+        assert_eq!(gate["pass"], m <= 1.5 && p <= 2.0);
+    }
     let table = report::compare_table(&c, report::Style::Text);
     assert_in_order(&table, &compare::NAMES);
+    assert!(table.contains("gate 1.5 / 2"), "{table}");
+}
+
+/// The gate bounds the median and the p95 ratio separately, and says which failed: with an
+/// unreachable bound on one and an impossible one on the other, the outcome cannot depend on
+/// the machine's speed.
+#[test]
+fn compare_gates_median_and_p95_separately() {
+    let env = Env::new();
+    let quick = ["--rounds", "2", "--iterations", "2", "--warmup", "0"];
+    for (bounds, failed) in [
+        (
+            ["--gate-median", "1000", "--gate-p95", "0.000001"],
+            "FAIL p95",
+        ),
+        (
+            ["--gate-median", "0.000001", "--gate-p95", "1000"],
+            "FAIL median",
+        ),
+    ] {
+        let out = env
+            .nexusq()
+            .args(["bench", "--compare", "--gate", "1000"])
+            .args(quick)
+            .args(bounds)
+            .assert()
+            .code(1);
+        let table = stdout_of(&out);
+        assert_eq!(
+            table.matches(failed).count(),
+            compare::NAMES.len(),
+            "{table}"
+        );
+        let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert!(err.contains("9 of 9 operations are over the gate"), "{err}");
+        let what = failed.trim_start_matches("FAIL ");
+        assert!(err.contains(&format!("ML-DSA-65 verify ({what})")), "{err}");
+        env.assert_clean();
+    }
+    // --gate alone bounds both.
+    let out = env
+        .nexusq()
+        .args(["--json", "bench", "--compare", "--gate", "0.000001"])
+        .args(quick)
+        .assert()
+        .code(1);
+    let gates: Vec<Value> = stdout_of(&out)
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|r| r["kind"] == "gate")
+        .collect();
+    assert_eq!(gates.len(), 9);
+    for g in &gates {
+        assert_eq!(
+            (g["gate_median"].as_f64(), g["gate_p95"].as_f64()),
+            (Some(0.000001), Some(0.000001))
+        );
+        assert_eq!(
+            (&g["median_pass"], &g["p95_pass"], &g["pass"]),
+            (
+                &Value::Bool(false),
+                &Value::Bool(false),
+                &Value::Bool(false)
+            )
+        );
+    }
 }
 
 /// `--compare` through the binary: the nine operations in order, then JSON lines. The gate is
@@ -277,6 +391,9 @@ fn unusable_options_are_usage_errors() {
         &["bench", "--iterations", "0"][..],
         &["bench", "--vault-iterations", "0"],
         &["bench", "--gate", "0"],
+        &["bench", "--compare", "--gate-median", "0"],
+        &["bench", "--compare", "--gate-p95", "-1"],
+        &["bench", "--compare", "--gate-p95", "NaN"],
         &["bench", "--raw"],
         &["--json", "bench", "--markdown"],
         &["bench", "--kdf-memory-mib", "1"],
@@ -342,7 +459,8 @@ fn kdf_from_vault_reads_without_writing() {
     env.assert_clean();
 }
 
-/// SIGINT and SIGTERM while measuring: the throwaway folder is removed and the exit is 130.
+/// SIGINT and SIGTERM while measuring: the throwaway folder is removed and the exit is 128 +
+/// the signal number (130, 143), the shells' convention.
 #[test]
 fn interrupted_runs_remove_the_throwaway_vault() {
     use rustix::process::{Pid, Signal, kill_process};
@@ -381,7 +499,7 @@ fn interrupted_runs_remove_the_throwaway_vault() {
         let out = child.wait_with_output().unwrap();
         assert_eq!(
             out.status.code(),
-            Some(130),
+            Some(128 + signal.as_raw()),
             "{signal:?} after {delay_ms} ms"
         );
         let err = String::from_utf8_lossy(&out.stderr);

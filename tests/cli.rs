@@ -7,7 +7,7 @@
 mod common;
 
 use assert_cmd::Command;
-use common::{BIN, SMALL_KDF, private_file};
+use common::{BIN, SMALL_KDF, new_vault_lanes, private_file};
 use predicates::prelude::*;
 use predicates::str::contains;
 use serde_json::Value;
@@ -286,6 +286,44 @@ fn init_creates_vault_lock_and_revocation_and_prints_fingerprint() {
     assert_eq!(env.open_json()["fingerprint"], fp);
 }
 
+/// `init --calibrate-ms` chooses memory first (whole MiB, within a quarter of the RAM and 1 GiB),
+/// then passes, with the device's lanes; a pinned `--kdf-memory-mib` leaves only the passes.
+/// What it chooses depends on this machine's speed, so only the rules are checked.
+#[test]
+fn init_calibrates_memory_passes_and_lanes() {
+    let env = Env::new();
+    env.cmd()
+        .args(["init", "--calibrate-ms", "150", "--password-file"])
+        .arg(&env.pw)
+        .assert()
+        .success()
+        .stderr(contains("calibrating Argon2id for about 150 ms"))
+        .stderr(contains("chose Argon2id v1.3"));
+    let v = env.open_json();
+    let m = v["kdf"]["memory_kib"].as_u64().unwrap();
+    let t = v["kdf"]["iterations"].as_u64().unwrap();
+    assert!(
+        (8192..=1024 * 1024).contains(&m) && m.is_multiple_of(1024),
+        "{m}"
+    );
+    assert!((1..=64).contains(&t), "{t}");
+    assert_eq!(v["kdf"]["parallelism"], new_vault_lanes());
+    // Passes grow only once the memory is at its cap.
+    assert!(t == 1 || m == 1024 * 1024, "m={m} t={t}");
+
+    let env = Env::new();
+    env.cmd()
+        .args(["init", "--calibrate-ms", "150", "--kdf-memory-mib", "16"])
+        .args(["--kdf-parallelism", "1", "--password-file"])
+        .arg(&env.pw)
+        .assert()
+        .success();
+    let v = env.open_json();
+    assert_eq!(v["kdf"]["memory_kib"], 16384);
+    assert_eq!(v["kdf"]["parallelism"], 1);
+    env.unlock_with(&env.pw).success();
+}
+
 #[test]
 fn init_json_gives_one_object() {
     let env = Env::new();
@@ -303,7 +341,7 @@ fn init_json_gives_one_object() {
     assert_eq!(v["generation"], 1);
     assert_eq!(v["kdf"]["memory_kib"], 8192);
     assert_eq!(v["kdf"]["iterations"], 1);
-    assert_eq!(v["kdf"]["parallelism"], 1);
+    assert_eq!(v["kdf"]["parallelism"], new_vault_lanes());
     assert_eq!(v["kdf"]["algorithm"], "argon2id");
     assert_eq!(
         v["revocation"].as_str().unwrap(),
@@ -437,7 +475,7 @@ fn vault_open_without_password_shows_the_identity() {
     assert_eq!(v["generation"], 1);
     assert_eq!(v["kdf"]["memory_kib"], 8192);
     assert_eq!(v["kdf"]["iterations"], 1);
-    assert_eq!(v["kdf"]["parallelism"], 1);
+    assert_eq!(v["kdf"]["parallelism"], new_vault_lanes());
     let created = v["created"].as_str().expect("created string");
     assert!(
         created.len() >= 20 && created.ends_with('Z') && created.contains('T'),
@@ -659,12 +697,13 @@ fn passwd_changes_password_and_both_salts() {
     env.unlock_with(&new_pw)
         .success()
         .stdout(contains(fp.as_str()));
-    // Without --kdf-* options the parameters become at least the default (64 MiB, t=3).
+    // Without --kdf-* options the parameters become at least the default (64 MiB, t=3); the
+    // lanes stay the vault's.
     let v = env.open_json();
     assert_eq!(v["fingerprint"], fp.as_str());
     assert_eq!(v["kdf"]["memory_kib"], 65536);
     assert_eq!(v["kdf"]["iterations"], 3);
-    assert_eq!(v["kdf"]["parallelism"], 1);
+    assert_eq!(v["kdf"]["parallelism"], new_vault_lanes());
     // No temporary file left behind.
     assert_eq!(
         env.listing(),
@@ -701,7 +740,7 @@ fn passwd_with_kdf_options_changes_parameters() {
     let v = env.open_json();
     assert_eq!(v["kdf"]["memory_kib"], 16384);
     assert_eq!(v["kdf"]["iterations"], 2);
-    assert_eq!(v["kdf"]["parallelism"], 1);
+    assert_eq!(v["kdf"]["parallelism"], new_vault_lanes());
     let bytes = env.bytes();
     assert_eq!(
         bytes[11..15],

@@ -8,8 +8,8 @@ mod common;
 use common::{BIN, SMALL_KDF, private_file};
 use nexusq::secret::{Password, random_array};
 use nexusq::suite::rustcrypto::RustCrypto;
+use nexusq::vault;
 use nexusq::vault::kdf::{Argon2id, KdfParams};
-use nexusq::vault::{self, atomic};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -174,7 +174,7 @@ fn replace_password(path: &Path, from: &str, to: &str) {
         parallelism: 1,
     };
     let bytes = unlocked.reseal(&root, &password(to), params).unwrap();
-    atomic::replace(path, &bytes).unwrap();
+    nexusq::fs::replace(path, &bytes).unwrap();
 }
 
 #[test]

@@ -254,7 +254,8 @@ fn missing_vault_is_a_warning_and_the_default_parameters_are_timed() {
     assert!(hint(&r, "vault_file").contains("nexusq init"));
     assert_eq!(status(&r, "vault_kdf"), "ok");
     assert!(detail(&r, "vault_kdf").contains("no vault yet"));
-    assert!(detail(&r, "vault_kdf").contains("64 MiB, t=3, p=1"));
+    let lanes = common::new_vault_lanes();
+    assert!(detail(&r, "vault_kdf").contains(&format!("64 MiB, t=3, p={lanes}")));
     assert!(detail(&r, "unlock_time").contains("the default parameters"));
     assert!(detail(&r, "vault_permissions").contains("folder"));
     assert!(!env.vault.exists());

@@ -1,17 +1,21 @@
-//! Fault-injected saves (issue 9, DESIGN.md section 4): every file-system step of every save
-//! made by `init`, `vault passwd` and `rotate` is made to fail, one at a time, and the vault must
-//! then unlock to exactly the old state or exactly the new one.
+//! Fault-injected saves and outputs (issues 9 and 14, DESIGN.md section 4): every file-system
+//! step of every save made by `init`, `vault passwd` and `rotate`, and of every `-o` output of
+//! `encrypt`, `decrypt`, `identity export` and `sign`, is made to fail, one at a time. The
+//! vault must then unlock to exactly the old state or exactly the new one; an output must be
+//! exactly the old file (or none) or the whole new one.
 //!
 //! The commands run in this process through `nexusq::cli::run`, the function the binary calls,
 //! so the real code path runs (argument handling, lock, unlock, `vault::create` /
-//! `change_password` / `rotate`, init's revocation statement). `atomic::with_save_io` routes
-//! that thread's saves through [`Injector`], which counts the steps (create, each write(2),
-//! fsync, rename, folder fsync) and at step k either
+//! `change_password` / `rotate`, init's revocation statement, `cli::io`'s outputs).
+//! `nexusq::fs::with_save_io` routes that thread's file writes through [`Injector`], which
+//! counts the steps (create, each write(2), fsync, rename, folder fsync) and at step k either
 //! - (a) returns an error: EIO, ENOSPC, or a short write followed by ENOSPC; or
 //! - (b) "crashes": unwinds out of the save with `resume_unwind` (no panic hook, no message)
 //!   before the step, after it, or half-way through a write. No cleanup code of the save runs,
-//!   as with a killed process; only destructors run, which close descriptors and release the
-//!   flock, as the kernel would.
+//!   as with a killed process: destructors run (they close descriptors and release the flock,
+//!   as the kernel would), but from the crash on the injector removes nothing. So a crash
+//!   stands for SIGKILL or a power loss; SIGINT, SIGTERM and SIGHUP are handled and tested
+//!   with the real binary in tests/output_kinds.rs.
 //!
 //! A short write that the write loop must finish (no error) is tried at every write too.
 //! For each command and fault kind, k = 0, 1, 2, ... until a run completes without reaching k.
@@ -23,11 +27,11 @@ use clap::Parser;
 use common::private_file;
 use nexusq::cli::args::Cli;
 use nexusq::error::{Error, Exit};
+use nexusq::fs::{RealIo, SaveIo, with_save_io};
 use nexusq::identity::PublicIdentity;
 use nexusq::identity::revocation::{self, Revocation};
 use nexusq::secret::Password;
 use nexusq::suite::rustcrypto::RustCrypto;
-use nexusq::vault::atomic::{self, RealIo, SaveIo};
 use nexusq::vault::{self, Argon2id, Unlocked};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
@@ -113,10 +117,6 @@ impl Fault {
 /// The unwind payload standing for a killed process.
 struct Crash;
 
-fn crash() -> ! {
-    std::panic::resume_unwind(Box::new(Crash))
-}
-
 fn eio() -> io::Error {
     rustix::io::Errno::IO.into()
 }
@@ -132,6 +132,8 @@ struct Injector {
     fault: Fault,
     next: Cell<usize>,
     reached: Cell<bool>,
+    /// Crashed: a dead process removes nothing.
+    dead: Cell<bool>,
     enospc_next_write: Cell<bool>,
     steps: RefCell<Vec<(Step, PathBuf)>>,
     written: RefCell<HashMap<PathBuf, Vec<u8>>>,
@@ -145,6 +147,7 @@ impl Injector {
             fault,
             next: Cell::new(0),
             reached: Cell::new(false),
+            dead: Cell::new(false),
             enospc_next_write: Cell::new(false),
             steps: RefCell::default(),
             written: RefCell::default(),
@@ -176,12 +179,17 @@ impl Injector {
         Ok(n)
     }
 
+    fn crash(&self) -> ! {
+        self.dead.set(true);
+        std::panic::resume_unwind(Box::new(Crash))
+    }
+
     /// The error an (a) fault returns; crashes unwind here.
-    fn fail(fault: Fault) -> io::Error {
+    fn fail(&self, fault: Fault) -> io::Error {
         match fault {
             Fault::Eio => eio(),
             Fault::Enospc => enospc(),
-            Fault::CrashBefore => crash(),
+            Fault::CrashBefore => self.crash(),
             other => unreachable!("{other:?} is handled by the step"),
         }
     }
@@ -197,11 +205,11 @@ impl SaveIo for Injector {
                     .borrow_mut()
                     .insert(path.to_path_buf(), Vec::new());
                 if fault.is_some() {
-                    crash();
+                    self.crash();
                 }
                 Ok(f)
             }
-            Some(f) => Err(Self::fail(f)),
+            Some(f) => Err(self.fail(f)),
         }
     }
 
@@ -220,13 +228,13 @@ impl SaveIo for Injector {
             }
             Some(Fault::CrashMidWrite) => {
                 self.real_write(file, path, &buf[..half])?;
-                crash()
+                self.crash()
             }
             Some(Fault::CrashAfter) => {
                 self.real_write(file, path, buf)?;
-                crash()
+                self.crash()
             }
-            Some(f) => Err(Self::fail(f)),
+            Some(f) => Err(self.fail(f)),
         }
     }
 
@@ -235,9 +243,9 @@ impl SaveIo for Injector {
             None => RealIo.sync_file(file, path),
             Some(Fault::CrashAfter) => {
                 RealIo.sync_file(file, path)?;
-                crash()
+                self.crash()
             }
-            Some(f) => Err(Self::fail(f)),
+            Some(f) => Err(self.fail(f)),
         }
     }
 
@@ -249,12 +257,20 @@ impl SaveIo for Injector {
                 let bytes = self.written.borrow()[from].clone();
                 self.renamed.borrow_mut().insert(to.to_path_buf(), bytes);
                 if fault.is_some() {
-                    crash();
+                    self.crash();
                 }
                 Ok(())
             }
-            Some(f) => Err(Self::fail(f)),
+            Some(f) => Err(self.fail(f)),
         }
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        // Cleanup, not a step: never faulted, and not done by a process that died.
+        if self.dead.get() {
+            return Ok(());
+        }
+        RealIo.remove_file(path)
     }
 
     fn sync_folder(&self, folder: &Path) -> io::Result<()> {
@@ -262,9 +278,9 @@ impl SaveIo for Injector {
             None => RealIo.sync_folder(folder),
             Some(Fault::CrashAfter) => {
                 RealIo.sync_folder(folder)?;
-                crash()
+                self.crash()
             }
-            Some(f) => Err(Self::fail(f)),
+            Some(f) => Err(self.fail(f)),
         }
     }
 }
@@ -274,7 +290,21 @@ enum Command {
     Init,
     Passwd,
     Rotate,
+    Encrypt,
+    Decrypt,
+    Export,
+    Sign,
 }
+
+const COMMANDS: [Command; 7] = [
+    Command::Init,
+    Command::Passwd,
+    Command::Rotate,
+    Command::Encrypt,
+    Command::Decrypt,
+    Command::Export,
+    Command::Sign,
+];
 
 impl Command {
     fn name(self) -> &'static str {
@@ -282,17 +312,49 @@ impl Command {
             Command::Init => "init",
             Command::Passwd => "vault passwd",
             Command::Rotate => "rotate",
+            Command::Encrypt => "encrypt -o",
+            Command::Decrypt => "decrypt -o",
+            Command::Export => "identity export -o",
+            Command::Sign => "sign -o",
         }
+    }
+
+    /// Writes an `-o` output (the vault is only read).
+    fn is_output(self) -> bool {
+        matches!(
+            self,
+            Command::Encrypt | Command::Decrypt | Command::Export | Command::Sign
+        )
+    }
+
+    /// Its output replaces an existing file (the others create a new one).
+    fn replaces_output(self) -> bool {
+        matches!(self, Command::Encrypt | Command::Decrypt)
     }
 }
 
+/// The output file's name, in `out/`.
+const OUT: &str = "out";
+/// What an existing output holds before `encrypt -o` / `decrypt -o` replace it.
+const OLD_OUTPUT: &[u8] = b"the old output, which must stay whole\n";
+
+/// Inputs for the output commands, made once from the base vault: its export, a plaintext of
+/// three chunks (several write(2) calls), and that plaintext encrypted to the vault.
+struct Fixture {
+    export: Vec<u8>,
+    plain: Vec<u8>,
+    cipher: Vec<u8>,
+}
+
 /// One trial's folder: `vault/` holds only the vault and what nexusq puts beside it, so
-/// leftovers are easy to see; `pw/` the password files.
+/// leftovers are easy to see; `out/` likewise for outputs; `pw/` the password files and the
+/// output commands' inputs.
 struct Trial {
     _dir: tempfile::TempDir,
     folder: PathBuf,
     vault: PathBuf,
     pw: PathBuf,
+    out: PathBuf,
 }
 
 impl Trial {
@@ -300,8 +362,10 @@ impl Trial {
         let dir = tempfile::tempdir().unwrap();
         let folder = dir.path().join("vault");
         let pw = dir.path().join("pw");
+        let out = dir.path().join("out");
         std::fs::create_dir(&folder).unwrap();
         std::fs::create_dir(&pw).unwrap();
+        std::fs::create_dir(&out).unwrap();
         private_file(&pw.join("A"), format!("{PW_A}\n"));
         private_file(&pw.join("B"), format!("{PW_B}\n"));
         let vault = folder.join(VAULT);
@@ -313,7 +377,41 @@ impl Trial {
             folder,
             vault,
             pw,
+            out,
         }
+    }
+
+    /// A trial for an output command: the base vault, the fixture's files in `pw/`, and for
+    /// a command that replaces its output, the old output in `out/`.
+    fn for_output(cmd: Command, old: &Old, fixture: &Fixture) -> Trial {
+        let t = Trial::new(Some(&old.bytes));
+        std::fs::write(t.pw.join("me.asc"), &fixture.export).unwrap();
+        std::fs::write(t.pw.join("plain"), &fixture.plain).unwrap();
+        std::fs::write(t.pw.join("cipher"), &fixture.cipher).unwrap();
+        if cmd.replaces_output() {
+            std::fs::write(t.output(), OLD_OUTPUT).unwrap();
+        }
+        t
+    }
+
+    fn output(&self) -> PathBuf {
+        self.out.join(OUT)
+    }
+
+    fn out_names(&self) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(&self.out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn out_temp_files(&self) -> usize {
+        self.out_names()
+            .iter()
+            .filter(|n| n.starts_with(&format!("{OUT}.tmp.")))
+            .count()
     }
 
     fn revocation(&self) -> PathBuf {
@@ -326,10 +424,11 @@ impl Trial {
         argv.push(self.vault.clone().into());
         argv.extend(["--backend", "rustcrypto"].map(OsString::from));
         for a in args {
-            // "@A" names the password file A.
-            match a.strip_prefix('@') {
-                Some(name) => argv.push(self.pw.join(name).into()),
-                None => argv.push(a.into()),
+            // "@A" names the file A in pw/, "%" the output.
+            match (a.strip_prefix('@'), *a) {
+                (Some(name), _) => argv.push(self.pw.join(name).into()),
+                (None, "%") => argv.push(self.output().into()),
+                (None, _) => argv.push(a.into()),
             }
         }
         nexusq::cli::run(Cli::try_parse_from(argv).expect("valid arguments"))
@@ -350,7 +449,52 @@ impl Trial {
                 self.run(&a)
             }
             Command::Rotate => self.run(&["rotate", "--password-file", from, "--reason", "fault"]),
+            Command::Encrypt => self.run(&["encrypt", "--to", "@me.asc", "-o", "%", "@plain"]),
+            Command::Decrypt => {
+                self.run(&["decrypt", "--password-file", from, "-o", "%", "@cipher"])
+            }
+            Command::Export => self.run(&["identity", "export", "-o", "%"]),
+            Command::Sign => self.run(&["sign", "--password-file", from, "-o", "%", "@plain"]),
         }
+    }
+
+    /// Is `bytes` a whole, correct output of `cmd`? Checked with the real commands.
+    fn output_is_whole(&self, cmd: Command, bytes: &[u8], fixture: &Fixture) -> Result<(), String> {
+        let check = self.pw.join("check");
+        std::fs::write(&check, bytes).unwrap();
+        let c = check.to_str().unwrap();
+        let result = match cmd {
+            Command::Encrypt => {
+                let back = self.pw.join("decrypted");
+                let _ = std::fs::remove_file(&back);
+                self.run(&[
+                    "decrypt",
+                    "--password-file",
+                    "@A",
+                    "-o",
+                    back.to_str().unwrap(),
+                    c,
+                ])
+                .map_err(|e| format!("the output does not decrypt: {e}"))
+                .and_then(|()| {
+                    (std::fs::read(&back).unwrap() == fixture.plain)
+                        .then_some(())
+                        .ok_or_else(|| "it decrypts to something else".into())
+                })
+            }
+            Command::Decrypt => (bytes == fixture.plain)
+                .then_some(())
+                .ok_or_else(|| "not the plaintext".into()),
+            Command::Export => (bytes == fixture.export)
+                .then_some(())
+                .ok_or_else(|| "not the export".into()),
+            Command::Sign => self
+                .run(&["verify", "--sig", c, "@plain"])
+                .map_err(|e| format!("the signature does not verify: {e}")),
+            _ => unreachable!(),
+        };
+        std::fs::remove_file(&check).unwrap();
+        result
     }
 
     fn names(&self) -> Vec<String> {
@@ -472,6 +616,37 @@ fn classify(cmd: Command, t: &Trial, old: Option<&Old>, inj: &Injector) -> Resul
     }
 }
 
+/// Decide whether the output on disk is exactly the old one (or none) or the whole new one.
+fn classify_output(
+    cmd: Command,
+    t: &Trial,
+    old: &Old,
+    inj: &Injector,
+    fixture: &Fixture,
+) -> Result<State, String> {
+    if std::fs::read(&t.vault).ok().as_deref() != Some(&old.bytes[..]) {
+        return Err("the vault changed".into());
+    }
+    let on_disk = match std::fs::read(t.output()) {
+        Ok(b) => Some(b),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(format!("cannot read the output: {e}")),
+    };
+    let before = cmd.replaces_output().then_some(OLD_OUTPUT);
+    match on_disk {
+        None if before.is_none() => Ok(State::Old),
+        None => Err("the old output is gone".into()),
+        Some(b) if Some(&b[..]) == before => Ok(State::Old),
+        Some(b) => {
+            if Some(&b) != inj.renamed.borrow().get(&t.output()) {
+                return Err("the output is neither the old file nor the new one".into());
+            }
+            t.output_is_whole(cmd, &b, fixture)?;
+            Ok(State::New)
+        }
+    }
+}
+
 /// One row of the summary.
 #[derive(Default)]
 struct Tally {
@@ -491,13 +666,14 @@ fn trial(
     fault: Fault,
     k: usize,
     old: Option<&Old>,
+    fixture: &Fixture,
     tally: &mut Tally,
     failures: &mut Vec<String>,
 ) -> bool {
-    let t = Trial::new(old.map(|o| o.bytes.as_slice()));
+    let t = new_trial(cmd, old, fixture);
     let inj = Rc::new(Injector::new(Some(k), fault));
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        atomic::with_save_io(inj.clone(), || t.command(cmd, "@A", "@B"))
+        with_save_io(inj.clone(), || t.command(cmd, "@A", "@B"))
     }));
     let result = match outcome {
         Ok(r) => Some(r),
@@ -518,7 +694,12 @@ fn trial(
     );
     let mut fail = |why: String| failures.push(format!("{at}: {why}"));
 
-    let state = match classify(cmd, &t, old, &inj) {
+    let classified = if cmd.is_output() {
+        classify_output(cmd, &t, old.expect("base vault"), &inj, fixture)
+    } else {
+        classify(cmd, &t, old, &inj)
+    };
+    let state = match classified {
         Ok(s) => s,
         Err(why) => {
             tally.losses += 1;
@@ -548,7 +729,8 @@ fn trial(
             if e.exit() != Exit::Io {
                 fail(format!("exit class {:?}, not Io (5)", e.exit()));
             }
-            if !msg.contains(os) || !msg.contains(&*t.folder.to_string_lossy()) {
+            let folder = if cmd.is_output() { &t.out } else { &t.folder };
+            if !msg.contains(os) || !msg.contains(&*folder.to_string_lossy()) {
                 fail(format!("unclear message: {msg}"));
             }
             // Only an error after the rename leaves the new file, and it must say so.
@@ -564,15 +746,30 @@ fn trial(
     // Leftovers: none after an error; after a crash a temp file (or init's revocation
     // statement without a vault) may remain, and must not disturb what follows; the next
     // save removes the temp file.
-    let temps = t.temp_files();
+    let temps = if cmd.is_output() {
+        t.out_temp_files()
+    } else {
+        t.temp_files()
+    };
     tally.leftover_temps += temps;
     let orphan = cmd == Command::Init && state == State::Old && t.revocation().exists();
     if !fault.is_crash() && (temps > 0 || orphan) {
-        fail(format!("left behind after an error: {:?}", t.names()));
+        fail(format!(
+            "left behind after an error: {:?} {:?}",
+            t.names(),
+            t.out_names()
+        ));
     }
 
     // A second, normal run.
     let rerun = match (cmd, state) {
+        (Command::Encrypt | Command::Decrypt | Command::Export | Command::Sign, _) => {
+            t.command(cmd, "@A", "@B").and_then(|()| {
+                let bytes = std::fs::read(t.output()).unwrap_or_default();
+                t.output_is_whole(cmd, &bytes, fixture)
+                    .map_err(|why| Error::check(why, ""))
+            })
+        }
         (Command::Init, State::Old) => {
             if orphan {
                 tally.orphan_revocations += 1;
@@ -618,15 +815,29 @@ fn trial(
     // A second run that saves removes what killed saves left (a leftover is a vault sealed
     // under the password of its time); one that saves nothing (init over the vault it made)
     // leaves them.
-    let saved = !(cmd == Command::Init && state == State::New);
+    // An output's second run leaves what a killed run left: it cannot tell another writer's
+    // live temporary file from a dead one's (the vault's writers can: they hold the lock).
+    let saved = !(cmd.is_output() || cmd == Command::Init && state == State::New);
     let expected_temps = if saved { 0 } else { temps };
-    if t.temp_files() != expected_temps {
+    let now = if cmd.is_output() {
+        t.out_temp_files()
+    } else {
+        t.temp_files()
+    };
+    if now != expected_temps {
         fail(format!(
-            "{} leftover temp files after the second run, expected {expected_temps}",
-            t.temp_files()
+            "{now} leftover temp files after the second run, expected {expected_temps}"
         ));
     }
     true
+}
+
+fn new_trial(cmd: Command, old: Option<&Old>, fixture: &Fixture) -> Trial {
+    if cmd.is_output() {
+        Trial::for_output(cmd, old.expect("base vault"), fixture)
+    } else {
+        Trial::new(old.map(|o| o.bytes.as_slice()))
+    }
 }
 
 /// Every fault kind at every step k of `cmd`'s saves: the steps, a tally per fault kind and
@@ -634,11 +845,12 @@ fn trial(
 fn enumerate(
     cmd: Command,
     old: Option<&Old>,
+    fixture: &Fixture,
 ) -> (Command, Vec<Step>, BTreeMap<Fault, Tally>, Vec<String>) {
     // A dry run lists the steps, so faults that only apply to writes skip the others.
-    let dry = Trial::new(old.map(|o| o.bytes.as_slice()));
+    let dry = new_trial(cmd, old, fixture);
     let inj = Rc::new(Injector::new(None, Fault::Eio));
-    atomic::with_save_io(inj.clone(), || dry.command(cmd, "@A", "@B")).unwrap();
+    with_save_io(inj.clone(), || dry.command(cmd, "@A", "@B")).unwrap();
     let steps: Vec<Step> = inj.steps.borrow().iter().map(|s| s.0).collect();
     let mut tallies = BTreeMap::new();
     let mut failures = Vec::new();
@@ -653,7 +865,7 @@ fn enumerate(
             if k == steps.len() && fault != FAULTS[0] {
                 break;
             }
-            if !trial(cmd, fault, k, old, tally, &mut failures) {
+            if !trial(cmd, fault, k, old, fixture, tally, &mut failures) {
                 assert_eq!(
                     k,
                     steps.len(),
@@ -668,7 +880,7 @@ fn enumerate(
 }
 
 #[test]
-fn every_fault_in_every_save_leaves_the_old_or_the_new_vault() {
+fn every_fault_in_every_save_and_output_leaves_the_old_or_the_new_file() {
     let start = Instant::now();
     // The vault passwd and rotate start from: made by init, without faults.
     let base = Trial::new(None);
@@ -680,12 +892,31 @@ fn every_fault_in_every_save_leaves_the_old_or_the_new_vault() {
         public: u.file.public.clone(),
         bytes,
     };
+    // The output commands' inputs: the vault's export, a plaintext of three 64 KiB chunks
+    // (the last one short) and its encryption to the vault.
+    base.command(Command::Export, "@A", "@B").unwrap();
+    let export = std::fs::read(base.output()).unwrap();
+    let plain: Vec<u8> = (0..2 * 65536 + 1000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(base.pw.join("me.asc"), &export).unwrap();
+    std::fs::write(base.pw.join("plain"), &plain).unwrap();
+    std::fs::remove_file(base.output()).unwrap();
+    base.command(Command::Encrypt, "@A", "@B").unwrap();
+    let cipher = std::fs::read(base.output()).unwrap();
+    let fixture = Fixture {
+        export,
+        plain,
+        cipher,
+    };
 
     // One thread per command (the injector is per thread), to keep the test near 30 s.
     let results: Vec<_> = std::thread::scope(|scope| {
-        let old = &old;
-        let handles: Vec<_> = [Command::Init, Command::Passwd, Command::Rotate]
-            .map(|cmd| scope.spawn(move || enumerate(cmd, (cmd != Command::Init).then_some(old))))
+        let (old, fixture) = (&old, &fixture);
+        let handles: Vec<_> = COMMANDS
+            .map(|cmd| {
+                scope.spawn(move || enumerate(cmd, (cmd != Command::Init).then_some(old), fixture))
+            })
             .into_iter()
             .collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
@@ -701,7 +932,7 @@ fn every_fault_in_every_save_leaves_the_old_or_the_new_vault() {
 
     println!("\nSteps counted per command (create, write(2), fsync, rename, folder fsync):");
     for (cmd, steps) in &steps_per_save {
-        println!("  {:<13} {} steps: {steps:?}", cmd.name(), steps.len());
+        println!("  {:<18} {} steps: {steps:?}", cmd.name(), steps.len());
     }
     println!(
         "\n| command | fault | injected | error reported | old state | new state | LOSSES | temp files left | orphan revocation | second run ok |"

@@ -146,6 +146,8 @@ fn bash_completions_complete_in_bash() {
         echo "first: ${{COMPREPLY[*]}}"
         COMP_WORDS=(nexusq vault ""); COMP_CWORD=2; _nexusq nexusq "" vault
         echo "vault: ${{COMPREPLY[*]}}"
+        COMP_WORDS=(nexusq vault unlock ""); COMP_CWORD=3; _nexusq nexusq "" unlock
+        echo "unlock: ${{COMPREPLY[*]}}"
         "#
     );
     let out = Command::new("bash")
@@ -162,9 +164,19 @@ fn bash_completions_complete_in_bash() {
     assert!(stdout.contains("-F _nexusq nexusq"), "{stdout}");
     assert!(stdout.contains("first: doctor\n"), "{stdout}");
     let vault = stdout.lines().find(|l| l.starts_with("vault:")).unwrap();
-    for word in ["open", "unlock", "passwd", "--password-file"] {
+    for word in ["open", "unlock", "passwd", "--vault"] {
         assert!(vault.split(' ').any(|w| w == word), "{vault}");
     }
+    // Password options are offered where they apply (`vault unlock`), not on `vault` itself.
+    assert!(!vault.split(' ').any(|w| w == "--password-file"), "{vault}");
+    let unlock = stdout.lines().find(|l| l.starts_with("unlock:")).unwrap();
+    for word in ["--password-file", "--password-fd", "--vault"] {
+        assert!(unlock.split(' ').any(|w| w == word), "{unlock}");
+    }
+    assert!(
+        !unlock.split(' ').any(|w| w == "--new-password-file"),
+        "{unlock}"
+    );
 }
 
 /// A closed stdout (the reader is gone before anything is written) is EPIPE for every write:

@@ -568,8 +568,29 @@ fn expired_exports_are_refused_unless_allowed() {
         .output()
         .unwrap();
     assert_eq!(out.stdout, b"x");
-    // Signatures made with an expired generation still verify (expiry is not revocation).
+    // An expired generation no longer signs: verifiers refuse a signing time after its
+    // validity (issue 15), so `sign` says to rotate instead of making one.
     let sig = v.dir.join("p.sig");
+    let out = v
+        .cmd()
+        .arg("sign")
+        .arg(&plain)
+        .arg("-o")
+        .arg(&sig)
+        .arg("--password-file")
+        .arg(&v.pw)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("expired") && stderr.contains("nexusq rotate"),
+        "{stderr}"
+    );
+    assert!(!sig.exists());
+    // After a rotation it signs again, and the old export (which knows only the expired
+    // generation) accepts the new generation's signature through the certificate chain.
+    assert!(v.rotate(&[]).status.success());
     v.cmd()
         .arg("sign")
         .arg(&plain)

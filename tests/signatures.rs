@@ -243,18 +243,58 @@ fn library_round_trip_and_trust_sources() {
     later.signed_at += 1;
     refused(verify_data(trust(id), &later, DATA), "BAD signature");
 
-    // Expiry is not a reason to refuse: a signature made (or claimed) long after the
-    // certificate expired still verifies.
-    let late = signature::sign_newest(
+    // Expiry alone is not a reason to refuse: verify does not look at today's date, so a
+    // signature made inside the validity stays good after it. But a signing time claimed
+    // outside the validity is refused (issue 15), and `sign` does not make one.
+    let (created, not_after) = (id.newest().created, id.newest().not_after);
+    assert!(
+        verify_data(trust(id), &claimed_at(f, not_after), DATA).is_ok(),
+        "the last second of the validity"
+    );
+    refused(
+        verify_data(
+            trust(id),
+            &claimed_at(f, not_after + 10 * 365 * 86_400),
+            DATA,
+        ),
+        "after generation 1",
+    );
+    refused(
+        verify_data(trust(id), &claimed_at(f, created - 3_600), DATA),
+        "(claimed), before generation 1",
+    );
+    let e = signature::sign_newest(
         &RustCrypto,
         id,
         &f.victim.secrets,
         &signature::digest(DATA),
-        id.newest().not_after + 10 * 365 * 86_400,
+        not_after + 10 * 365 * 86_400,
         &[1; 32],
     )
-    .unwrap();
-    assert!(verify_data(trust(id), &late, DATA).is_ok());
+    .unwrap_err();
+    assert_eq!(e.exit(), Exit::Usage);
+}
+
+/// A generation 1 signature over DATA claiming any time, made with the key directly (what the
+/// holder of the key can do; `sign` refuses times outside the validity).
+fn claimed_at(f: &Fixture, signed_at: u64) -> DetachedSignature {
+    let cert = f.victim.public.newest();
+    let seeds = f.victim.secrets.generations[0].sig.as_ref().unwrap();
+    let ctx = signature::context(&f.victim.public.root_id(), 1, signed_at);
+    DetachedSignature {
+        root_pk: f.victim.public.root_pk,
+        signed_at,
+        certificate: cert.clone(),
+        signature: hybrid_sig::sign_prehashed(
+            &RustCrypto,
+            &seeds.mldsa_xi,
+            &seeds.ed25519,
+            &signature::digest(DATA),
+            &ctx,
+            &[1; 32],
+        )
+        .unwrap(),
+    }
 }
 
 #[test]

@@ -222,6 +222,7 @@ fn build_recipe_sets_up_rust_builds_locked_for_the_target_and_installs_everythin
     for part in [
         "$TERMUX_PREFIX/bin",
         "target/$CARGO_TARGET_NAME/release/nexusq",
+        "target/$CARGO_TARGET_NAME/release/age-plugin-nexusq",
         "manpage > \"$TERMUX_PREFIX/share/man/man1/nexusq.1\"",
         "completions bash > \"$TERMUX_PREFIX/share/bash-completion/completions/nexusq\"",
         "completions zsh > \"$TERMUX_PREFIX/share/zsh/site-functions/_nexusq\"",
@@ -282,6 +283,11 @@ fn build_recipe_steps_install_the_binary_man_page_and_completions() {
         fs::create_dir_all(&prefix).unwrap();
         fs::create_dir_all(&shims).unwrap();
         fs::copy(BIN, release.join("nexusq")).unwrap();
+        fs::copy(
+            env!("CARGO_BIN_EXE_age-plugin-nexusq"),
+            release.join("age-plugin-nexusq"),
+        )
+        .unwrap();
         write_executable(
             &shims.join("cargo"),
             &format!(
@@ -345,11 +351,14 @@ fi
                 "{log}"
             );
         }
-        let bin = prefix.join("bin/nexusq");
-        assert_eq!(
-            fs::metadata(&bin).unwrap().permissions().mode() & 0o777,
-            0o700
-        );
+        for name in ["bin/nexusq", "bin/age-plugin-nexusq"] {
+            let bin = prefix.join(name);
+            assert_eq!(
+                fs::metadata(&bin).unwrap().permissions().mode() & 0o777,
+                0o700,
+                "{name}"
+            );
+        }
         for (file, args) in [
             ("share/man/man1/nexusq.1", &["manpage"][..]),
             (
@@ -406,6 +415,8 @@ fi
 exec '{bin}' "$@"
 EOF
     chmod 755 "$CARGO_HOME/bin/nexusq"
+    printf '#!/bin/sh\nexit 0\n' > "$CARGO_HOME/bin/age-plugin-nexusq"
+    chmod 755 "$CARGO_HOME/bin/age-plugin-nexusq"
     ;;
 esac
 "#,
@@ -501,6 +512,13 @@ fn install_with_fake_pkg_installs_rust_builds_and_is_idempotent() {
     let log = phone.log();
     let lines: Vec<&str> = log.lines().collect();
     assert_eq!(lines[0], "pkg install -y rust", "{log}");
+    // Both binaries of the package: nexusq and the age plugin beside it.
+    let out = String::from_utf8_lossy(&first.stdout);
+    assert!(
+        out.contains("/age-plugin-nexusq (the age plugin"),
+        "{}",
+        describe(&first)
+    );
     assert!(
         lines.contains(&format!("cargo install --locked --path . (in {ROOT})").as_str()),
         "{log}"

@@ -192,6 +192,7 @@ fn every_save_draws_fresh_seal_salt_and_nonces() {
         &password(),
         &new_pw,
         Some(SMALL),
+        None,
         &SaveOptions::default(),
         &RustCrypto,
     )

@@ -1,4 +1,5 @@
-//! Records the toolchain, target, flags and locked library versions for the environment record.
+//! Records the toolchain, target, flags, git revision and locked library versions for the
+//! environment record.
 
 use std::{env, fs, process::Command};
 
@@ -23,6 +24,8 @@ fn main() {
         flags.replace('\x1f', " ")
     );
 
+    println!("cargo:rustc-env=ARENA_GIT={}", git_revision());
+
     // `name = "x"` is followed by `version = "y"` in every [[package]] entry of Cargo.lock.
     let lock = fs::read_to_string("Cargo.lock").unwrap_or_default();
     let mut versions = Vec::new();
@@ -41,8 +44,12 @@ fn main() {
             "ml-dsa",
             "libcrux-ml-dsa",
             "pqcrypto-mldsa",
+            "oqs",
+            "oqs-sys",
             "slh-dsa",
             "pqcrypto-sphincsplus",
+            "nexusq",
+            "nexusq-native",
         ];
         if wanted.contains(&name)
             && let Some(v) = lines.next().and_then(|l| l.strip_prefix("version = "))
@@ -51,4 +58,32 @@ fn main() {
         }
     }
     println!("cargo:rustc-env=ARENA_VERSIONS={}", versions.join(","));
+}
+
+/// `git rev-parse --short HEAD` of the checkout the arena is in, or "unknown"; rebuilt when
+/// HEAD moves.
+fn git_revision() -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .map(|s| s.trim().to_string())
+            .filter(|s| !s.is_empty())
+    };
+    for path in [
+        git(&["rev-parse", "--git-path", "HEAD"]),
+        git(&["rev-parse", "--symbolic-full-name", "HEAD"])
+            .and_then(|branch| git(&["rev-parse", "--git-path", &branch])),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        if std::path::Path::new(&path).exists() {
+            println!("cargo:rerun-if-changed={path}");
+        }
+    }
+    git(&["rev-parse", "--short", "HEAD"]).unwrap_or_else(|| "unknown".into())
 }

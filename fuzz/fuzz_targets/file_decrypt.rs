@@ -5,10 +5,22 @@
 use libfuzzer_sys::fuzz_target;
 use nexusq::armor::{ArmorReader, ENCRYPTED_FILE_KIND};
 use nexusq::suite::file_encryption::{self, Header};
-use nexusq::suite::hybrid_kem::KemLevel;
+use nexusq::suite::hybrid_kem::{DecapsulationKey, KemLevel};
 use nexusq::suite::rustcrypto::RustCrypto;
 use nexusq_fuzz::{MLKEM1024_SEED, XWING_SEED, plaintext_byte, seed};
 use std::io::Read;
+use std::sync::OnceLock;
+
+/// The fixed keys, expanded once (as an unlocked vault keeps them).
+fn keys() -> &'static [DecapsulationKey; 2] {
+    static KEYS: OnceLock<[DecapsulationKey; 2]> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        [
+            DecapsulationKey::from_seed(&RustCrypto, KemLevel::MlKem768, &seed(XWING_SEED)),
+            DecapsulationKey::from_seed(&RustCrypto, KemLevel::MlKem1024, &seed(MLKEM1024_SEED)),
+        ]
+    })
+}
 
 /// Every authentic seed file holds a prefix of `plaintext_byte`: a forged chunk would show up as
 /// a byte off that sequence (or a plaintext longer than any seed's).
@@ -27,10 +39,9 @@ fn assert_authentic(out: &[u8]) {
 }
 
 fn decrypt(input: &mut dyn Read) {
-    let (s768, s1024) = (seed(XWING_SEED), seed(MLKEM1024_SEED));
-    let candidates = [(KemLevel::MlKem768, &s768), (KemLevel::MlKem1024, &s1024)];
+    let [k768, k1024] = keys();
     let mut out = Vec::new();
-    let result = file_encryption::decrypt(&RustCrypto, &candidates, input, &mut out);
+    let result = file_encryption::decrypt(&[k768, k1024], input, &mut out);
     // On error, `out` may hold the authentic chunks before the bad one, never anything else.
     assert_authentic(&out);
     if let Ok(d) = result {

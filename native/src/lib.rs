@@ -1,8 +1,8 @@
 //! `nexusq-native`: nexusq's own ML-KEM (FIPS 203), ML-DSA-65 (FIPS 204) and
-//! SLH-DSA-SHAKE-128f (FIPS 205), written once over small vector-operations traits (`simd::Simd`; `mldsa::ops::DsaSimd`, which extends it)
-//! with `portable`, `avx2` and `avx512` (x86-64), and
-//! `neon` and `neon-sha3` (aarch64) implementations, chosen once at run time (DESIGN.md
-//! section 7).
+//! SLH-DSA-SHAKE-128f (FIPS 205), written once over small vector-operations traits
+//! (`simd::Simd`; `mldsa::ops::DsaSimd`, which extends it) with `portable`, `avx2` and `avx512`
+//! (x86-64), and `neon` and `neon-sha3` (aarch64) implementations, chosen once at run time
+//! (DESIGN.md section 7).
 //!
 //! # Shape
 //!
@@ -29,21 +29,76 @@
 //! ```
 //!
 //! SLH-DSA is nothing but SHAKE256 calls; it uses only the implementations' Keccak
-//! permutations, four or eight states at a time (`slhdsa`).
-//!
-//! ML-DSA's polynomial operations are portable on every implementation for now (the SIMD
-//! ones borrow them in their `dsa.rs`); their Keccak, including the four-way ExpandA,
-//! ExpandS and ExpandMask, is their own.
+//! permutations, four or eight states at a time (`slhdsa`), and a one-block variant that
+//! returns two lanes (`Simd::keccak_f1600_out2`; NEON's own in `slh_keccak.rs`).
 //!
 //! Every function computes the same bytes whichever implementation runs; the tests force each
-//! implementation this CPU has and compare them with the known-answer vectors and the `ml-kem`
-//! crate.
+//! implementation this CPU has and compare them with the known-answer vectors and the `ml-kem`,
+//! `ml-dsa` and `slh-dsa` crates.
 //!
-//! The only `unsafe` code is in the SIMD modules: intrinsics, and calls into functions compiled
-//! with target features that [`dispatch`] has checked the CPU has.
+//! # Layout: one file per concept in every implementation
+//!
+//! The algorithms (`mlkem/`, `mldsa/`, `slhdsa/`) are written once over the traits. Each implementation
+//! is a folder (`portable/`, `avx2/`, `avx512/`, `neon/`) with the same file name for the same
+//! concept (as in libcrux); an implementation that has no code of its own for a concept has
+//! no such file and forwards those trait methods to one that does.
+//!
+//! | file | concept | portable | avx2 | avx512 | neon |
+//! |---|---|:-:|:-:|:-:|:-:|
+//! | `mod.rs` | the type(s) and their trait impls | ✓ | ✓ | ✓ | ✓ |
+//! | `vector.rs` | loads, stores, shared shuffles | – | ✓ | – | ✓ |
+//! | `keccak.rs` | Keccak-f\[1600\] | ✓ | ✓ | ✓ | ✓ |
+//! | `arith.rs` | ML-KEM NTT and arithmetic | ✓ | ✓ | avx2 | ✓ |
+//! | `encode.rs` | ML-KEM encoding | ✓ | ✓ | avx2 | ✓ |
+//! | `sample.rs` | ML-KEM sampling | ✓ | ✓ | avx2 | ✓ |
+//! | `dsa_arith.rs` | ML-DSA NTT, arithmetic, rounding | ✓ | ✓ | ✓ ¹ | ✓ |
+//! | `dsa_sample.rs` | ML-DSA sampling | ✓ | ✓ ² | avx2 | ✓ |
+//! | `dsa_pack.rs` | ML-DSA bit packing | ✓ | ✓ | avx2 | ✓ |
+//! | `modmath.rs` | compile-time arithmetic for tables | ✓ | – | – | – |
+//! | `slh_keccak.rs` | SLH-DSA's one-block, two-lane-output Keccak | ³ | ³ | ³ | ✓ |
+//!
+//! - `mod.rs`: the `Simd` and `DsaSimd` impls are one `fn signature => function;` line per
+//!   method, for the macros of `delegate.rs`: `calls!` (safe functions) and `target_calls!`
+//!   (functions compiled with target features; the macro holds the one `unsafe` block).
+//! - `vector.rs`: the one copy of the implementation's loads and stores between memory and
+//!   registers, and of the register shuffles that more than one file needs (AVX2's 8 × 8
+//!   transpose, used by both NTTs).
+//! - `keccak.rs`: one state, four, and (AVX-512) eight at once.
+//! - `arith.rs`: the NTT, inverse NTT, base multiplication, tomont, reduce, add, sub, and the
+//!   implementation's NTT-domain order (`ntt_unpack`).
+//! - `encode.rs`: ByteEncode₁₂ / ByteDecode₁₂ of NTT-domain polynomials, Compress /
+//!   Decompress, messages.
+//! - `sample.rs`: SampleNTT's rejection step and SamplePolyCBD₂.
+//! - `dsa_arith.rs`: the NTT, inverse NTT, pointwise products, reduce, caddq, add, sub,
+//!   shiftl, Power2Round, Decompose, MakeHint, UseHint and the norm check.
+//! - `dsa_sample.rs`: the rejection steps of RejNTTPoly and RejBoundedPoly.
+//! - `dsa_pack.rs`: bit packing and unpacking of t1, t0, η, z and w1.
+//! - `modmath.rs`: the modular arithmetic that builds every implementation's constant tables.
+//! - `slh_keccak.rs`: `keccak_f1600_out2` and its four-way form (lanes 17 to 24 zero on input,
+//!   only lanes 0 and 1 of the output computed in the last round).
+//!
+//! "avx2": that implementation has no file for the concept and forwards those methods to
+//! `Avx2`'s. ¹ The NTT, inverse NTT, pointwise products, reduce, caddq and Decompose on
+//! 512-bit vectors; the rest forwarded to `Avx2`. ² RejNTTPoly's step; RejBoundedPoly's
+//! (secret input) is the portable function. `Neon` and `NeonSha3` share `neon/` and differ
+//! only in their Keccak. ³ The trait's default body (the whole permutation).
+//!
+//! New code follows the table: work for an existing concept goes into that concept's file of
+//! each implementation (issue 21's speed work), a helper that two files of one implementation
+//! need goes into its `vector.rs` (not a second copy), and a new algorithm (issue 22's
+//! `slhdsa/`) is a folder beside `mlkem/` and `mldsa/` written over the traits, whose vector
+//! operations, if it needs its own, become trait methods with one file per implementation
+//! named with its prefix, as `dsa_` is ML-DSA's.
+//!
+//! # Unsafe code
+//!
+//! The only `unsafe` code is in the SIMD modules (intrinsics, and the loads and stores of their
+//! `vector.rs`), in `delegate::target_calls!` (one block for every call of a function compiled
+//! with target features, which [`dispatch`] has checked the CPU has) and in `dispatch::run!`.
 
 #[cfg(test)]
 mod conformance;
+mod delegate;
 mod dispatch;
 mod error;
 mod keccak;

@@ -90,6 +90,15 @@ pub fn names() -> [&'static str; 12] {
     ROWS.map(|(name, _, _)| name)
 }
 
+/// A row's name as the evidence records split it: the algorithm (or the thing operated on)
+/// and the operation, "ML-KEM-768 + X25519" and "keygen", "Identity" and "key rotation".
+pub fn algorithm_and_operation(name: &str) -> (&str, &str) {
+    match name.strip_suffix(" key rotation") {
+        Some(what) => (what, "key rotation"),
+        None => name.rsplit_once(' ').unwrap_or((name, "")),
+    }
+}
+
 /// How much to measure.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
@@ -109,7 +118,7 @@ impl Default for Config {
             iterations: 20,
             vault_iterations: 3,
             warmup: 2,
-            kdf: KdfParams::DEFAULT,
+            kdf: KdfParams::for_new_vault(),
         }
     }
 }

@@ -1,9 +1,11 @@
 //! `nexusq bench --compare`: two backends over the nine ML-KEM / ML-DSA operations of the
 //! Backend trait, in alternating rounds; pooled median and nearest-rank p95 per backend, the
-//! candidate / baseline ratios, and a gate on the median ratio. Written over two `&dyn Backend`
-//! so it is the same code whichever backends are compared.
+//! candidate / baseline ratios, and a gate on both the median and the p95 ratio (the seed's
+//! hosted gate). Written over two `&dyn Backend` so it is the same code whichever backends are
+//! compared.
 
 use super::baseline::Progress;
+use super::evidence::Gate;
 use super::ops::{self, Op};
 use super::stats::{Summary, pool, ratio, summarize, within_gate};
 use crate::error::Result;
@@ -28,7 +30,8 @@ pub const NAMES: [&str; 9] = [
 pub const NOTE: &str = "Bare Backend-trait calls: ML-KEM keygen from (d, z); encaps includes \
     the FIPS 203 key check; decaps expands the key from (d, z); ML-DSA-65 keygen from a 32-byte \
     seed, hedged sign (key expanded from its seed) and verify of a 184-byte message. Inputs are \
-    prepared outside the timer. Gate: median ratio candidate/baseline at most the gate.";
+    prepared outside the timer. Gate: the pooled median ratio and the pooled p95 ratio \
+    candidate/baseline each at most its bound.";
 
 /// The nine operations of one backend, in `NAMES` order.
 pub fn operations(backend: &dyn Backend) -> Result<Vec<Op<'_>>> {
@@ -52,8 +55,8 @@ pub struct Config {
     pub per_round: u32,
     /// Unmeasured runs per operation and backend before the first round.
     pub warmup: u32,
-    /// The largest acceptable median ratio candidate / baseline.
-    pub gate: f64,
+    /// The largest acceptable median and p95 ratios candidate / baseline.
+    pub gate: Gate,
 }
 
 /// One operation compared.
@@ -68,7 +71,11 @@ pub struct Row {
     pub median_ratio: f64,
     /// candidate p95 / baseline p95.
     pub p95_ratio: f64,
-    /// The median ratio is within the gate.
+    /// The median ratio is within its bound.
+    pub median_pass: bool,
+    /// The p95 ratio is within its bound.
+    pub p95_pass: bool,
+    /// Both are.
     pub pass: bool,
 }
 
@@ -78,13 +85,16 @@ impl Row {
         name: impl Into<String>,
         baseline_rounds: &[Vec<Duration>],
         candidate_rounds: &[Vec<Duration>],
-        gate: f64,
+        gate: Gate,
     ) -> Row {
         let baseline_samples = pool(baseline_rounds);
         let candidate_samples = pool(candidate_rounds);
         let baseline = summarize(&baseline_samples);
         let candidate = summarize(&candidate_samples);
         let median_ratio = ratio(candidate.median_ns, baseline.median_ns);
+        let p95_ratio = ratio(candidate.p95_ns, baseline.p95_ns);
+        let median_pass = within_gate(median_ratio, gate.median);
+        let p95_pass = within_gate(p95_ratio, gate.p95);
         Row {
             name: name.into(),
             baseline,
@@ -92,8 +102,10 @@ impl Row {
             baseline_samples,
             candidate_samples,
             median_ratio,
-            p95_ratio: ratio(candidate.p95_ns, baseline.p95_ns),
-            pass: within_gate(median_ratio, gate),
+            p95_ratio,
+            median_pass,
+            p95_pass,
+            pass: median_pass && p95_pass,
         }
     }
 }
@@ -108,12 +120,19 @@ pub struct Comparison {
 }
 
 impl Comparison {
-    /// Names of the operations over the gate.
-    pub fn failures(&self) -> Vec<&str> {
+    /// Names of the operations over the gate, with what failed ("median", "p95", both).
+    pub fn failures(&self) -> Vec<String> {
         self.rows
             .iter()
             .filter(|r| !r.pass)
-            .map(|r| r.name.as_str())
+            .map(|r| {
+                let what = match (r.median_pass, r.p95_pass) {
+                    (false, false) => "median and p95",
+                    (false, true) => "median",
+                    _ => "p95",
+                };
+                format!("{} ({what})", r.name)
+            })
             .collect()
     }
 }
@@ -179,10 +198,18 @@ mod tests {
     }
 
     #[test]
-    fn row_pools_rounds_and_gates_the_median() {
+    fn row_pools_rounds_and_gates_median_and_p95() {
         let a = vec![ns(&[100, 100, 110]), ns(&[90, 100, 400])];
         let b = vec![ns(&[150, 160, 140]), ns(&[150, 150, 900])];
-        let row = Row::from_rounds("op", &a, &b, 1.5);
+        let row = Row::from_rounds(
+            "op",
+            &a,
+            &b,
+            Gate {
+                median: 1.5,
+                p95: 2.25,
+            },
+        );
         assert_eq!(row.baseline.count, 6);
         assert_eq!(row.baseline.median_ns, 100.0); // 90,100,100,100,110,400
         assert_eq!(row.candidate.median_ns, 150.0); // 140,150,150,150,160,900
@@ -190,10 +217,22 @@ mod tests {
         assert_eq!(row.candidate.p95_ns, 900.0);
         assert_eq!(row.median_ratio, 1.5);
         assert_eq!(row.p95_ratio, 2.25);
-        assert!(row.pass, "1.5 is within a gate of 1.5");
-        assert!(!Row::from_rounds("op", &a, &b, 1.49).pass);
-        // A faster candidate passes, whatever its p95.
-        let fast = Row::from_rounds("op", &b, &a, 1.0);
+        assert!(row.pass, "1.5 and 2.25 are within gates of 1.5 and 2.25");
+        let tight_median = Row::from_rounds(
+            "op",
+            &a,
+            &b,
+            Gate {
+                median: 1.49,
+                p95: 3.0,
+            },
+        );
+        assert!(!tight_median.median_pass && tight_median.p95_pass && !tight_median.pass);
+        // The same bound for both (--gate 1.5): the median passes, the p95 does not.
+        let both = Row::from_rounds("op", &a, &b, Gate::both(1.5));
+        assert!(both.median_pass && !both.p95_pass && !both.pass);
+        // A faster candidate passes both.
+        let fast = Row::from_rounds("op", &b, &a, Gate::both(1.0));
         assert!((fast.median_ratio - 100.0 / 150.0).abs() < 1e-12);
         assert!(fast.pass);
     }
@@ -209,14 +248,23 @@ mod tests {
                 rounds: 1,
                 per_round: 1,
                 warmup: 0,
-                gate: 1.5,
+                gate: Gate::both(1.5),
             },
             rows: vec![
-                Row::from_rounds("ok", &a, &a, 1.5),
-                Row::from_rounds("slow", &a, &slow, 1.5),
+                Row::from_rounds("ok", &a, &a, Gate::both(1.5)),
+                Row::from_rounds("slow", &a, &slow, Gate::both(1.5)),
+                Row::from_rounds(
+                    "tail",
+                    &a,
+                    &slow,
+                    Gate {
+                        median: 4.0,
+                        p95: 2.0,
+                    },
+                ),
             ],
         };
-        assert_eq!(c.failures(), vec!["slow"]);
+        assert_eq!(c.failures(), vec!["slow (median and p95)", "tail (p95)"]);
     }
 
     /// The real comparison code, RustCrypto against itself: every operation measured in every
@@ -227,7 +275,7 @@ mod tests {
             rounds: 2,
             per_round: 2,
             warmup: 1,
-            gate: 1.5,
+            gate: Gate::both(1.5),
         };
         let mut seen = Vec::new();
         let c = run(&RustCrypto, &RustCrypto, &config, &mut |p| {

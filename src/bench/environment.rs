@@ -1,5 +1,10 @@
 //! The machine a benchmark ran on: CPU model and features, OS, build facts, governor, thermals.
-//! Shared with `nexusq doctor` (`cpu_features`, `cpu_model`). Reads only; never prints.
+//! Shared with `nexusq doctor` (`cpu_features`, `cpu_model`) and with `benches/arena`, which
+//! depends on this crate for it. Reads only; never prints.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use std::collections::BTreeMap;
 
 /// The CPU features that matter to nexusq's crypto, detected at run time: on aarch64 `aes`,
 /// `pmull`, `sha3`, `asimd` (NEON); on x86-64 `aes-ni`, `avx2`, `avx512f`. Empty elsewhere.
@@ -122,6 +127,7 @@ fn arm_core_name(implementer: &str, part: &str) -> Option<&'static str> {
 pub mod build {
     pub const TARGET: &str = env!("NEXUSQ_BUILD_TARGET");
     pub const RUSTC: &str = env!("NEXUSQ_BUILD_RUSTC");
+    pub const RUSTFLAGS: &str = env!("NEXUSQ_BUILD_RUSTFLAGS");
     pub const GIT_REVISION: &str = env!("NEXUSQ_BUILD_GIT");
     pub const VERSION: &str = env!("CARGO_PKG_VERSION");
     /// "name=version;..." for the crypto crates.
@@ -137,16 +143,54 @@ pub mod build {
 
     /// "release" or "debug" (whether debug assertions are on).
     pub fn profile() -> &'static str {
-        if cfg!(debug_assertions) {
-            "debug"
-        } else {
-            "release"
+        profile_of(cfg!(debug_assertions))
+    }
+
+    /// "debug" when debug assertions are on, else "release".
+    pub fn profile_of(debug_assertions: bool) -> &'static str {
+        if debug_assertions { "debug" } else { "release" }
+    }
+}
+
+/// The program that measured and how it was built. The arena, a workspace of its own, fills
+/// this from its own build script; nexusq from `build`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Build {
+    /// "nexusq bench", "nexusq-arena".
+    pub program: String,
+    pub version: String,
+    pub git_revision: String,
+    pub build_profile: String,
+    pub target: String,
+    pub rustc: String,
+    /// As cargo passed them, space-separated; empty when none.
+    pub rustflags: String,
+    /// Versions of the crates that did the measured work, from the program's Cargo.lock.
+    pub crates: BTreeMap<String, String>,
+}
+
+impl Build {
+    /// nexusq itself.
+    pub fn nexusq() -> Self {
+        Build {
+            program: "nexusq bench".into(),
+            version: build::VERSION.into(),
+            git_revision: build::GIT_REVISION.into(),
+            build_profile: build::profile().into(),
+            target: build::TARGET.into(),
+            rustc: build::RUSTC.into(),
+            rustflags: build::RUSTFLAGS.trim().into(),
+            crates: build::crates()
+                .into_iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
         }
     }
 }
 
 /// The kernel as `uname` reports it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Os {
     pub sysname: String,
     pub release: String,
@@ -155,59 +199,76 @@ pub struct Os {
 }
 
 /// One thermal zone's reading.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Thermal {
     /// "thermal_zone0", ...
     pub zone: String,
     /// The zone's type ("x86_pkg_temp", "cpu-0-0-usr", ...), "unknown" when unreadable.
     pub r#type: String,
     /// Millidegrees Celsius as the kernel reports them, "unknown" when unreadable.
-    pub millicelsius: serde_json::Value,
+    pub millicelsius: Value,
 }
 
-/// Everything a benchmark record says about the machine and the build.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+/// The environment record of the evidence format (docs/bench.schema.json): everything a
+/// dataset says about the machine, the build and the run, read before measuring. What could
+/// not be read is "unknown", never a guess.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Environment {
+    /// The evidence format's number, `evidence::FORMAT`.
+    pub format: u32,
     pub date: String,
-    pub nexusq_version: &'static str,
-    pub git_revision: &'static str,
-    pub build_profile: &'static str,
-    pub target: &'static str,
-    pub rustc: &'static str,
-    pub crates: serde_json::Map<String, serde_json::Value>,
+    pub program: String,
+    pub program_version: String,
+    pub git_revision: String,
+    pub build_profile: String,
+    pub target: String,
+    pub rustc: String,
+    pub rustflags: String,
+    pub crates: BTreeMap<String, String>,
     pub cpu_model: String,
-    pub cpu_features: serde_json::Map<String, serde_json::Value>,
+    pub cpu_features: BTreeMap<String, bool>,
     pub cpu_count: usize,
     /// Total RAM in bytes, or "unknown".
-    pub ram_bytes: serde_json::Value,
+    pub ram_bytes: Value,
     pub os: Os,
     pub android_release: String,
     pub cpu_governor: String,
     pub thermal: Vec<Thermal>,
+    /// /proc/loadavg's 1, 5 and 15 minute averages as the run started, or "unknown".
+    pub load_average: Value,
+    /// nexusq-native's run-time selection on this CPU and every implementation it can run.
+    pub native_selected: String,
+    pub native_available: Vec<String>,
     /// "ci" when $CI is set, else "local".
-    pub runner: &'static str,
+    pub runner: String,
+    /// The program's arguments, the program itself first.
+    pub command_line: Vec<String>,
+    /// What was measured and how much.
+    pub workload: super::evidence::Workload,
 }
 
 const UNKNOWN: &str = "unknown";
 
 impl Environment {
     /// Look at this machine now. Reads files and runs `getprop` where it exists; never fails.
-    pub fn collect() -> Self {
+    pub fn collect(build: Build, workload: super::evidence::Workload) -> Self {
         Environment {
+            format: super::evidence::FORMAT,
             date: crate::time::rfc3339(crate::time::now()),
-            nexusq_version: build::VERSION,
-            git_revision: build::GIT_REVISION,
-            build_profile: build::profile(),
-            target: build::TARGET,
-            rustc: build::RUSTC,
-            crates: build::crates()
-                .into_iter()
-                .map(|(n, v)| (n.to_string(), v.into()))
-                .collect(),
+            program: build.program,
+            program_version: build.version,
+            git_revision: build.git_revision,
+            build_profile: build.build_profile,
+            target: build.target,
+            rustc: build.rustc,
+            rustflags: build.rustflags,
+            crates: build.crates,
             cpu_model: cpu_model(),
             cpu_features: cpu_features()
                 .into_iter()
-                .map(|(n, on)| (n.to_string(), on.into()))
+                .map(|(n, on)| (n.to_string(), on))
                 .collect(),
             cpu_count: std::thread::available_parallelism().map_or(1, |n| n.get()),
             ram_bytes: crate::vault::kdf::device_ram_bytes().map_or(UNKNOWN.into(), Into::into),
@@ -216,21 +277,28 @@ impl Environment {
             cpu_governor: read_trimmed("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
                 .unwrap_or_else(|| UNKNOWN.into()),
             thermal: thermal(std::path::Path::new("/sys/class/thermal")),
-            runner: runner(std::env::var_os("CI").is_some()),
+            load_average: read_trimmed("/proc/loadavg")
+                .and_then(|t| load_average(&t))
+                .map_or(UNKNOWN.into(), |l| serde_json::json!(l)),
+            native_selected: nexusq_native::selected().name().into(),
+            native_available: nexusq_native::available()
+                .into_iter()
+                .map(|i| i.name().to_string())
+                .collect(),
+            runner: runner(std::env::var_os("CI").is_some()).into(),
+            command_line: std::env::args_os()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            workload,
         }
     }
+}
 
-    /// The environment record of `--json`: this, with `kind` and the workload measured.
-    pub fn to_record(&self, workload: serde_json::Value) -> serde_json::Value {
-        let mut v = serde_json::to_value(self).expect("plain data");
-        let map = v.as_object_mut().expect("an object");
-        map.insert("workload".into(), workload);
-        let mut out = serde_json::Map::new();
-        out.insert("kind".into(), "environment".into());
-        out.insert("format".into(), 1.into());
-        out.extend(std::mem::take(map));
-        out.into()
-    }
+/// The three averages at the start of /proc/loadavg's text.
+pub fn load_average(text: &str) -> Option<[f64; 3]> {
+    let mut it = text.split_whitespace().map(|w| w.parse::<f64>().ok());
+    let l = [it.next()??, it.next()??, it.next()??];
+    l.iter().all(|x| x.is_finite() && *x >= 0.0).then_some(l)
 }
 
 /// "ci" or "local".
@@ -376,10 +444,45 @@ mod tests {
         assert!(crates.iter().any(|(n, _)| *n == "ml-kem"));
         assert_eq!(runner(true), "ci");
         assert_eq!(runner(false), "local");
-        let env = Environment::collect();
-        let rec = env.to_record(serde_json::json!({"mode": "baseline"}));
+        assert_eq!(
+            (build::profile_of(true), build::profile_of(false)),
+            ("debug", "release")
+        );
+        let workload = crate::bench::evidence::Workload::Baseline {
+            backend: "rustcrypto".into(),
+            iterations: 1,
+            vault_iterations: 1,
+            warmup: 0,
+            kdf: crate::bench::evidence::Kdf::from(&crate::vault::KdfParams::DEFAULT),
+        };
+        let env = Environment::collect(Build::nexusq(), workload);
+        assert_eq!(env.program, "nexusq bench");
+        assert!(env.crates.contains_key("ml-kem"));
+        assert!(!env.command_line.is_empty());
+        assert!(env.native_available.contains(&env.native_selected));
+        let rec = serde_json::to_value(crate::bench::evidence::Record::Environment(Box::new(
+            env.clone(),
+        )))
+        .unwrap();
         assert_eq!(rec["kind"], "environment");
+        assert_eq!(rec["format"], crate::bench::evidence::FORMAT);
         assert_eq!(rec["workload"]["mode"], "baseline");
         assert!(rec["os"]["sysname"].is_string());
+        let back: crate::bench::evidence::Record = serde_json::from_value(rec).unwrap();
+        assert_eq!(
+            back,
+            crate::bench::evidence::Record::Environment(Box::new(env))
+        );
+    }
+
+    #[test]
+    fn load_average_text() {
+        assert_eq!(
+            load_average("0.52 1.25 0.70 2/301 4242\n"),
+            Some([0.52, 1.25, 0.70])
+        );
+        assert_eq!(load_average("0.5 x 1"), None);
+        assert_eq!(load_average("0.5 1"), None);
+        assert_eq!(load_average(""), None);
     }
 }

@@ -5,6 +5,7 @@
 pub mod baseline;
 pub mod compare;
 pub mod environment;
+pub mod evidence;
 pub mod ops;
 pub mod report;
 pub mod scratch;

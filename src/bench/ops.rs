@@ -141,10 +141,28 @@ pub fn hybrid_encaps(backend: &dyn Backend, level: KemLevel) -> Op<'_> {
     })
 }
 
-/// Decapsulation with the key kept as a seed, as the vault keeps it: SHAKE256 expansion +
-/// ML-KEM key from (d, z) + decaps + two X25519 + combiner.
+/// Decapsulation with the key expanded once, as an unlocked vault keeps it: ML-KEM decaps +
+/// one X25519 + combiner.
 pub fn hybrid_decaps(backend: &dyn Backend, level: KemLevel) -> Result<Op<'_>> {
     let name = format!("{} + X25519 decaps", mlkem_name(level));
+    let key = hybrid_kem::DecapsulationKey::from_seed(backend, level, &SecretBytes::random());
+    let (ct, ss) =
+        hybrid_kem::encapsulate(backend, level, key.public_key()).map_err(|e| failed(&name, e))?;
+    Ok(Op::new(name.clone(), move || {
+        let mut result = None;
+        let t = time(|| result = Some(key.decapsulate(&ct)));
+        match result.expect("ran") {
+            Ok(got) if got.expose() == ss.expose() => Ok(t),
+            Ok(_) => Err(failed(&name, "the shared secrets differ")),
+            Err(e) => Err(failed(&name, e)),
+        }
+    }))
+}
+
+/// Decapsulation from the 32-byte seed, expanding the key each time (what nexusq did before
+/// it kept expanded keys): SHAKE256 + ML-KEM key from (d, z) + decaps + two X25519 + combiner.
+pub fn hybrid_decaps_from_seed(backend: &dyn Backend, level: KemLevel) -> Result<Op<'_>> {
+    let name = format!("{} + X25519 decaps from seed", mlkem_name(level));
     let seed = SecretBytes::<32>::random();
     let pk = hybrid_kem::public_key(backend, level, &seed);
     let (ct, ss) = hybrid_kem::encapsulate(backend, level, &pk).map_err(|e| failed(&name, e))?;
@@ -408,7 +426,8 @@ pub fn file_encrypt<'a>(
     })
 }
 
-/// `file_encryption::decrypt` of `enc` to `out` with the key from `seed`, with fsync.
+/// `file_encryption::decrypt` of `enc` to `out` with the key from `seed` (expanded once, as
+/// `nexusq decrypt` does), with fsync.
 pub fn file_decrypt<'a>(
     backend: &'a dyn Backend,
     level: KemLevel,
@@ -420,7 +439,8 @@ pub fn file_decrypt<'a>(
         let start = Instant::now();
         let mut input = std::fs::File::open(enc).map_err(|e| Error::io_at("open", enc, &e))?;
         let mut output = std::fs::File::create(out).map_err(|e| Error::io_at("create", out, &e))?;
-        file_encryption::decrypt(backend, &[(level, seed)], &mut input, &mut output)
+        let key = hybrid_kem::DecapsulationKey::from_seed(backend, level, seed);
+        file_encryption::decrypt(&[&key], &mut input, &mut output)
             .map_err(|e| failed("file decrypt", e))?;
         output
             .sync_all()
@@ -474,10 +494,11 @@ pub fn identity_rotation<'a>(v: &'a ThrowawayVault, backend: &'a dyn Backend) ->
         validity_days: crate::identity::DEFAULT_VALIDITY_DAYS,
         compromised: false,
         retire_older_than: None,
+        confirmed_retire: None,
     };
     let opts = v.save_options();
     Ok(Op::new("Identity key rotation", move || {
-        vault::atomic::replace(v.path(), &original)?;
+        crate::fs::replace(v.path(), &original)?;
         let now = crate::time::now();
         let mut result = None;
         let t = time(|| {

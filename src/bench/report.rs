@@ -1,12 +1,11 @@
-//! The results as text: the aligned table, the Markdown table for BENCHMARKS.md, and the JSON
-//! records of `--json` (layout in docs/bench.schema.json). Returns strings and values; the
-//! caller prints them.
+//! The results as text: the aligned table, the Markdown table for BENCHMARKS.md, and the
+//! evidence records of `--json` (`evidence`, layout in docs/bench.schema.json). Returns strings
+//! and records; the caller prints them.
 
 use super::baseline::{self, Baseline};
 use super::compare::{self, Comparison};
+use super::evidence::{self, GateCheck, Kdf, Measurement, Record, Subject, Warmup, Workload};
 use super::stats::Summary;
-use crate::vault::KdfParams;
-use serde_json::{Value, json};
 use std::fmt::Write as _;
 use std::time::Duration;
 
@@ -175,7 +174,7 @@ pub fn compare_table(c: &Comparison, style: Style) -> String {
         format!("{a} p95 ns"),
         format!("{b} p95 ns"),
         "p95 ratio".to_string(),
-        format!("gate {}", c.config.gate),
+        format!("gate {} / {}", c.config.gate.median, c.config.gate.p95),
     ];
     let header: Vec<&str> = h.iter().map(String::as_str).collect();
     let rows: Vec<Vec<String>> = c
@@ -190,7 +189,7 @@ pub fn compare_table(c: &Comparison, style: Style) -> String {
                 group_ns(r.baseline.p95_ns),
                 group_ns(r.candidate.p95_ns),
                 format_ratio(r.p95_ratio),
-                if r.pass { "pass" } else { "FAIL" }.to_string(),
+                evidence::verdict(r.median_pass, r.p95_pass).to_string(),
             ]
         })
         .collect();
@@ -199,12 +198,15 @@ pub fn compare_table(c: &Comparison, style: Style) -> String {
     let _ = writeln!(
         out,
         "{b} / {a}: {} alternating rounds of {} samples per operation and backend ({} pooled), \
-         {} warm-up run{}; ratios are {b} / {a} (below 1: {b} is faster).",
+         {} warm-up run{}; ratios are {b} / {a} (below 1: {b} is faster); the gate bounds the \
+         median ratio by {} and the p95 ratio by {}.",
         cfg.rounds,
         cfg.per_round,
         u64::from(cfg.rounds) * u64::from(cfg.per_round),
         cfg.warmup,
         if cfg.warmup == 1 { "" } else { "s" },
+        cfg.gate.median,
+        cfg.gate.p95,
     );
     out.push('\n');
     out.push_str(&table(style, &header, &rows));
@@ -213,122 +215,87 @@ pub fn compare_table(c: &Comparison, style: Style) -> String {
     out
 }
 
-fn kdf_json(p: &KdfParams) -> Value {
-    json!({
-        "algorithm": "argon2id",
-        "version": 19,
-        "memory_kib": p.memory_kib,
-        "iterations": p.iterations,
-        "parallelism": p.parallelism,
-    })
-}
-
-/// The workload part of the environment record for a baseline run.
-pub fn baseline_workload(backend: &str, c: &baseline::Config) -> Value {
-    json!({
-        "mode": "baseline",
-        "backend": backend,
-        "iterations": c.iterations,
-        "vault_iterations": c.vault_iterations,
-        "warmup": c.warmup,
-        "kdf": kdf_json(&c.kdf),
-    })
-}
-
-/// The workload part of the environment record for a comparison.
-pub fn compare_workload(baseline: &str, candidate: &str, c: &compare::Config) -> Value {
-    json!({
-        "mode": "compare",
-        "baseline": baseline,
-        "candidate": candidate,
-        "rounds": c.rounds,
-        "iterations": c.per_round,
-        "warmup": c.warmup,
-        "gate": c.gate,
-    })
-}
-
-fn ns_samples(samples: &[Duration]) -> Value {
-    samples
-        .iter()
-        .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX))
-        .collect::<Vec<u64>>()
-        .into()
-}
-
-/// A number, or null when undefined (JSON has no NaN).
-fn num(x: f64) -> Value {
-    serde_json::Number::from_f64(x).map_or(Value::Null, Value::Number)
-}
-
-/// One operation record.
-pub fn operation_record(
-    name: &str,
-    backend: &str,
-    s: &Summary,
-    samples: Option<&[Duration]>,
-) -> Value {
-    let mut v = json!({
-        "kind": "operation",
-        "name": name,
-        "backend": backend,
-        "unit": "ns",
-        "count": s.count,
-        "mean": num(s.mean_ns),
-        "median": num(s.median_ns),
-        "p95": num(s.p95_ns),
-        "min": num(s.min_ns),
-        "max": num(s.max_ns),
-    });
-    if let Some(samples) = samples {
-        v["samples"] = ns_samples(samples);
+/// The workload of a baseline run's environment record.
+pub fn baseline_workload(backend: &str, c: &baseline::Config) -> Workload {
+    Workload::Baseline {
+        backend: backend.into(),
+        iterations: c.iterations,
+        vault_iterations: c.vault_iterations,
+        warmup: c.warmup,
+        kdf: Kdf::from(&c.kdf),
     }
-    v
 }
 
-/// One record per baseline row; with `raw`, each with its samples.
-pub fn baseline_records(b: &Baseline, raw: bool) -> Vec<Value> {
+/// The workload of a comparison's environment record.
+pub fn compare_workload(baseline: &str, candidate: &str, c: &compare::Config) -> Workload {
+    Workload::Compare {
+        baseline: baseline.into(),
+        candidate: candidate.into(),
+        rounds: c.rounds,
+        iterations: c.per_round,
+        warmup: c.warmup,
+        gate_median: c.gate.median,
+        gate_p95: c.gate.p95,
+    }
+}
+
+fn ns(samples: &[Duration]) -> Vec<f64> {
+    samples.iter().map(|d| d.as_nanos() as f64).collect()
+}
+
+/// "ML-KEM-768 keygen" -> ("ML-KEM-768", "keygen"): the operation is the last word.
+pub fn split_name(name: &str) -> (&str, &str) {
+    name.rsplit_once(' ').unwrap_or((name, ""))
+}
+
+/// One result record per baseline row; with `raw`, each with its samples.
+pub fn baseline_records(b: &Baseline, raw: bool) -> Vec<Record> {
     b.rows
         .iter()
-        .map(|r| {
-            let mut v =
-                operation_record(r.name, b.backend, &r.summary, raw.then_some(&r.samples[..]));
-            v["includes"] = r.includes.into();
-            v
+        .filter_map(|r| {
+            let (algorithm, operation) = baseline::algorithm_and_operation(r.name);
+            let subject = Subject {
+                implementation: b.backend,
+                variant: None,
+                algorithm,
+                operation,
+                rounds: 1,
+                warmup: Warmup::Runs(b.config.warmup),
+                batch: 1,
+            };
+            let mut m = Measurement::new(&subject, &ns(&r.samples), raw)?;
+            m.includes = Some(r.includes.to_string());
+            Some(Record::Result(m))
         })
         .collect()
 }
 
-/// Per compared operation: an operation record for each backend (pooled samples), then the
-/// comparison record.
-pub fn compare_records(c: &Comparison, raw: bool) -> Vec<Value> {
+/// Per compared operation: a result record for each backend (pooled samples), then its gate
+/// record.
+pub fn compare_records(c: &Comparison, raw: bool) -> Vec<Record> {
     let mut out = Vec::with_capacity(c.rows.len() * 3);
     for r in &c.rows {
-        for (backend, s, samples) in [
-            (c.baseline, &r.baseline, &r.baseline_samples),
-            (c.candidate, &r.candidate, &r.candidate_samples),
-        ] {
-            let mut v = operation_record(&r.name, backend, s, raw.then_some(&samples[..]));
-            v["rounds"] = c.config.rounds.into();
-            out.push(v);
-        }
-        out.push(json!({
-            "kind": "comparison",
-            "name": r.name,
-            "baseline": c.baseline,
-            "candidate": c.candidate,
-            "unit": "ns",
-            "rounds": c.config.rounds,
-            "count": r.baseline.count,
-            "baseline_median": num(r.baseline.median_ns),
-            "candidate_median": num(r.candidate.median_ns),
-            "baseline_p95": num(r.baseline.p95_ns),
-            "candidate_p95": num(r.candidate.p95_ns),
-            "median_ratio": num(r.median_ratio),
-            "p95_ratio": num(r.p95_ratio),
-            "gate": c.config.gate,
-            "pass": r.pass,
-        }));
+        let (algorithm, operation) = split_name(&r.name);
+        let measure = |implementation: &str, samples: &[Duration]| {
+            let subject = Subject {
+                implementation,
+                variant: None,
+                algorithm,
+                operation,
+                rounds: c.config.rounds,
+                warmup: Warmup::Runs(c.config.warmup),
+                batch: 1,
+            };
+            Measurement::new(&subject, &ns(samples), raw)
+        };
+        let (Some(a), Some(b)) = (
+            measure(c.baseline, &r.baseline_samples),
+            measure(c.candidate, &r.candidate_samples),
+        ) else {
+            continue;
+        };
+        let gate = GateCheck::new(&a, &b, c.config.gate);
+        out.extend([Record::Result(a), Record::Result(b), Record::Gate(gate)]);
     }
     out
 }
@@ -383,7 +350,8 @@ mod tests {
                 let found = t[at..].find(name).unwrap_or_else(|| panic!("{name}"));
                 at += found + name.len();
             }
-            assert!(t.contains("64 MiB, t=3, p=1"));
+            let lanes = crate::vault::KdfParams::for_new_vault().parallelism;
+            assert!(t.contains(&format!("64 MiB, t=3, p={lanes}")), "{t}");
         }
         let md = baseline_table(&b, Style::Markdown);
         assert!(md.contains("| operation "));
@@ -398,10 +366,36 @@ mod tests {
         let b = synthetic();
         let recs = baseline_records(&b, true);
         assert_eq!(recs.len(), 12);
-        assert_eq!(recs[0]["name"], "ML-KEM-768 + X25519 keygen");
-        assert_eq!(recs[0]["mean"], 2500.0);
-        assert_eq!(recs[0]["samples"], json!([1000, 2000, 3000, 4000]));
-        assert!(baseline_records(&b, false)[0].get("samples").is_none());
-        assert_eq!(num(f64::NAN), Value::Null);
+        let Record::Result(first) = &recs[0] else {
+            panic!("{:?}", recs[0])
+        };
+        assert_eq!(first.name(), "ML-KEM-768 + X25519 keygen");
+        assert_eq!(
+            (first.algorithm.as_str(), first.operation.as_str()),
+            ("ML-KEM-768 + X25519", "keygen")
+        );
+        assert_eq!(first.mean, 2500.0);
+        assert_eq!(first.samples, Some(vec![1000.0, 2000.0, 3000.0, 4000.0]));
+        assert_eq!(first.warmup, Warmup::Runs(2));
+        let Record::Result(last) = &recs[11] else {
+            panic!()
+        };
+        assert_eq!(
+            (last.algorithm.as_str(), last.operation.as_str()),
+            ("Identity", "key rotation")
+        );
+        let names: Vec<String> = recs
+            .iter()
+            .map(|r| match r {
+                Record::Result(m) => m.name(),
+                _ => panic!(),
+            })
+            .collect();
+        assert_eq!(names, baseline::names());
+        let Record::Result(bare) = &baseline_records(&b, false)[0] else {
+            panic!()
+        };
+        assert!(bare.samples.is_none());
+        assert_eq!(split_name("ML-DSA-65 sign"), ("ML-DSA-65", "sign"));
     }
 }

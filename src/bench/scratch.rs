@@ -1,14 +1,13 @@
 //! The throwaway vault benchmarks measure: a new 0700 folder under `std::env::temp_dir()`
 //! (`$TMPDIR`, as Termux needs), a vault in it with a fixed password, and removal of the
-//! folder when done, on error, and on SIGINT / SIGTERM. The user's vault is never touched.
+//! folder when done, on error, and on SIGINT / SIGTERM / SIGHUP. The user's vault is never touched.
 
 use crate::error::{Error, Result};
+use crate::fs::cleanup;
 use crate::secret::{Password, random_array};
 use crate::suite::Backend;
 use crate::vault::{self, KdfParams, SaveOptions};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-use std::sync::atomic::{AtomicBool, Ordering};
 use zeroize::Zeroizing;
 
 /// The throwaway vault's password. Not a secret: the vault holds nothing of the user's.
@@ -17,20 +16,12 @@ pub const PASSWORD: &str = "nexusq benchmark throwaway vault";
 /// Prefix of the folders this module makes, so stray ones are recognisable.
 pub const FOLDER_PREFIX: &str = "nexusq-bench-";
 
-/// Folders that exist right now, for the signal handler.
-static LIVE: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// Set by the signal handler before it removes anything.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-fn live() -> std::sync::MutexGuard<'static, Vec<PathBuf>> {
-    LIVE.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
 /// A new private folder, removed with everything in it on drop.
 #[derive(Debug)]
 pub struct ScratchDir {
     path: PathBuf,
+    // Registered with the signal handler, which removes the folder on SIGINT/SIGTERM/SIGHUP.
+    _registration: cleanup::Registration,
 }
 
 impl ScratchDir {
@@ -41,28 +32,30 @@ impl ScratchDir {
         let suffix: [u8; 6] = random_array();
         let hex: String = suffix.iter().map(|b| format!("{b:02x}")).collect();
         let path = base.join(format!("{FOLDER_PREFIX}{}-{hex}", std::process::id()));
-        // Created and registered under the lock the signal handler holds from before it
-        // removes anything until the process ends: no folder can appear after its sweep.
-        let mut live = live();
-        let made = std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&path)
-            .and_then(|()| {
-                // The umask can only remove bits; make sure of exactly 0700.
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700))
-            });
-        if let Err(e) = made {
-            let _ = std::fs::remove_dir(&path);
-            return Err(Error::io(
+        // Created and registered as one step for the signal handler: no folder can appear
+        // after its sweep.
+        let made = cleanup::register(&path, cleanup::Kind::Folder, || {
+            std::fs::DirBuilder::new().mode(0o700).create(&path)?;
+            // The umask can only remove bits; make sure of exactly 0700.
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o700)).inspect_err(
+                |_| {
+                    let _ = std::fs::remove_dir(&path);
+                },
+            )
+        });
+        match made {
+            Ok(((), registration)) => Ok(ScratchDir {
+                path,
+                _registration: registration,
+            }),
+            Err(e) => Err(Error::io(
                 format!(
                     "cannot create a temporary folder in {}: {e}",
                     base.display()
                 ),
                 "set TMPDIR to a writable folder (on Termux it is $PREFIX/tmp)",
-            ));
+            )),
         }
-        live.push(path.clone());
-        Ok(ScratchDir { path })
     }
 
     pub fn path(&self) -> &Path {
@@ -72,9 +65,7 @@ impl ScratchDir {
 
 impl Drop for ScratchDir {
     fn drop(&mut self) {
-        let mut live = live();
         remove_folder(&self.path);
-        live.retain(|p| p != &self.path);
     }
 }
 
@@ -90,40 +81,28 @@ fn remove_folder(path: &Path) {
     }
 }
 
-/// On SIGINT or SIGTERM: remove the scratch folders, call `before_exit` (the command line
-/// uses it to tidy the terminal) and exit with status 130. Installed once per process; a
-/// second call keeps the first handler.
+/// On SIGINT, SIGTERM or SIGHUP: the handler of `crate::fs::cleanup` removes the scratch
+/// folders (and any temporary file), then calls `before_exit` (the command line uses it to
+/// tidy the terminal) and exits with status 128 + the signal number.
 pub fn install_interrupt_handler(before_exit: impl Fn() + Send + 'static) -> Result<()> {
-    match ctrlc::set_handler(move || {
-        INTERRUPTED.store(true, Ordering::SeqCst);
-        // Held until the process ends, so no scratch folder is made or forgotten meanwhile.
-        let live = live();
-        for p in live.iter() {
-            remove_folder(p);
-        }
-        before_exit();
-        std::process::exit(130);
-    }) {
-        Ok(()) | Err(ctrlc::Error::MultipleHandlers) => Ok(()),
-        Err(e) => Err(Error::io(
+    cleanup::on_interrupt(before_exit).map_err(|e| {
+        Error::io(
             format!("cannot install the Ctrl-C handler: {e}"),
             "the throwaway vault would be left behind if interrupted; try again",
-        )),
-    }
+        )
+    })
 }
 
-/// Whether a signal handler installed here has started cleaning up.
+/// Whether the signal handler has started cleaning up.
 pub fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::SeqCst)
+    cleanup::interrupted()
 }
 
-/// If the signal handler is cleaning up, wait for it to end the process with status 130:
-/// whatever failed meanwhile failed because its folder was removed under it, and must not
-/// be reported (or exit with another status). Returns at once otherwise.
+/// If the signal handler is cleaning up, wait for it to end the process: whatever failed
+/// meanwhile failed because its folder was removed under it, and must not be reported (or
+/// exit with another status). Returns at once otherwise.
 pub fn wait_if_interrupted() {
-    while interrupted() {
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    cleanup::wait_if_interrupted()
 }
 
 /// A vault made for measuring, in its own scratch folder; removed on drop.
@@ -205,9 +184,9 @@ mod tests {
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o700);
         std::fs::write(path.join("f"), b"x").unwrap();
-        assert!(live().contains(&path));
+        assert!(cleanup::is_registered(&path));
         drop(dir);
         assert!(!path.exists());
-        assert!(!live().contains(&path));
+        assert!(!cleanup::is_registered(&path));
     }
 }

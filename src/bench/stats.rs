@@ -23,7 +23,14 @@ pub fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
 }
 
 pub fn summarize(samples: &[Duration]) -> Summary {
-    let mut ns: Vec<f64> = samples.iter().map(|d| d.as_nanos() as f64).collect();
+    let ns: Vec<f64> = samples.iter().map(|d| d.as_nanos() as f64).collect();
+    summarize_ns(&ns)
+}
+
+/// `summarize` of samples already in nanoseconds (the arena's are fractions: a batch's time
+/// divided by its size).
+pub fn summarize_ns(samples: &[f64]) -> Summary {
+    let mut ns = samples.to_vec();
     ns.sort_by(|a, b| a.total_cmp(b));
     let n = ns.len();
     let median = if n == 0 {

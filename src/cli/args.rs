@@ -18,57 +18,111 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
+    /// The per-command options, also accepted before the subcommand (DESIGN.md section 5).
+    #[command(flatten)]
+    pub early: EarlyArgs,
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// Options of every command, accepted before or after the subcommand.
 #[derive(Args, Debug, Clone)]
 pub struct GlobalArgs {
     /// Vault file [default: $NEXUSQ_VAULT, else <data dir>/nexusq/vault.nxq]
     #[arg(long, global = true, value_name = "PATH")]
     pub vault: Option<PathBuf>,
 
-    /// Read the password from the first line of this file (for scripts)
-    #[arg(
-        long,
-        global = true,
-        value_name = "PATH",
-        conflicts_with = "password_fd"
-    )]
-    pub password_file: Option<PathBuf>,
-
-    /// Read the password from the first line of this inherited file descriptor
-    #[arg(long, global = true, value_name = "N")]
-    pub password_fd: Option<u32>,
-
-    /// The new password for `vault passwd`, from the first line of this file
-    #[arg(
-        long,
-        global = true,
-        value_name = "PATH",
-        conflicts_with = "new_password_fd"
-    )]
-    pub new_password_file: Option<PathBuf>,
-
-    /// The new password for `vault passwd`, from this file descriptor
-    #[arg(long, global = true, value_name = "N")]
-    pub new_password_fd: Option<u32>,
-
     /// Crypto backend [env: NEXUSQ_BACKEND] [default: rustcrypto]
-    #[arg(long, global = true, value_name = "NAME", value_parser = ["rustcrypto", "native"])]
-    pub backend: Option<String>,
+    #[arg(long, global = true, value_enum, value_name = "NAME")]
+    pub backend: Option<BackendArg>,
 
     /// Machine-readable output: one JSON object on stdout
     #[arg(long, global = true)]
     pub json: bool,
+}
 
-    /// How long a writer waits for another nexusq process to release the vault
-    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 10.0)]
-    pub lock_timeout: f64,
+/// The backends `--backend` and `$NEXUSQ_BACKEND` name.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BackendArg {
+    /// RustCrypto's ml-kem and ml-dsa (the default)
+    #[value(name = "rustcrypto")]
+    RustCrypto,
+    /// nexusq-native: the same bytes, SIMD chosen for this CPU at run time
+    #[value(name = "native")]
+    Native,
+}
+
+/// The password of a command that unlocks the vault. Without either, it is asked on the
+/// terminal.
+#[derive(Args, Debug, Clone, Default)]
+pub struct PasswordArgs {
+    /// Read the password from the first line of this file (for scripts)
+    #[arg(long, value_name = "PATH", conflicts_with = "password_fd")]
+    pub password_file: Option<PathBuf>,
+
+    /// Read the password from the first line of this inherited file descriptor
+    #[arg(long, value_name = "N")]
+    pub password_fd: Option<u32>,
+}
+
+impl PasswordArgs {
+    pub fn any(&self) -> bool {
+        self.password_file.is_some() || self.password_fd.is_some()
+    }
+}
+
+/// The new password of `vault passwd`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct NewPasswordArgs {
+    /// The new password, from the first line of this file
+    #[arg(long, value_name = "PATH", conflicts_with = "new_password_fd")]
+    pub new_password_file: Option<PathBuf>,
+
+    /// The new password, from the first line of this file descriptor
+    #[arg(long, value_name = "N")]
+    pub new_password_fd: Option<u32>,
+}
+
+impl NewPasswordArgs {
+    pub fn any(&self) -> bool {
+        self.new_password_file.is_some() || self.new_password_fd.is_some()
+    }
+}
+
+/// How a command that saves the vault behaves.
+#[derive(Args, Debug, Clone, Default)]
+pub struct WriterArgs {
+    /// How long to wait for another nexusq process to release the vault [default: 10]
+    #[arg(long, value_name = "SECONDS")]
+    pub lock_timeout: Option<f64>,
 
     /// Allow saving the vault in Android shared storage, which other apps can read
-    #[arg(long, global = true)]
+    #[arg(long)]
     pub allow_shared_storage: bool,
+}
+
+impl WriterArgs {
+    pub fn any(&self) -> bool {
+        self.lock_timeout.is_some() || self.allow_shared_storage
+    }
+}
+
+/// The per-command options given before the subcommand (`nexusq --password-file F sign`).
+/// They appear only in `nexusq --help`; a command that does not take one refuses it.
+#[derive(Args, Debug, Clone, Default)]
+pub struct EarlyArgs {
+    #[command(
+        flatten,
+        next_help_heading = "Password (the commands that unlock the vault)"
+    )]
+    pub password: PasswordArgs,
+    #[command(flatten, next_help_heading = "New password (vault passwd)")]
+    pub new_password: NewPasswordArgs,
+    #[command(
+        flatten,
+        next_help_heading = "Saving the vault (init, vault passwd, rotate, identity revoke)"
+    )]
+    pub writer: WriterArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -97,6 +151,8 @@ pub enum Command {
     Decrypt(DecryptArgs),
     /// Measure the baseline operations on this device (never touches your vault)
     Bench(BenchArgs),
+    /// Render evidence files (`bench --json`, the arena's `--json`) as one self-contained HTML page
+    Report(ReportArgs),
     /// Check this installation: vault, permissions, storage, CPU features, KDF cost, terminal
     Doctor,
     /// Print the man page (roff) generated from these definitions
@@ -118,10 +174,11 @@ pub struct KdfArgs {
     /// Argon2id iterations [default: 3]
     #[arg(long, value_name = "T", conflicts_with = "calibrate_ms")]
     pub kdf_iterations: Option<u32>,
-    /// Argon2id lanes [default: 1]
+    /// Argon2id lanes [default: min(4, cores) for a new vault; `vault passwd` keeps the vault's]
     #[arg(long, value_name = "P")]
     pub kdf_parallelism: Option<u32>,
-    /// Pick the iteration count that makes unlocking take about N ms on this device
+    /// Choose memory (up to a quarter of the RAM, at most 1 GiB) and passes so that unlocking
+    /// takes about N ms on this device, preferring memory
     #[arg(long, value_name = "N")]
     pub calibrate_ms: Option<u64>,
 }
@@ -139,6 +196,10 @@ impl KdfArgs {
 pub struct InitArgs {
     #[command(flatten)]
     pub kdf: KdfArgs,
+    #[command(flatten)]
+    pub password: PasswordArgs,
+    #[command(flatten)]
+    pub writer: WriterArgs,
     /// Where to write the revocation statement [default: <vault>.revocation.asc]; `-` for stdout
     #[arg(long, value_name = "FILE")]
     pub revocation_out: Option<PathBuf>,
@@ -149,11 +210,20 @@ pub enum VaultCommand {
     /// Check the file and show the identity, without a password
     Open,
     /// Decrypt the vault and check its secret keys against its public keys
-    Unlock,
+    Unlock {
+        #[command(flatten)]
+        password: PasswordArgs,
+    },
     /// Re-encrypt the vault under a new password (new salts)
     Passwd {
         #[command(flatten)]
         kdf: KdfArgs,
+        #[command(flatten)]
+        password: PasswordArgs,
+        #[command(flatten)]
+        new_password: NewPasswordArgs,
+        #[command(flatten)]
+        writer: WriterArgs,
     },
 }
 
@@ -201,9 +271,16 @@ pub struct BenchArgs {
     /// Alternating rounds for --compare
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub rounds: u32,
-    /// With --compare: the native/rustcrypto median ratio above which an operation fails (exit 1)
+    /// With --compare: the native/rustcrypto ratio, of the pooled median and of the pooled p95,
+    /// above which an operation fails (exit 1)
     #[arg(long, value_name = "RATIO", default_value_t = 1.5)]
     pub gate: f64,
+    /// With --compare: the bound on the median ratio alone [default: --gate]
+    #[arg(long, value_name = "RATIO")]
+    pub gate_median: Option<f64>,
+    /// With --compare: the bound on the p95 ratio alone [default: --gate]
+    #[arg(long, value_name = "RATIO")]
+    pub gate_p95: Option<f64>,
     /// With --json: add every sample to the operation records
     #[arg(long)]
     pub raw: bool,
@@ -224,6 +301,16 @@ pub struct BenchArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Evidence files (JSON lines); each dataset in them becomes a section, in order
+    #[arg(value_name = "EVIDENCE.jsonl", required = true)]
+    pub evidence: Vec<PathBuf>,
+    /// Write the page to FILE (replaced only when complete) instead of stdout
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
 pub struct RotateArgs {
     /// Why (public: it travels in exports and signatures; at most 200 bytes)
     #[arg(long, value_name = "TEXT", default_value = "")]
@@ -241,6 +328,10 @@ pub struct RotateArgs {
     /// Do not ask before retiring keys
     #[arg(long)]
     pub yes: bool,
+    #[command(flatten)]
+    pub password: PasswordArgs,
+    #[command(flatten)]
+    pub writer: WriterArgs,
 }
 
 #[derive(Args, Debug)]
@@ -251,6 +342,8 @@ pub struct SignArgs {
     /// Write the signature to SIG instead of stdout
     #[arg(short = 'o', long = "output", value_name = "SIG")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub password: PasswordArgs,
 }
 
 #[derive(Args, Debug)]
@@ -304,6 +397,8 @@ pub struct DecapsulateArgs {
     /// With --raw: which hybrid KEM the ciphertext is for
     #[arg(long, value_enum, default_value_t = KemSuiteArg::MlKem768X25519)]
     pub suite: KemSuiteArg,
+    #[command(flatten)]
+    pub password: PasswordArgs,
 }
 
 #[derive(Args, Debug)]
@@ -311,8 +406,9 @@ pub struct EncryptArgs {
     /// The file to encrypt; `-` or nothing for stdin
     #[arg(value_name = "FILE")]
     pub input: Option<PathBuf>,
-    /// Recipient's exported identity (repeat for up to 64 recipients)
-    #[arg(long, value_name = "PUB", required = true)]
+    /// Recipient: an exported identity file, or an age1pq1… age recipient (repeat for up to
+    /// 64 recipients)
+    #[arg(long, value_name = "PUB", required_unless_present = "recipients_file")]
     pub to: Vec<PathBuf>,
     /// Which hybrid KEM to use for every recipient
     #[arg(long, value_enum, default_value_t = KemSuiteArg::MlKem768X25519)]
@@ -323,6 +419,14 @@ pub struct EncryptArgs {
     /// Write armored text instead of binary
     #[arg(long)]
     pub armor: bool,
+    /// An age recipients file: one age1pq1… recipient per line, blank lines and # comments
+    /// ignored; `-` reads it from stdin. Repeatable. Implies --age.
+    #[arg(short = 'R', long = "recipients-file", value_name = "FILE")]
+    pub recipients_file: Vec<PathBuf>,
+    /// Write an age v1 file (C2SP age.md) instead of nexusq's own format; nexusq exports are
+    /// encrypted to their newest valid X-Wing key. Implied by any age recipient.
+    #[arg(long)]
+    pub age: bool,
     #[command(flatten)]
     pub peer: PeerArgs,
 }
@@ -335,6 +439,12 @@ pub struct DecryptArgs {
     /// Write to OUT; nothing is left behind if authentication fails
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub password: PasswordArgs,
+    /// An age identity file (AGE-SECRET-KEY-PQ-1… and AGE-SECRET-KEY-1… lines, # comments):
+    /// decrypt an age file with it instead of the vault, with no password. Repeatable.
+    #[arg(short = 'i', long = "identity-file", value_name = "FILE")]
+    pub identity_file: Vec<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -350,12 +460,19 @@ pub enum IdentityCommand {
         /// Write the updated export to FILE instead of stdout
         #[arg(short = 'o', long = "output", value_name = "OUT")]
         output: Option<PathBuf>,
+        #[command(flatten)]
+        password: PasswordArgs,
+        #[command(flatten)]
+        writer: WriterArgs,
     },
     /// Show someone's exported identity: fingerprint, generations, validity, revocations
     Show {
         /// The exported identity file
         #[arg(value_name = "FILE")]
         file: PathBuf,
+        /// Print only the age recipient (age1pq1…) of its newest valid generation
+        #[arg(long)]
+        age: bool,
     },
     /// Print your public identity as armored text to give to others
     Export {
@@ -369,5 +486,15 @@ pub enum IdentityCommand {
         /// implied by --password-file / --password-fd
         #[arg(long)]
         unlock: bool,
+        #[command(flatten)]
+        password: PasswordArgs,
+        /// Print the newest generation's X-Wing key as an age recipient (age1pq1…), for age
+        /// 1.3 users to encrypt to
+        #[arg(long, conflicts_with_all = ["full_history", "age_plugin_identity"])]
+        age: bool,
+        /// Print the AGE-PLUGIN-NEXUSQ-1… identity line naming this vault, for an age
+        /// identity file: `age -d -i FILE` then decrypts with the vault (age-plugin-nexusq)
+        #[arg(long, conflicts_with = "full_history")]
+        age_plugin_identity: bool,
     },
 }

@@ -5,7 +5,8 @@
 use super::Context;
 use super::args::BenchArgs;
 use crate::bench::baseline::{self, Progress};
-use crate::bench::environment::Environment;
+use crate::bench::environment::{Build, Environment};
+use crate::bench::evidence::{Gate, Record};
 use crate::bench::report::{self, Style};
 use crate::bench::{compare, scratch};
 use crate::error::{Error, Result};
@@ -35,12 +36,7 @@ fn check_args(ctx: &Context, args: &BenchArgs) -> Result<()> {
             ));
         }
     }
-    if !(args.gate.is_finite() && args.gate > 0.0) {
-        return Err(Error::usage(
-            format!("--gate {} is not a positive ratio", args.gate),
-            "pass e.g. --gate 1.5 (native may take at most 1.5 times as long)",
-        ));
-    }
+    gate(args)?;
     if args.markdown && ctx.out.json {
         return Err(Error::usage(
             "--markdown and --json exclude each other",
@@ -65,7 +61,7 @@ fn throwaway_kdf(ctx: &Context, args: &BenchArgs) -> Result<KdfParams> {
             .map_err(|e| e.context("--kdf-from-vault reads your vault's header"))?;
         return Ok(file.header.kdf);
     }
-    let mut params = KdfParams::DEFAULT;
+    let mut params = KdfParams::for_new_vault();
     if let Some(mib) = args.kdf_memory_mib {
         params.memory_kib = mib.saturating_mul(1024);
     }
@@ -78,6 +74,22 @@ fn throwaway_kdf(ctx: &Context, args: &BenchArgs) -> Result<KdfParams> {
     Ok(params)
 }
 
+/// The gate of --compare: --gate for both ratios, --gate-median / --gate-p95 for one each.
+fn gate(args: &BenchArgs) -> Result<Gate> {
+    Gate::from_options(args.gate, args.gate_median, args.gate_p95).map_err(|m| {
+        Error::usage(
+            m,
+            "pass e.g. --gate 1.5 (native may take at most 1.5 times as long, median and p95)",
+        )
+    })
+}
+
+/// One evidence record as a JSON line on stdout.
+fn print_record(ctx: &Context, record: &Record) {
+    ctx.out
+        .json(&serde_json::to_value(record).expect("plain data"));
+}
+
 fn run_baseline(ctx: &Context, args: &BenchArgs) -> Result<()> {
     let backend = ctx.backend()?;
     let config = baseline::Config {
@@ -86,8 +98,11 @@ fn run_baseline(ctx: &Context, args: &BenchArgs) -> Result<()> {
         warmup: args.warmup,
         kdf: throwaway_kdf(ctx, args)?,
     };
-    // Before measuring: the governor and temperatures as the run starts.
-    let env = ctx.out.json.then(Environment::collect);
+    // Before measuring: the governor, temperatures and load as the run starts.
+    let env = ctx.out.json.then(|| {
+        let workload = report::baseline_workload(backend.name(), &config);
+        Environment::collect(Build::nexusq(), workload)
+    });
     let terminal = std::io::stderr().is_terminal();
     scratch::install_interrupt_handler(move || {
         if terminal {
@@ -97,15 +112,14 @@ fn run_baseline(ctx: &Context, args: &BenchArgs) -> Result<()> {
     })?;
     let mut progress = ProgressLine::new(terminal);
     let result = baseline::run(backend, &config, &mut |p| progress.show(p, None));
-    // On Ctrl-C the handler removes the folder (so the run may fail) and exits 130.
+    // On Ctrl-C the handler removes the folder (so the run may fail) and exits 128 + signal.
     scratch::wait_if_interrupted();
     progress.clear();
     let b = result?;
     if let Some(env) = env {
-        ctx.out
-            .json(&env.to_record(report::baseline_workload(b.backend, &b.config)));
+        print_record(ctx, &Record::Environment(Box::new(env)));
         for record in report::baseline_records(&b, args.raw) {
-            ctx.out.json(&record);
+            print_record(ctx, &record);
         }
     } else {
         ctx.out
@@ -128,9 +142,12 @@ fn run_compare(ctx: &Context, args: &BenchArgs) -> Result<()> {
         rounds: args.rounds,
         per_round: args.iterations,
         warmup: args.warmup,
-        gate: args.gate,
+        gate: gate(args)?,
     };
-    let env = ctx.out.json.then(Environment::collect);
+    let env = ctx.out.json.then(|| {
+        let workload = report::compare_workload(baseline.name(), candidate.name(), &config);
+        Environment::collect(Build::nexusq(), workload)
+    });
     let mut progress = ProgressLine::new(std::io::stderr().is_terminal());
     let mut round = 0;
     let result = compare::run(baseline, candidate, &config, &mut |p| {
@@ -142,10 +159,9 @@ fn run_compare(ctx: &Context, args: &BenchArgs) -> Result<()> {
     progress.clear();
     let c = result?;
     if let Some(env) = env {
-        ctx.out
-            .json(&env.to_record(report::compare_workload(c.baseline, c.candidate, &c.config)));
+        print_record(ctx, &Record::Environment(Box::new(env)));
         for record in report::compare_records(&c, args.raw) {
-            ctx.out.json(&record);
+            print_record(ctx, &record);
         }
     } else {
         ctx.out
@@ -157,10 +173,12 @@ fn run_compare(ctx: &Context, args: &BenchArgs) -> Result<()> {
     } else {
         Err(Error::check(
             format!(
-                "{} of {} operations take more than {} times as long on {} as on {}: {}",
+                "{} of {} operations are over the gate (median ratio {}, p95 ratio {}) on {} \
+                 against {}: {}",
                 failures.len(),
                 c.rows.len(),
-                c.config.gate,
+                c.config.gate.median,
+                c.config.gate.p95,
                 c.candidate,
                 c.baseline,
                 failures.join(", ")

@@ -3,26 +3,29 @@
 //! Both stream: memory use does not depend on the size of the input.
 //!
 //! Recipients: every `--to` export is read and verified; with `--expect-fingerprint`, each one
-//! must be among the expected fingerprints. Several exports of the same identity collapse into
+//! must be among the expected fingerprints, and each expected fingerprint must be a recipient. Several exports of the same identity collapse into
 //! one recipient (the newest generation among them is used, and a note says so); two different
 //! certificates for the same generation of one identity are a fork and are refused.
 
 use super::Context;
 use super::args::{DecryptArgs, EncryptArgs};
 use super::io as cio;
-use crate::armor::{self, ArmorReader, ArmorWriter, ENCRYPTED_FILE_KIND};
+use super::output::TerminalGuard;
+use crate::armor::{self, ArmorWriter, ENCRYPTED_FILE_KIND};
 use crate::error::{Error, Result};
 use crate::identity::{Certificate, PublicIdentity, peer};
-use crate::secret::SecretBytes;
 use crate::suite::file_encryption::{self as fe, FileError};
-use crate::suite::hybrid_kem::KemLevel;
 use crate::vault::storage;
 use serde_json::json;
-use std::io::{Read, Write};
+use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 
 /// `--json` prints one object on stdout, which is impossible when the data goes there.
-fn refuse_json_to_stdout(ctx: &Context, output: Option<&Path>, command: &str) -> Result<()> {
+pub(super) fn refuse_json_to_stdout(
+    ctx: &Context,
+    output: Option<&Path>,
+    command: &str,
+) -> Result<()> {
     if ctx.global.json && cio::is_stdio(output) {
         return Err(Error::usage(
             format!("`{command} --json` needs -o FILE: stdout carries the data"),
@@ -32,7 +35,29 @@ fn refuse_json_to_stdout(ctx: &Context, output: Option<&Path>, command: &str) ->
     Ok(())
 }
 
-fn write_error(e: &std::io::Error, output: Option<&Path>) -> Error {
+/// Anyone who can encrypt to us chooses the plaintext: to a terminal (stdout, or an `-o` path
+/// such as /dev/tty) it goes only as plain text, checked chunk by chunk before each is written.
+/// `-o -` forces it through. For nexusq's own files and age files alike.
+pub(super) fn terminal_guard(sink: cio::Sink, output: Option<&Path>) -> TerminalGuard<cio::Sink> {
+    let on_terminal = match (&sink, output) {
+        (cio::Sink::Stdout(_), None) => std::io::stdout().is_terminal(),
+        (cio::Sink::Stdout(_), Some(_)) => false,
+        (cio::Sink::File { out, .. }, _) => out.is_terminal(),
+    };
+    TerminalGuard::new(sink, on_terminal)
+}
+
+pub(super) fn write_error(e: &std::io::Error, output: Option<&Path>) -> Error {
+    if let Some(found) = super::output::refused_on_terminal(e) {
+        return Error::usage(
+            format!(
+                "refusing to show the decrypted data on the terminal: it holds {} (at byte {}), \
+                 which could make the terminal show something else or act on it",
+                found.what, found.offset
+            ),
+            "pass -o FILE to save it, or -o - to print it anyway",
+        );
+    }
     match output {
         Some(p) if !cio::is_stdio(Some(p)) => Error::io_at("write", p, e),
         _ => Error::io(
@@ -46,24 +71,29 @@ fn write_error(e: &std::io::Error, output: Option<&Path>) -> Error {
 // encrypt
 
 /// One recipient after reading, checking and collapsing the exports.
-struct Peer {
+pub(super) struct Peer {
     /// The export whose newest generation is used.
-    identity: PublicIdentity,
-    path: PathBuf,
+    pub(super) identity: PublicIdentity,
+    pub(super) path: PathBuf,
     /// Every certificate seen for this identity, in any of its exports (to detect forks).
     certificates: Vec<(Certificate, PathBuf)>,
 }
 
-/// Read every `--to` export and collapse repeats of one identity.
-fn read_recipients(ctx: &Context, args: &EncryptArgs) -> Result<Vec<Peer>> {
-    let expected = peer::parse_fingerprints(&args.peer.expect_fingerprint)?;
+/// Read every export in `paths` and collapse repeats of one identity.
+pub(super) fn read_recipients(
+    ctx: &Context,
+    paths: &[PathBuf],
+    expect_fingerprint: &[String],
+) -> Result<Vec<Peer>> {
+    let expected = peer::parse_fingerprints(expect_fingerprint)?;
     let backend = ctx.backend()?;
     let mut peers: Vec<Peer> = Vec::new();
-    for path in &args.to {
+    for path in paths {
         let bytes = cio::read_small(path, "a public identity")?;
-        let identity = peer::parse_export(&bytes, &path.display().to_string(), backend)?;
+        let name = super::output::untrusted_path(path);
+        let identity = peer::parse_export(&bytes, &name, backend)?;
         let root_id = identity.root_id();
-        peer::check_expected(&root_id, &expected).map_err(|e| e.context(path.display()))?;
+        peer::check_expected(&root_id, &expected).map_err(|e| e.context(&name))?;
         let certificates = identity
             .certificates
             .iter()
@@ -87,8 +117,8 @@ fn read_recipients(ctx: &Context, args: &EncryptArgs) -> Result<Vec<Peer>> {
                     format!(
                         "{} and {} hold two different certificates for generation {} of \
                          identity {}: a fork, which may mean its root key was compromised",
-                        other.display(),
-                        path.display(),
+                        super::output::untrusted_path(other),
+                        name,
                         cert.generation,
                         root_id.fingerprint()
                     ),
@@ -99,9 +129,9 @@ fn read_recipients(ctx: &Context, args: &EncryptArgs) -> Result<Vec<Peer>> {
         seen.certificates.extend(certificates);
         ctx.out.note(&format!(
             "{} is the same identity ({}) as {}; encrypting to it once",
-            path.display(),
+            name,
             root_id.fingerprint(),
-            seen.path.display()
+            super::output::untrusted_path(&seen.path)
         ));
         // The newest generation known wins, and so does a revocation seen in any export.
         let newer = identity.newest().generation > seen.identity.newest().generation;
@@ -110,6 +140,8 @@ fn read_recipients(ctx: &Context, args: &EncryptArgs) -> Result<Vec<Peer>> {
             seen.path = path.clone();
         }
     }
+    let ids: Vec<_> = peers.iter().map(|p| p.identity.root_id()).collect();
+    peer::check_all_expected_present(&ids, &expected)?;
     if peers.len() > fe::MAX_RECIPIENTS {
         return Err(Error::usage(
             format!(
@@ -125,15 +157,18 @@ fn read_recipients(ctx: &Context, args: &EncryptArgs) -> Result<Vec<Peer>> {
 
 pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     refuse_json_to_stdout(ctx, args.output.as_deref(), "encrypt")?;
+    if super::age_cmd::wants_age(args) {
+        return super::age_cmd::encrypt(ctx, args);
+    }
     let backend = ctx.backend()?;
     let level = args.suite.level();
-    let peers = read_recipients(ctx, args)?;
+    let peers = read_recipients(ctx, &args.to, &args.peer.expect_fingerprint)?;
     let now = crate::time::now();
     let mut recipients: Vec<fe::Recipient<'_>> = Vec::with_capacity(peers.len());
     let mut summary = Vec::with_capacity(peers.len());
     for p in &peers {
         let (cert, pk) = peer::encryption_key(&p.identity, level, now, args.peer.allow_expired)
-            .map_err(|e| e.context(p.path.display()))?;
+            .map_err(|e| e.context(super::output::untrusted_path(&p.path)))?;
         let fp = p.identity.root_id().fingerprint().to_string();
         if cert.is_expired(now) {
             ctx.out.warn(&format!(
@@ -167,7 +202,10 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
         ),
         FileError::Write(e) => write_error(&e, output),
         FileError::InvalidRecipient { index, error } => Error::check(
-            format!("{}: {error}", peers[index].path.display()),
+            format!(
+                "{}: {error}",
+                super::output::untrusted_path(&peers[index].path)
+            ),
             "the export is unusable; ask its owner for a fresh one",
         ),
         other => Error::usage(format!("cannot encrypt: {other}"), "check the recipients"),
@@ -189,7 +227,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
         ctx.out.note(&format!(
             "encrypted {bytes} bytes from {input_name} to {} recipient(s): {}",
             recipients.len(),
-            out.display()
+            super::output::untrusted_path(out)
         ));
         ctx.out.json(&json!({
             "output": out.display().to_string(),
@@ -206,9 +244,9 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
 // decrypt
 
 /// Counts what reached the output, to say how much of it a late failure concerns.
-struct Counted<W: Write> {
-    inner: W,
-    written: u64,
+pub(super) struct Counted<W: Write> {
+    pub(super) inner: W,
+    pub(super) written: u64,
 }
 
 impl<W: Write> Write for Counted<W> {
@@ -224,7 +262,8 @@ impl<W: Write> Write for Counted<W> {
 }
 
 /// Map a decryption failure to an error for the user. `stdout_written` is how many plaintext
-/// bytes already went to stdout (`None` when the output is a file, which is then discarded).
+/// bytes already went to stdout, or to the device or FIFO `output` names (`None` when the
+/// output is a file, which is then discarded).
 fn decrypt_error(
     e: FileError,
     input: &str,
@@ -272,83 +311,86 @@ fn decrypt_error(
             Error::check(format!("{input}: {e}"), "this is a bug in nexusq")
         }
     };
-    if let Some(n) = stdout_written.filter(|&n| n > 0) {
-        err = Error::new(
-            err.exit(),
-            format!(
-                "{}; {n} bytes of authentic plaintext before the problem were already written to \
-                 stdout: they are not the whole file",
-                err.message()
-            ),
-            format!("{}; use -o FILE to get all or nothing", err.hint()),
-        );
+    if let Some(n) = stdout_written {
+        err = partial_stdout(err, n, output);
     }
     err
+}
+
+/// Say that `n` authentic bytes already went out (to stdout, or to an output that is not a
+/// regular file) before the error, when there were any.
+pub(super) fn partial_stdout(err: Error, n: u64, output: Option<&Path>) -> Error {
+    if n == 0 {
+        return err;
+    }
+    let to = match output {
+        Some(p) if !cio::is_stdio(Some(p)) => p.display().to_string(),
+        _ => "stdout".into(),
+    };
+    Error::new(
+        err.exit(),
+        format!(
+            "{}; {n} bytes of authentic plaintext before the problem were already written to \
+             {to}: they are not the whole file",
+            err.message()
+        ),
+        format!(
+            "{}; use -o FILE (a regular file) to get all or nothing",
+            err.hint()
+        ),
+    )
 }
 
 pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     let output = args.output.as_deref();
     refuse_json_to_stdout(ctx, output, "decrypt")?;
     let data_on_stdin = cio::is_stdio(args.input.as_deref());
-    super::password::check_source(&ctx.password_source(), data_on_stdin, "the encrypted data")?;
-    let backend = ctx.backend()?;
+    // The vault's password will be needed (unless -i identity files decrypt an age file):
+    // refuse an unusable password source before reading any data.
+    if args.identity_file.is_empty() {
+        super::password::check_source(&ctx.password_source(), data_on_stdin, "the encrypted data")?;
+    }
     let input_name = cio::input_name(args.input.as_deref());
     let input = cio::open_input(args.input.as_deref())?;
-
-    // Armored text starts with its BEGIN line; anything else is read as binary.
-    let begin = format!("-----BEGIN NEXUSQ {ENCRYPTED_FILE_KIND}-----");
-    let mut input = input;
-    let mut peeked = vec![0u8; begin.len()];
-    let mut got = 0;
-    while got < peeked.len() {
-        match input.read(&mut peeked[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => {
-                return Err(Error::io(
-                    format!("cannot read {input_name}: {e}"),
-                    "check the input and try again",
-                ));
-            }
-        }
-    }
-    peeked.truncate(got);
-    let armored = peeked.starts_with(b"-----BEGIN NEXUSQ ");
-    let replay = std::io::Cursor::new(peeked).chain(input);
-    let mut reader: Box<dyn Read> = if armored {
-        Box::new(ArmorReader::new(replay, ENCRYPTED_FILE_KIND))
-    } else {
-        Box::new(replay)
+    let read_error = |e: std::io::Error| {
+        Error::io(
+            format!("cannot read {input_name}: {e}"),
+            "check the input and try again",
+        )
     };
+
+    // nexusq's own format (binary "NXQF", or its armor), else age v1 (binary, or armor after
+    // optional whitespace): enough is looked at to see past that whitespace.
+    let (peeked, input) = armor::peek(input, crate::suite::age::SNIFF_LEN).map_err(read_error)?;
+    let nexusq = armor::looks_armored(&peeked) || peeked.starts_with(&fe::MAGIC);
+    if let Some(format) = (!nexusq)
+        .then(|| crate::suite::age::sniff(&peeked))
+        .flatten()
+    {
+        return super::age_cmd::decrypt(ctx, args, Box::new(input), format, &input_name);
+    }
+    if !args.identity_file.is_empty() {
+        return Err(Error::usage(
+            format!(
+                "{input_name} is not an age file, and -i identity files decrypt only age files"
+            ),
+            "drop -i to decrypt a nexusq file with the vault",
+        ));
+    }
+    let mut reader = armor::maybe_armored(input, ENCRYPTED_FILE_KIND).map_err(read_error)?;
+    let armored = reader.is_armored();
     let fail = |e: FileError| decrypt_error(e, &input_name, output, None);
 
     // A file that is not one is refused before the password is asked for.
     let header = fe::Header::read(&mut reader).map_err(fail)?;
-    let unlocked = ctx.unlock()?;
-    let generations = &unlocked.secrets.generations;
-    let newest = generations.iter().map(|g| g.generation).max();
-    // Newest generation first: files to the current export open at the first try.
-    let mut candidates: Vec<fe::Candidate<'_>> = Vec::new();
-    let mut owners: Vec<u32> = Vec::new();
-    for g in generations.iter().rev() {
-        if let Some(k) = &g.kem {
-            let seeds: [(KemLevel, &SecretBytes<32>); 2] = [
-                (KemLevel::MlKem768, &k.xwing),
-                (KemLevel::MlKem1024, &k.mlkem1024_x25519),
-            ];
-            for c in seeds {
-                candidates.push(c);
-                owners.push(g.generation);
-            }
-        }
-    }
-    let opened = header.open(backend, &candidates).map_err(fail)?;
-    let (level, generation) = (candidates[opened.candidate].0, owners[opened.candidate]);
-    // The payload key is all that is needed from here on.
-    drop(candidates);
-    drop(unlocked);
-    if Some(generation) != newest {
+    // Only the decapsulation keys are kept; the seeds go at once, and the keys once the
+    // header is open: the payload key is all that is needed from there on.
+    let keys = ctx.unlock()?.into_decryption_keys();
+    let (opened, key) = keys.open_file_header(&header).map_err(fail)?;
+    let (level, generation) = (key.level(), key.generation());
+    let superseded = keys.is_superseded(generation);
+    drop(keys);
+    if superseded {
         ctx.out.note(&format!(
             "encrypted to generation {generation} of this identity (superseded): the sender \
              has an old export; give them a fresh one"
@@ -359,19 +401,20 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     {
         ctx.out.warn(&format!(
             "{} is in Android shared storage, where other apps can read the plaintext",
-            p.display()
+            super::output::untrusted_path(p)
         ));
     }
 
     let sink = cio::create_output(output, false)?;
     let to_file = sink.is_file();
+    let all_or_nothing = sink.is_all_or_nothing();
     let mut out = Counted {
-        inner: sink,
+        inner: terminal_guard(sink, output),
         written: 0,
     };
     match opened.decrypt_payload(&mut reader, &mut out) {
         Ok(bytes) => {
-            out.inner.commit()?;
+            out.inner.into_inner().commit()?;
             let out_name = match output {
                 Some(p) if to_file => p.display().to_string(),
                 _ => "stdout".into(),
@@ -394,7 +437,7 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
             Ok(())
         }
         Err(e) => {
-            let written = if to_file {
+            let written = if all_or_nothing {
                 None
             } else {
                 // Whatever authenticated is out; make the count true.

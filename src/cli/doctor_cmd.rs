@@ -190,12 +190,10 @@ fn gather(ctx: &Context) -> Report {
         &crate::bench::environment::cpu_model(),
         &crate::bench::environment::cpu_features(),
     ));
+    let native = crate::suite::native::implementations();
     checks.push(native_check(
-        nexusq_native::selected().name(),
-        &nexusq_native::available()
-            .iter()
-            .map(|i| i.name())
-            .collect::<Vec<_>>(),
+        native.selected,
+        &native.available,
         ctx.backend()
             .map(|b| b.name())
             .map_err(|e| (e.message().to_string(), e.hint().to_string())),
@@ -298,7 +296,7 @@ impl VaultFacts {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => facts.error = Some(e.to_string()),
         }
-        facts.folder_mode = std::fs::metadata(storage::parent_folder(path))
+        facts.folder_mode = std::fs::metadata(crate::fs::parent_folder(path))
             .ok()
             .map(|m| m.mode() & 0o7777);
         facts
@@ -335,7 +333,7 @@ pub fn vault_file_check(path: &Path, facts: &VaultFacts) -> Check {
 /// group or others (a writable folder lets others replace the vault).
 pub fn permissions_check(path: &Path, facts: &VaultFacts, our_uid: u32) -> Check {
     let name = "vault_permissions";
-    let folder = storage::parent_folder(path);
+    let folder = crate::fs::parent_folder(path);
     let mut problems = Vec::new();
     let mut hints = Vec::new();
     let mut parts = Vec::new();
@@ -382,10 +380,10 @@ pub fn permissions_check(path: &Path, facts: &VaultFacts, our_uid: u32) -> Check
 /// Android shared storage, decided on the realpath of the vault's folder.
 pub fn shared_storage_check(path: &Path, data_dir: Option<&Path>) -> Check {
     let name = "shared_storage";
-    let folder = storage::parent_folder(path);
+    let folder = crate::fs::parent_folder(path);
     let real = std::fs::canonicalize(folder).ok();
     let shown = real.as_deref().unwrap_or(folder);
-    if storage::folder_is_shared_storage(path) {
+    if crate::fs::folder_is_shared_storage(path) {
         let target = data_dir
             .map(|d| format!("{}/nexusq/vault.nxq", d.display()))
             .unwrap_or_else(|| "Termux's home".to_string());
@@ -420,7 +418,7 @@ pub fn kdf_check(params: Option<&KdfParams>, ram: Option<u64>) -> Check {
             name,
             format!(
                 "no vault yet; new vaults get {} (the default); {bound}",
-                KdfParams::DEFAULT.describe()
+                KdfParams::for_new_vault().describe()
             ),
         );
     };
@@ -458,7 +456,7 @@ pub fn kdf_check(params: Option<&KdfParams>, ram: Option<u64>) -> Check {
              --kdf-memory-mib 64` lowers it",
         );
     }
-    let relation = if *p == default {
+    let relation = if (p.memory_kib, p.iterations) == (default.memory_kib, default.iterations) {
         "the default".to_string()
     } else {
         format!("at least the default, {}", default.describe())
@@ -471,7 +469,7 @@ pub fn kdf_check(params: Option<&KdfParams>, ram: Option<u64>) -> Check {
 fn unlock_time_check(params: Option<KdfParams>) -> Check {
     let (p, whose) = match params {
         Some(p) => (p, "the vault's parameters"),
-        None => (KdfParams::DEFAULT, "the default parameters"),
+        None => (KdfParams::for_new_vault(), "the default parameters"),
     };
     let password = Password::new(Zeroizing::new("nexusq doctor: not a password".into()));
     let salt = random_array();

@@ -2,7 +2,7 @@
 
 use super::Context;
 use crate::error::{Error, Result};
-use crate::vault::{self, Argon2id, atomic};
+use crate::vault::{self, Argon2id};
 use serde_json::json;
 use std::path::Path;
 
@@ -11,6 +11,7 @@ pub fn export(
     output: Option<&Path>,
     full_history: bool,
     unlock: bool,
+    age: bool,
 ) -> Result<()> {
     let path = ctx.vault_path()?;
     let file = vault::open(&path)?;
@@ -36,12 +37,15 @@ pub fn export(
              authenticated; check that the fingerprint is {fp} (or pass --unlock to check it)"
         ));
     }
+    if age {
+        return super::age_cmd::export_recipient(ctx, &public, output);
+    }
     let exported = public.export(full_history);
     let text = exported.to_armor();
     let generation = exported.newest().generation;
     match output {
         Some(o) if o != Path::new("-") => {
-            atomic::replace(o, text.as_bytes())?;
+            super::io::write_output(Some(o), text.as_bytes())?;
             ctx.out.json(&json!({
                 "fingerprint": fp,
                 "generation": generation,
@@ -50,7 +54,7 @@ pub fn export(
             }));
             ctx.out.note(&format!(
                 "wrote the public identity ({fp}, generation {generation}) to {}",
-                o.display()
+                super::output::untrusted_path(o)
             ));
         }
         _ => {
@@ -77,12 +81,44 @@ fn certificate_json(c: &crate::identity::Certificate, now: u64) -> serde_json::V
         "not_after": super::output::time(c.not_after),
         "expired": c.is_expired(now),
         "reason": c.reason,
+        "certificate_version": c.version,
+        "revokes_signing_keys_before": (c.signing_revoked_before > 0).then_some(c.signing_revoked_before),
     })
+}
+
+/// How `identity show` and `identity history` show a certificate's own revocation field.
+fn revokes_text(c: &crate::identity::Certificate) -> String {
+    if c.signing_revoked_before == 0 {
+        String::new()
+    } else {
+        format!(
+            "; revokes the signing keys of generations before {}",
+            c.signing_revoked_before
+        )
+    }
+}
+
+/// A reason as human output shows it: escaped and capped (someone else wrote it).
+fn reason_text(reason: &str, sep: &str) -> String {
+    if reason.is_empty() {
+        String::new()
+    } else {
+        format!("{sep}reason: {}", super::output::untrusted(reason))
+    }
+}
+
+fn scope_text(scope: crate::identity::RevocationScope) -> String {
+    match scope {
+        crate::identity::RevocationScope::Identity => "identity".to_string(),
+        crate::identity::RevocationScope::SigningKeysBefore(g) => {
+            format!("signing keys before generation {g}")
+        }
+    }
 }
 
 /// `nexusq identity show FILE`: what someone's export says, to compare out of band.
 pub fn show(ctx: &Context, file: &Path) -> Result<()> {
-    let what = file.display().to_string();
+    let what = super::output::untrusted_path(file);
     let identity = crate::identity::peer::parse_export(
         &super::io::read_small(file, "a public identity")?,
         &what,
@@ -101,13 +137,11 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
         .revocations
         .iter()
         .map(|r| {
-            let scope = match r.scope {
-                crate::identity::RevocationScope::Identity => "identity".to_string(),
-                crate::identity::RevocationScope::SigningKeysBefore(g) => {
-                    format!("signing keys before generation {g}")
-                }
-            };
-            json!({"scope": scope, "created": super::output::time(r.created), "reason": r.reason})
+            json!({
+                "scope": scope_text(r.scope),
+                "created": super::output::time(r.created),
+                "reason": r.reason,
+            })
         })
         .collect();
     ctx.out.json(&json!({
@@ -126,26 +160,24 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
     );
     for c in &identity.certificates {
         text.push_str(&format!(
-            "generation {}: created {}, valid until {}{}{}\n",
+            "generation {}: created {}, valid until {}{}{}{}\n",
             c.generation,
             super::output::time(c.created),
             super::output::time(c.not_after),
             if c.is_expired(now) { " (expired)" } else { "" },
-            if c.reason.is_empty() {
-                String::new()
-            } else {
-                format!(", reason: {}", c.reason)
-            },
+            revokes_text(c),
+            reason_text(&c.reason, ", "),
         ));
     }
     if full_history {
         text.push_str("history:     complete from generation 1, chain verified\n");
     }
-    for r in &revocations {
+    for r in &identity.revocations {
         text.push_str(&format!(
-            "REVOKED:     {} ({})\n",
-            r["scope"].as_str().unwrap_or(""),
-            r["created"].as_str().unwrap_or("")
+            "REVOKED:     {} ({}){}\n",
+            scope_text(r.scope),
+            super::output::time(r.created),
+            reason_text(&r.reason, ", "),
         ));
     }
     text.push_str("Compare the fingerprint with its owner over a channel you trust.");
@@ -195,7 +227,7 @@ pub fn history(ctx: &Context) -> Result<()> {
     let mut text = format!("fingerprint: {fp}\n");
     for c in &public.certificates {
         text.push_str(&format!(
-            "generation {:>3}  {}  valid until {}{}  {}{}\n",
+            "generation {:>3}  {}  valid until {}{}  {}{}{}\n",
             c.generation,
             super::output::time(c.created),
             super::output::time(c.not_after),
@@ -205,11 +237,8 @@ pub fn history(ctx: &Context) -> Result<()> {
             } else {
                 "superseded"
             },
-            if c.reason.is_empty() {
-                String::new()
-            } else {
-                format!("  reason: {}", c.reason)
-            },
+            revokes_text(c),
+            reason_text(&c.reason, "  "),
         ));
     }
     text.push_str(match &chain {
@@ -237,28 +266,50 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>) -> Result<()> {
             Error::check(
                 format!(
                     "{} is not a nexusq revocation statement: it {}",
-                    file.display(),
+                    super::output::untrusted_path(file),
                     e.0
                 ),
                 hint,
             )
         })?;
-    let revocation = crate::identity::Revocation::decode(&raw)
-        .map_err(|e| Error::check(format!("{} is damaged: {}", file.display(), e.0), hint))?;
+    let revocation = crate::identity::Revocation::decode(&raw).map_err(|e| {
+        Error::check(
+            format!(
+                "{} is damaged: {}",
+                super::output::untrusted_path(file),
+                e.0
+            ),
+            hint,
+        )
+    })?;
+    let scope = revocation.scope;
     let password = ctx.password(false)?;
     let (public, added) = vault::publish_revocation(&path, &password, &save, revocation, backend)?;
     let text = public.export(false).to_armor();
     let fp = public.root_id().fingerprint().to_string();
     if let Some(o) = output.filter(|o| *o != Path::new("-")) {
-        atomic::replace(o, text.as_bytes())?;
+        super::io::write_output(Some(o), text.as_bytes())?;
     } else if !ctx.global.json {
         print!("{text}");
     }
-    ctx.out
-        .json(&json!({"fingerprint": fp, "revoked": true, "newly_added": added}));
-    ctx.out.warn(&format!(
-        "identity {fp} is now marked revoked{}; share the export above so others stop trusting it",
-        if added { "" } else { " (it already was)" }
-    ));
+    let whole = scope == crate::identity::RevocationScope::Identity;
+    ctx.out.json(&json!({
+        "fingerprint": fp,
+        "revoked": whole,
+        "scope": scope_text(scope),
+        "newly_added": added,
+    }));
+    let already = if added { "" } else { " (it already was)" };
+    match scope {
+        crate::identity::RevocationScope::Identity => ctx.out.warn(&format!(
+            "identity {fp} is now marked revoked{already}; share the export above so others \
+             stop trusting it"
+        )),
+        crate::identity::RevocationScope::SigningKeysBefore(g) => ctx.out.warn(&format!(
+            "the signing keys of generations before {g} of identity {fp} are now marked \
+             revoked{already}; the identity itself is not revoked, and generation {g} and \
+             later stay trusted; share the export above so others refuse the old keys"
+        )),
+    }
     Ok(())
 }

@@ -4,7 +4,7 @@ use super::{Context, kdf_json, kdf_params, now, output};
 use crate::armor;
 use crate::error::{Error, Result};
 use crate::identity::revocation;
-use crate::vault::{self, KdfParams, atomic, storage};
+use crate::vault::{self, KdfParams};
 use std::path::{Path, PathBuf};
 
 fn default_revocation_path(vault: &Path) -> PathBuf {
@@ -27,7 +27,7 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
             "use it (`nexusq vault open`), or pass --vault PATH to create another one elsewhere",
         ));
     }
-    let folder = storage::parent_folder(&path).to_path_buf();
+    let folder = crate::fs::parent_folder(&path).to_path_buf();
     if !folder.exists() {
         let chosen_by_user = ctx.global.vault.is_some()
             || std::env::var_os("NEXUSQ_VAULT").is_some_and(|v| !v.is_empty());
@@ -57,7 +57,7 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
             "write the revocation statement to a file with --revocation-out FILE",
         ));
     }
-    let params = kdf_params(&ctx.out, &args.kdf, KdfParams::DEFAULT)?;
+    let params = kdf_params(&ctx.out, &args.kdf, KdfParams::for_new_vault())?;
     let password = ctx.password(true)?;
     ctx.out
         .note("creating the identity (SLH-DSA root, generation 1) and the vault...");
@@ -68,7 +68,7 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
             print!("{text}");
             Ok(())
         } else {
-            atomic::create_new_private(&revocation_out, text.as_bytes())?;
+            crate::fs::create_new(&revocation_out, text.as_bytes())?;
             wrote_revocation.set(true);
             Ok(())
         }

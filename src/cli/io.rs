@@ -1,11 +1,11 @@
 //! Files and streams for the commands: bounded reads of small inputs, FILE-or-stdin inputs,
-//! and outputs that appear only when complete (temporary file, then rename).
+//! and `-o` outputs (through `crate::fs`: a file appears only when complete; devices, FIFOs
+//! and `/dev/stdout` are written into directly; a vault is never overwritten).
 
 use crate::error::{Error, Result};
-use crate::vault::storage::parent_folder;
-use std::fs::{File, OpenOptions};
+use crate::fs::output::{self, OutputFile, OutputKind};
+use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 
 /// Largest export, signature or envelope nexusq reads (they are tens of KiB).
@@ -59,75 +59,102 @@ pub fn open_input(path: Option<&Path>) -> Result<Box<dyn Read>> {
     }
 }
 
-/// Where a command's output goes. A file output is written to a temporary file beside it
-/// and renamed into place by [`Sink::commit`]; dropped uncommitted, it leaves nothing behind.
+/// Where a command's output goes: stdout, or an `-o` path as `crate::fs::output` decides (a
+/// file replaced whole on [`Sink::commit`], or a device, FIFO or descriptor written directly).
 pub enum Sink {
     Stdout(std::io::Stdout),
-    File {
-        tmp: PathBuf,
-        target: PathBuf,
-        file: Option<File>,
-    },
+    File { out: OutputFile, path: PathBuf },
 }
 
 /// `-o FILE`, `-o -` (stdout, even a terminal) or nothing (stdout). Binary output to a
-/// terminal is refused unless forced with `-o -`.
+/// terminal is refused unless forced with `-o -`; an existing vault is never overwritten.
 pub fn create_output(path: Option<&Path>, binary: bool) -> Result<Sink> {
+    let refuse_terminal = || {
+        Error::usage(
+            "refusing to write binary data to the terminal",
+            "redirect it, pass -o FILE, use --armor for text, or -o - to force it",
+        )
+    };
     match path {
         Some(p) if p == Path::new("-") => Ok(Sink::Stdout(std::io::stdout())),
         None => {
             if binary && std::io::stdout().is_terminal() {
-                return Err(Error::usage(
-                    "refusing to write binary data to the terminal",
-                    "redirect it, pass -o FILE, use --armor for text, or -o - to force it",
-                ));
+                return Err(refuse_terminal());
             }
             Ok(Sink::Stdout(std::io::stdout()))
         }
         Some(p) => {
-            let tmp = crate::vault::atomic::temp_path(p);
-            let file = OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&tmp)
-                .map_err(|e| Error::io_at("create", &tmp, &e))?;
+            let kind = output::classify(p)?;
+            if let OutputKind::Replace(target) = &kind {
+                refuse_vault(p, target)?;
+            }
+            let out = OutputFile::create(&kind, p)?;
+            if binary && out.is_terminal() {
+                return Err(refuse_terminal());
+            }
             Ok(Sink::File {
-                tmp,
-                target: p.to_path_buf(),
-                file: Some(file),
+                out,
+                path: p.to_path_buf(),
             })
         }
     }
 }
 
+/// Write a small output whole: `-o FILE` as [`create_output`] does, or stdout.
+pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
+    let mut sink = create_output(path, false)?;
+    sink.write_all(bytes).map_err(|e| match &sink {
+        Sink::File { path, .. } => Error::io_at("write", path, &e),
+        Sink::Stdout(_) => Error::io(
+            format!("cannot write to stdout: {e}"),
+            "check where the output goes",
+        ),
+    })?;
+    sink.commit()
+}
+
+/// Vaults and encrypted files are both `.nxq`: an output never replaces a vault.
+fn refuse_vault(given: &Path, target: &Path) -> Result<()> {
+    let mut magic = [0u8; 4];
+    let is_vault = File::open(target)
+        .and_then(|mut f| f.read_exact(&mut magic))
+        .is_ok()
+        && &magic == crate::vault::format::MAGIC;
+    if is_vault {
+        let shown = if given == target {
+            given.display().to_string()
+        } else {
+            format!("{} (-> {})", given.display(), target.display())
+        };
+        return Err(Error::usage(
+            format!("refusing to write over {shown}: it is a nexusq vault"),
+            "choose another -o path; to replace the vault on purpose, move it away first",
+        ));
+    }
+    Ok(())
+}
+
 impl Sink {
+    /// An `-o` path (a file, device or descriptor), not stdout.
     pub fn is_file(&self) -> bool {
         matches!(self, Sink::File { .. })
     }
 
-    /// Make the output final: flush stdout, or fsync and rename the temporary file.
-    pub fn commit(mut self) -> Result<()> {
-        match &mut self {
-            Sink::Stdout(s) => s.flush().map_err(|e| {
+    /// Whether a failure leaves no partial output (stdout and devices keep what was written).
+    pub fn is_all_or_nothing(&self) -> bool {
+        matches!(self, Sink::File { out, .. } if out.is_all_or_nothing())
+    }
+
+    /// Make the output final: flush stdout, or rename the file into place.
+    pub fn commit(self) -> Result<()> {
+        match self {
+            Sink::Stdout(mut s) => s.flush().map_err(|e| {
                 Error::io(
                     format!("cannot write to stdout: {e}"),
                     "check where the output goes",
                 )
             }),
-            Sink::File { tmp, target, file } => {
-                let f = file.take().expect("committed once");
-                f.sync_all().map_err(|e| Error::io_at("sync", tmp, &e))?;
-                drop(f);
-                std::fs::rename(&*tmp, &*target)
-                    .map_err(|e| Error::io_at("replace", target, &e))?;
-                if let Ok(dir) = File::open(parent_folder(target)) {
-                    let _ = dir.sync_all();
-                }
-                // Renamed: nothing left to clean up.
-                *tmp = PathBuf::new();
-                Ok(())
-            }
+            Sink::File { out, .. } => out.commit(),
         }
     }
 }
@@ -136,24 +163,14 @@ impl Write for Sink {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         match self {
             Sink::Stdout(s) => s.write(buf),
-            Sink::File { file, .. } => file.as_mut().expect("open until commit").write(buf),
+            Sink::File { out, .. } => out.write(buf),
         }
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
         match self {
             Sink::Stdout(s) => s.flush(),
-            Sink::File { file, .. } => file.as_mut().map_or(Ok(()), |f| f.flush()),
-        }
-    }
-}
-
-impl Drop for Sink {
-    fn drop(&mut self) {
-        if let Sink::File { tmp, .. } = self
-            && !tmp.as_os_str().is_empty()
-        {
-            let _ = std::fs::remove_file(&*tmp);
+            Sink::File { out, .. } => out.flush(),
         }
     }
 }
@@ -167,6 +184,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out");
         let mut sink = create_output(Some(&target), true).unwrap();
+        assert!(sink.is_all_or_nothing());
         sink.write_all(b"partial").unwrap();
         assert!(!target.exists());
         drop(sink);
@@ -180,5 +198,28 @@ mod tests {
         sink.commit().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"whole");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn a_vault_is_never_an_output() {
+        let dir = tempfile::tempdir().unwrap();
+        let vault = dir.path().join("v.nxq");
+        std::fs::write(&vault, b"NXQV and the rest of a vault").unwrap();
+        let link = dir.path().join("link.nxq");
+        std::os::unix::fs::symlink(&vault, &link).unwrap();
+        for p in [&vault, &link] {
+            let e = create_output(Some(p), true).err().expect("refused");
+            assert_eq!(e.exit(), crate::error::Exit::Usage);
+            assert!(e.message().contains("nexusq vault"), "{}", e.message());
+        }
+        assert_eq!(
+            std::fs::read(&vault).unwrap(),
+            b"NXQV and the rest of a vault"
+        );
+        // An encrypted file (or anything else) is replaced as usual.
+        let other = dir.path().join("f.nxq");
+        std::fs::write(&other, b"NXQF...").unwrap();
+        write_output(Some(&other), b"new").unwrap();
+        assert_eq!(std::fs::read(&other).unwrap(), b"new");
     }
 }

@@ -5,7 +5,7 @@ use super::args::{DecapsulateArgs, EncapsulateArgs, KemSuiteArg};
 use super::io::{create_output, read_small};
 use crate::error::{Error, Result};
 use crate::identity::envelope::{self, Envelope};
-use crate::identity::peer;
+use crate::identity::{MissingKey, peer};
 use crate::secret::SecretBytes;
 use crate::suite::hybrid_kem::{self, KemLevel};
 use serde_json::json;
@@ -43,7 +43,7 @@ fn print_secret(ctx: &Context, ss: &SecretBytes<32>, extra: serde_json::Value) {
 pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
     let backend = ctx.backend()?;
     let expected = peer::parse_fingerprints(&args.peer.expect_fingerprint)?;
-    let what = format!("{}", args.to.display());
+    let what = super::output::untrusted_path(&args.to);
     let identity = peer::parse_export(&read_small(&args.to, "a public identity")?, &what, backend)?;
     let root_id = identity.root_id();
     let fp = root_id.fingerprint();
@@ -53,6 +53,7 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
         args.suite.level().suite().name()
     ));
     peer::check_expected(&root_id, &expected)?;
+    peer::check_all_expected_present(&[root_id], &expected)?;
     let level = args.suite.level();
     let (cert, pk) = peer::encryption_key(&identity, level, super::now(), args.peer.allow_expired)?;
     let (ct, ss) = hybrid_kem::encapsulate(backend, level, pk).map_err(|e| {
@@ -85,9 +86,8 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
 }
 
 pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
-    let backend = ctx.backend()?;
     let bytes = read_small(&args.input, "a KEM envelope")?;
-    let what = args.input.display().to_string();
+    let what = super::output::untrusted_path(&args.input);
     // Decode before asking for the password, so a defective file fails at once.
     let (level, generation, ciphertext, envelope) = if args.raw {
         let level = args.suite.level();
@@ -131,33 +131,29 @@ pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
         }
     }
     let unlocked = ctx.unlock()?;
-    let secrets = unlocked
-        .secrets
-        .generations
-        .iter()
-        .find(|g| g.generation == generation)
-        .ok_or_else(|| {
-            Error::check(
+    let fingerprint = unlocked.file.public.root_id().fingerprint().to_string();
+    let keys = unlocked.into_decryption_keys();
+    let key = keys
+        .find(generation, level)
+        .map_err(|missing| match missing {
+            MissingKey::NoSuchGeneration => Error::check(
                 format!("{what} is for generation {generation}, which this vault does not have"),
                 "check `nexusq vault open` for the generations this vault holds",
-            )
+            ),
+            MissingKey::Retired => Error::check(
+                format!(
+                    "the keys of generation {generation} were retired (erased) from this vault"
+                ),
+                "files and envelopes made for retired generations can no longer be opened",
+            ),
         })?;
-    let kem = secrets.kem.as_ref().ok_or_else(|| {
-        Error::check(
-            format!("the keys of generation {generation} were retired (erased) from this vault"),
-            "files and envelopes made for retired generations can no longer be opened",
-        )
-    })?;
-    let seed = match level {
-        KemLevel::MlKem768 => &kem.xwing,
-        KemLevel::MlKem1024 => &kem.mlkem1024_x25519,
-    };
-    let ss = hybrid_kem::decapsulate(backend, level, seed, &ciphertext).map_err(|e| {
+    let ss = key.key().decapsulate(&ciphertext).map_err(|e| {
         Error::check(
             format!("{what}: {e}"),
             "the ciphertext is damaged or forged",
         )
     })?;
+    drop(keys);
     if let Some(env) = &envelope
         && !env.confirms(&ss)
     {
@@ -170,7 +166,7 @@ pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
         ctx,
         &ss,
         json!({
-            "fingerprint": unlocked.file.public.root_id().fingerprint().to_string(),
+            "fingerprint": fingerprint,
             "generation": generation,
             "suite": level.suite().name(),
             "confirmed": envelope.is_some(),

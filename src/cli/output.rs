@@ -1,8 +1,23 @@
 //! Everything the program shows: data on stdout, messages on stderr, colour only on a terminal
 //! and never with NO_COLOR.
+//!
+//! Text that others control (reasons, lines of a hostile file, file names) is shown through
+//! [`untrusted`], the one helper that escapes and caps it (defined in the leaf module
+//! `crate::untrusted`, so that error texts built in the library use the same rule). Every
+//! message and line of human output also passes [`crate::untrusted::scrub`] on its way out, a
+//! safety net that escapes any terminal control that slipped through. `--json` output is exact:
+//! JSON escaping makes it inert.
 
+use crate::untrusted::{NotText, TextStream, scrub};
 use serde_json::Value;
-use std::io::{IsTerminal, Write};
+use std::io::{self, IsTerminal, Write};
+
+/// Escape and cap a piece of text that someone else controls, for human output.
+pub use crate::untrusted::escape as untrusted;
+/// [`untrusted`] for bytes that may not be UTF-8.
+pub use crate::untrusted::escape_bytes as untrusted_bytes;
+/// [`untrusted`] for a file name.
+pub use crate::untrusted::path as untrusted_path;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Output {
@@ -30,17 +45,17 @@ impl Output {
     }
 
     pub fn warn(&self, msg: &str) {
-        eprintln!("{} {msg}", self.paint("33;1", "warning:"));
+        eprintln!("{} {}", self.paint("33;1", "warning:"), scrub(msg));
     }
 
     pub fn note(&self, msg: &str) {
-        eprintln!("{msg}");
+        eprintln!("{}", scrub(msg));
     }
 
     pub fn error(&self, err: &crate::error::Error) {
-        eprintln!("{} {}", self.paint("31;1", "error:"), err.message());
+        eprintln!("{} {}", self.paint("31;1", "error:"), scrub(err.message()));
         if !err.hint().is_empty() {
-            eprintln!("{} {}", self.paint("36", "hint:"), err.hint());
+            eprintln!("{} {}", self.paint("36", "hint:"), scrub(err.hint()));
         }
     }
 
@@ -48,7 +63,7 @@ impl Output {
     pub fn data(&self, text: &str) {
         if !self.json {
             let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{text}");
+            let _ = writeln!(out, "{}", scrub(text));
         }
     }
 
@@ -68,9 +83,84 @@ pub fn use_color(no_color_set: bool, stderr_is_terminal: bool) -> bool {
 
 pub use crate::time::rfc3339 as time;
 
+/// Why [`TerminalGuard`] stopped a write; found in the `io::Error` it returns.
+#[derive(Debug)]
+pub struct RefusedOnTerminal(pub NotText);
+
+impl std::fmt::Display for RefusedOnTerminal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} at byte {}", self.0.what, self.0.offset)
+    }
+}
+
+impl std::error::Error for RefusedOnTerminal {}
+
+/// Was this write error a [`TerminalGuard`] refusal?
+pub fn refused_on_terminal(err: &io::Error) -> Option<&NotText> {
+    err.get_ref()?
+        .downcast_ref::<RefusedOnTerminal>()
+        .map(|r| &r.0)
+}
+
+/// Plaintext on its way to a terminal: each buffer is checked whole, before any of it is
+/// written, and refused (an `InvalidData` error carrying [`RefusedOnTerminal`]) when it is not
+/// UTF-8 text or holds a control character other than tab, CR and LF. Callers write one
+/// authenticated chunk per call, so nothing of a refused chunk reaches the terminal. Disabled,
+/// it passes everything through (a file, a pipe, or `-o -`).
+pub struct TerminalGuard<W: Write> {
+    inner: W,
+    check: Option<TextStream>,
+}
+
+impl<W: Write> TerminalGuard<W> {
+    pub fn new(inner: W, enabled: bool) -> Self {
+        TerminalGuard {
+            inner,
+            check: enabled.then(TextStream::new),
+        }
+    }
+
+    pub fn into_inner(self) -> W {
+        self.inner
+    }
+}
+
+impl<W: Write> Write for TerminalGuard<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let Some(check) = &mut self.check else {
+            return self.inner.write(buf);
+        };
+        check
+            .feed(buf)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, RefusedOnTerminal(e)))?;
+        // All of it, so the next call is the next piece of the stream.
+        self.inner.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn terminal_guard_writes_nothing_of_a_refused_buffer() {
+        let mut g = TerminalGuard::new(Vec::new(), true);
+        g.write_all(b"line one\n").unwrap();
+        let e = g.write_all(b"two\x1b]0;pwned\x07\n").unwrap_err();
+        let refused = refused_on_terminal(&e).expect("a refusal");
+        assert_eq!(refused.offset, 12);
+        assert_eq!(g.into_inner(), b"line one\n");
+        // Disabled: bytes pass unchanged.
+        let mut g = TerminalGuard::new(Vec::new(), false);
+        g.write_all(b"\x1b[2J").unwrap();
+        assert_eq!(g.into_inner(), b"\x1b[2J");
+        assert!(refused_on_terminal(&io::Error::other("x")).is_none());
+    }
 
     #[test]
     fn colour_rules() {

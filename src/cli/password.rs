@@ -3,7 +3,6 @@
 
 use crate::error::{Error, Result};
 use crate::secret::Password;
-use crate::vault::storage;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use zeroize::Zeroizing;
@@ -191,7 +190,7 @@ fn password_file_warnings(path: &Path) -> Vec<String> {
         ));
     }
     let shared = std::fs::canonicalize(path)
-        .map(|p| storage::is_shared_storage(&p))
+        .map(|p| crate::fs::is_shared_storage(&p))
         .unwrap_or(false);
     if shared {
         out.push(format!(
@@ -208,10 +207,15 @@ fn prompt(what: &str, confirm: bool) -> Result<Password> {
     if !terminal_available() {
         return Err(no_terminal(what));
     }
+    restore_terminal_on_interrupt();
     let ask = |prompt: &str| {
         rpassword::prompt_password(prompt)
             .map(|s| Password::new(Zeroizing::new(s)))
             .map_err(|e| {
+                // Ctrl-C: the prompt raised SIGINT; the handler ends the process (exit 130).
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    crate::fs::cleanup::wait_for_handler(std::time::Duration::from_secs(2));
+                }
                 Error::io(
                     format!("cannot read the {what} from the terminal: {e}"),
                     "try again, or use --password-file",
@@ -235,6 +239,30 @@ fn prompt(what: &str, confirm: bool) -> Result<Password> {
         }
     }
     Ok(first)
+}
+
+/// The prompt turns echo off; a Ctrl-C there ends the process through the signal handler of
+/// `crate::fs::cleanup`, which may exit before the prompt puts the terminal back. So the
+/// handler puts back the terminal settings of the first prompt, saved here (once).
+fn restore_terminal_on_interrupt() {
+    static SAVED: std::sync::Once = std::sync::Once::new();
+    SAVED.call_once(|| {
+        let Ok(tty) = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+        else {
+            return;
+        };
+        let Ok(settings) = rustix::termios::tcgetattr(&tty) else {
+            return;
+        };
+        // Best effort: without the hook, a Ctrl-C may leave echo off (`stty sane` fixes it).
+        let _ = crate::fs::cleanup::on_interrupt(move || {
+            let _ =
+                rustix::termios::tcsetattr(&tty, rustix::termios::OptionalActions::Now, &settings);
+        });
+    });
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use super::Context;
 use super::args::RotateArgs;
 use crate::error::{Error, Result};
-use crate::identity::rotation::RotateOptions;
+use crate::identity::rotation::{self, RotateOptions};
 use crate::vault;
 use serde_json::json;
 use std::io::{BufRead, Write};
@@ -44,25 +44,27 @@ pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
     let path = ctx.vault_path()?;
     let backend = ctx.backend()?;
     let save = ctx.save_options()?;
-    let rotation = RotateOptions {
+    let mut rotation = RotateOptions {
         reason: args.reason.clone(),
         validity_days: args.validity,
         compromised: args.compromised,
         retire_older_than: args.retire_older_than,
+        confirmed_retire: None,
     };
     rotation.check()?;
     // Read the public part first: a missing or damaged vault fails before any prompt.
     let current = vault::open(&path)?;
-    if let Some(n) = args.retire_older_than {
-        let total = current.public.certificates.len() + 1;
-        let count = total.saturating_sub(n as usize);
-        if count > 0 && !args.yes {
-            let gens: Vec<String> = current.public.certificates[..count]
-                .iter()
-                .map(|c| c.generation.to_string())
-                .collect();
+    if let Some(n) = args.retire_older_than
+        && !args.yes
+    {
+        // What the user agrees to here is checked again under the vault's lock: a rotation in
+        // between (a scheduled job) changes the set, and then nothing is done.
+        let planned = rotation::retire_set(&current.public, n);
+        if !planned.is_empty() {
+            let gens: Vec<String> = planned.iter().map(u32::to_string).collect();
             confirm_retire(&gens.join(", "))?;
         }
+        rotation.confirmed_retire = Some(planned);
     }
     let password = ctx.password(false)?;
     let (report, public) =

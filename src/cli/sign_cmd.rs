@@ -56,7 +56,7 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
             ctx.out.note(&format!(
                 "signed {} as {fp}, generation {generation}; signature written to {}",
                 input_name(input),
-                path.display()
+                super::output::untrusted_path(path)
             ));
         }
         None if ctx.global.json => ctx.out.json(&json!({
@@ -101,14 +101,14 @@ fn verify_inner(ctx: &Context, args: &VerifyArgs) -> Result<()> {
         None => None,
     };
     // The signature first: a defective one fails before anything else is read.
-    let sig_name = args.sig.display().to_string();
+    let sig_name = super::output::untrusted_path(&args.sig);
     let sig = DetachedSignature::parse(&read_small(&args.sig, "a signature")?, &sig_name)?;
 
     // The trusted root: an identity file, else --expect-fingerprint alone, else the vault.
     let identity;
     let (trust, source) = match (&args.identity, expected) {
         (Some(path), _) => {
-            let what = path.display().to_string();
+            let what = super::output::untrusted_path(path);
             identity = peer::parse_export(&read_small(path, "a public identity")?, &what, backend)?;
             (
                 Trust::Identity {
@@ -128,7 +128,7 @@ fn verify_inner(ctx: &Context, args: &VerifyArgs) -> Result<()> {
                 return Err(Error::vault(
                     format!(
                         "no vault at {}, so no identity to verify against",
-                        path.display()
+                        super::output::untrusted_path(&path)
                     ),
                     "pass the signer's export with --identity FILE (or --expect-fingerprint FP), \
                      or point --vault at your vault",
@@ -146,7 +146,7 @@ fn verify_inner(ctx: &Context, args: &VerifyArgs) -> Result<()> {
                     identity: &identity,
                     expected: None,
                 },
-                format!("this vault's own, {}", path.display()),
+                format!("this vault's own, {}", super::output::untrusted_path(&path)),
             )
         }
     };

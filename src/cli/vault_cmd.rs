@@ -4,7 +4,7 @@ use super::{Context, kdf_json, kdf_params, output};
 use crate::error::Result;
 use crate::identity::PublicIdentity;
 use crate::suite::SuiteId;
-use crate::vault::{self, Argon2id, VaultFile, storage};
+use crate::vault::{self, Argon2id, VaultFile};
 use serde_json::json;
 
 fn suites() -> Vec<&'static str> {
@@ -65,14 +65,29 @@ pub fn open(ctx: &Context) -> Result<()> {
     obj.insert("expired".into(), json!(expired));
     obj.insert(
         "shared_storage".into(),
-        json!(storage::folder_is_shared_storage(&path)),
+        json!(crate::fs::folder_is_shared_storage(&path)),
+    );
+    // A link (dotfiles-style) is followed: writers lock and replace the file it points to.
+    let target = vault::resolve(&path)?;
+    let linked = target != path;
+    obj.insert(
+        "target".into(),
+        json!(linked.then(|| target.display().to_string())),
     );
     ctx.out.json(&j);
     ctx.out.data(&format!(
-        "vault:       {}\nstatus:      intact (not authenticated: unlock checks it)\n\
+        "vault:       {}{}\nstatus:      intact (not authenticated: unlock checks it)\n\
          fingerprint: {}\ngeneration:  {} ({} in history)\nkdf:         {}\n\
          suites:      {} (root: {})\ncreated:     {}\nvalid until: {}{}",
-        path.display(),
+        output::untrusted_path(&path),
+        if linked {
+            format!(
+                "\n             a symbolic link to {}: saves replace that file, in its folder",
+                output::untrusted_path(&target)
+            )
+        } else {
+            String::new()
+        },
         public.root_id().fingerprint(),
         cert.generation,
         public.certificates.len(),
@@ -113,14 +128,19 @@ pub fn passwd(ctx: &Context, kdf: &super::args::KdfArgs) -> Result<()> {
     let opts = ctx.save_options()?;
     // Read and check the file first so a missing or corrupted vault fails before any prompt.
     let current = vault::open(&path)?;
-    let new_params = if kdf.any() {
-        Some(kdf_params(&ctx.out, kdf, current.header.kdf)?)
+    // --kdf-* changes some parameters and keeps the others from this read; under the lock,
+    // the vault must still hold what was read, or nothing is done.
+    let (new_params, based_on) = if kdf.any() {
+        (
+            Some(kdf_params(&ctx.out, kdf, current.header.kdf)?),
+            Some(current.header.kdf),
+        )
     } else {
-        None
+        (None, None)
     };
     let old = ctx.password(false)?;
     let new = ctx.new_password()?;
-    let params = vault::change_password(&path, &old, &new, new_params, &opts, backend)?;
+    let params = vault::change_password(&path, &old, &new, new_params, based_on, &opts, backend)?;
     ctx.out.json(&json!({
         "vault": path.display().to_string(),
         "changed": true,
@@ -128,7 +148,7 @@ pub fn passwd(ctx: &Context, kdf: &super::args::KdfArgs) -> Result<()> {
     }));
     ctx.out.data(&format!(
         "password changed for {}\nkdf: {}",
-        path.display(),
+        output::untrusted_path(&path),
         params.describe()
     ));
     ctx.out

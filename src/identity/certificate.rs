@@ -1,11 +1,19 @@
 //! Generation certificates (DESIGN.md section 3.1), signed directly by the root.
 //!
 //! Encoding (big-endian; docs/identity-format.md):
-//! `"NXQC" || u8 version=1 || root_id(32) || u32 g || u64 created || u64 not_after ||
+//! `"NXQC" || u8 version || root_id(32) || u32 g || u64 created || u64 not_after ||
 //!  u8 key_count=3 || 3 x (u16 suite || u16 len || public key) || prev_hash(32) ||
-//!  u16 reason_len || reason (UTF-8, at most 200 bytes) || signature (17088)`.
+//!  [version 2: u32 signing_revoked_before] || u16 reason_len || reason (UTF-8, at most 200
+//!  bytes) || signature (17088)`.
 //! The root signs everything before the signature with SLH-DSA, context "nexusq/cert/v1".
 //! prev_hash is SHA3-256 of the whole encoded certificate g-1 (zeros for g = 1).
+//!
+//! Version 2 (written since issue 15) carries `signing_revoked_before`: 0, or n in 2..=g,
+//! meaning "the signing keys of every generation before n are revoked" (`rotate
+//! --compromised`, carried forward by every later certificate). Because the root signs it, a
+//! relay cannot strip it the way it can drop a separate revocation statement. A version 2
+//! reason holds no control or bidi character (see `crate::untrusted`); version 1 certificates
+//! are still read and verified as they were, and their reasons are escaped when shown.
 
 use super::root_id::RootId;
 use crate::suite::root_sig::{self, RootSecret};
@@ -14,7 +22,10 @@ use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
 use sha3::{Digest, Sha3_256};
 
 const MAGIC: &[u8; 4] = b"NXQC";
-const VERSION: u8 = 1;
+/// The version nexusq writes.
+pub const VERSION: u8 = 2;
+/// The first version, still read and verified.
+pub const VERSION_1: u8 = 1;
 pub const CONTEXT: &[u8] = b"nexusq/cert/v1";
 pub const MAX_REASON_LEN: usize = 200;
 
@@ -41,17 +52,40 @@ impl GenerationKeys {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Certificate {
+    /// 1 or 2 ([`VERSION`]); version 1 has no `signing_revoked_before` field.
+    pub version: u8,
     pub root_id: RootId,
     pub generation: u32,
     pub created: u64,
     pub not_after: u64,
     pub keys: GenerationKeys,
     pub prev_hash: [u8; 32],
+    /// The signing keys of every generation before this one are revoked (0: none). Always 0
+    /// in version 1.
+    pub signing_revoked_before: u32,
     pub reason: String,
     pub signature: Vec<u8>,
 }
 
+/// Why a reason is refused, for [`Certificate`] and revocation statements alike: too long, or
+/// holding a character that a terminal would act on. `None` when it is fine.
+pub fn reason_defect(reason: &str) -> Option<String> {
+    if reason.len() > MAX_REASON_LEN {
+        return Some(format!(
+            "is {} bytes; at most {MAX_REASON_LEN} are allowed",
+            reason.len()
+        ));
+    }
+    crate::untrusted::forbidden_in_reason(reason).map(|c| {
+        format!(
+            "holds the control character {}; a reason is one line of visible text",
+            crate::untrusted::describe(c)
+        )
+    })
+}
+
 impl Certificate {
+    /// A version 2 certificate that revokes nothing. See [`Certificate::sign`] for the rest.
     #[allow(clippy::too_many_arguments)]
     pub fn issue(
         root: &RootSecret,
@@ -64,29 +98,49 @@ impl Certificate {
         prev_hash: [u8; 32],
         reason: String,
     ) -> Self {
+        Self::sign(
+            root,
+            backend,
+            Certificate {
+                version: VERSION,
+                root_id,
+                generation,
+                created,
+                not_after,
+                keys,
+                prev_hash,
+                signing_revoked_before: 0,
+                reason,
+                signature: Vec::new(),
+            },
+        )
+    }
+
+    /// Sign `body` with the root (its `signature` field is replaced). Callers check the
+    /// reason ([`reason_defect`]) and the revocation field first.
+    pub fn sign(root: &RootSecret, backend: &dyn Backend, mut body: Certificate) -> Self {
         assert!(
-            reason.len() <= MAX_REASON_LEN,
-            "callers check the reason length"
+            reason_defect(&body.reason).is_none(),
+            "callers check the reason"
         );
-        let mut cert = Certificate {
-            root_id,
-            generation,
-            created,
-            not_after,
-            keys,
-            prev_hash,
-            reason,
-            signature: Vec::new(),
-        };
-        cert.signature = root.sign(backend, &cert.to_be_signed(), CONTEXT);
-        cert
+        assert!(
+            body.version == VERSION || body.signing_revoked_before == 0,
+            "version 1 has no revocation field"
+        );
+        assert!(
+            body.signing_revoked_before == 0
+                || (2..=body.generation).contains(&body.signing_revoked_before),
+            "callers check the revocation field"
+        );
+        body.signature = root.sign(backend, &body.to_be_signed(), CONTEXT);
+        body
     }
 
     /// The bytes the root signs.
     pub fn to_be_signed(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.bytes(MAGIC)
-            .u8(VERSION)
+            .u8(self.version)
             .bytes(&self.root_id.0)
             .u32(self.generation)
             .u64(self.created)
@@ -95,7 +149,11 @@ impl Certificate {
         for (suite, pk) in self.keys.entries() {
             w.u16(suite.to_u16()).bytes_u16(pk);
         }
-        w.bytes(&self.prev_hash).bytes_u16(self.reason.as_bytes());
+        w.bytes(&self.prev_hash);
+        if self.version >= VERSION {
+            w.u32(self.signing_revoked_before);
+        }
+        w.bytes_u16(self.reason.as_bytes());
         w.into_inner()
     }
 
@@ -115,7 +173,12 @@ impl Certificate {
     pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
         let mut r = Reader::new(bytes);
         r.expect_tag(MAGIC, "certificate")?;
-        r.version(VERSION, "certificate version")?;
+        let version = r.u8("certificate version")?;
+        if version != VERSION && version != VERSION_1 {
+            return Err(DecodeError(format!(
+                "certificate version {version} is not supported (made by a newer nexusq?)"
+            )));
+        }
         let root_id = RootId(r.array("certificate root_id")?);
         let generation = r.u32("certificate generation")?;
         if generation == 0 {
@@ -156,6 +219,18 @@ impl Certificate {
             keys.push(pk.to_vec());
         }
         let prev_hash = r.array("certificate prev_hash")?;
+        let signing_revoked_before = if version >= VERSION {
+            let n = r.u32("certificate signing_revoked_before")?;
+            if n == 1 || n > generation {
+                return Err(DecodeError(format!(
+                    "the certificate for generation {generation} revokes the signing keys \
+                     before generation {n}, which is not 0 or 2..={generation}"
+                )));
+            }
+            n
+        } else {
+            0
+        };
         let reason = r.bytes_u16("certificate reason")?;
         if reason.len() > MAX_REASON_LEN {
             return Err(DecodeError(
@@ -164,12 +239,23 @@ impl Certificate {
         }
         let reason = String::from_utf8(reason.to_vec())
             .map_err(|_| DecodeError("certificate reason is not UTF-8".into()))?;
+        // Version 1 was written before reasons were checked: read it as it is, show it escaped.
+        if version >= VERSION
+            && let Some(c) = crate::untrusted::forbidden_in_reason(&reason)
+        {
+            return Err(DecodeError(format!(
+                "the certificate reason of generation {generation} holds the control \
+                 character {} (nexusq never writes one)",
+                crate::untrusted::describe(c)
+            )));
+        }
         let signature = r
             .take(root_sig::SIGNATURE_LEN, "certificate signature")?
             .to_vec();
         r.finish("certificate")?;
         let mut keys = keys.into_iter();
         Ok(Certificate {
+            version,
             root_id,
             generation,
             created,
@@ -180,6 +266,7 @@ impl Certificate {
                 mldsa65_ed25519: keys.next().expect("three keys"),
             },
             prev_hash,
+            signing_revoked_before,
             reason,
             signature,
         })
@@ -200,7 +287,18 @@ impl Certificate {
     pub fn is_expired(&self, now: u64) -> bool {
         now > self.not_after
     }
+
+    /// May a signature claim to be made at `t` with this generation? Inside created..=not_after,
+    /// widened by [`CLOCK_SKEW_SECS`] on both sides.
+    pub fn covers_signing_time(&self, t: u64) -> bool {
+        t >= self.created.saturating_sub(CLOCK_SKEW_SECS)
+            && t <= self.not_after.saturating_add(CLOCK_SKEW_SECS)
+    }
 }
+
+/// How far a signing time may lie outside its certificate's validity (clocks that disagree a
+/// little, a clock corrected after a rotation): five minutes.
+pub const CLOCK_SKEW_SECS: u64 = 300;
 
 #[cfg(test)]
 pub(crate) mod tests {
@@ -249,5 +347,154 @@ pub(crate) mod tests {
         let mut longer = bytes.clone();
         longer.push(0);
         assert!(Certificate::decode(&longer).is_err());
+    }
+
+    /// Sign a body as it is, bypassing `sign`'s checks: what a hostile or older root can make.
+    fn signed_raw(root: &RootSecret, mut c: Certificate) -> Certificate {
+        c.signature = root.sign(&RustCrypto, &c.to_be_signed(), CONTEXT);
+        c
+    }
+
+    #[test]
+    fn version_2_layout_and_revocation_field() {
+        let root = RootSecret::generate();
+        let pk = root.public_key(&RustCrypto);
+        let id = RootId::of(&pk);
+        let mut body = Certificate::issue(
+            &root,
+            &RustCrypto,
+            id,
+            5,
+            10,
+            20,
+            sample_keys(),
+            [7; 32],
+            "r".into(),
+        );
+        body.signing_revoked_before = 5;
+        let cert = Certificate::sign(&root, &RustCrypto, body);
+        let bytes = cert.encode();
+        assert_eq!(bytes[4], 2, "version byte");
+        // prev_hash at 4870, then the u32 field, then the reason (docs/identity-format.md).
+        assert_eq!(&bytes[4870..4902], &[7; 32]);
+        assert_eq!(&bytes[4902..4906], &5u32.to_be_bytes());
+        assert_eq!(&bytes[4906..4909], &[0, 1, b'r']);
+        assert_eq!(bytes.len(), 21_996 + 1);
+        let back = Certificate::decode(&bytes).unwrap();
+        assert_eq!(back, cert);
+        assert!(back.verify(&RustCrypto, &pk));
+        // The field is signed: changing it breaks the root's signature.
+        let mut stripped = back.clone();
+        stripped.signing_revoked_before = 0;
+        assert!(!stripped.verify(&RustCrypto, &pk));
+        // Out of range: 1 (revokes nothing, never written) and beyond the own generation.
+        for bad in [1u32, 6, u32::MAX] {
+            let mut b = bytes.clone();
+            b[4902..4906].copy_from_slice(&bad.to_be_bytes());
+            let e = Certificate::decode(&b).unwrap_err();
+            assert!(e.0.contains("revokes the signing keys"), "{bad}: {e:?}");
+        }
+    }
+
+    #[test]
+    fn version_1_certificates_still_decode_and_verify() {
+        let root = RootSecret::generate();
+        let pk = root.public_key(&RustCrypto);
+        let id = RootId::of(&pk);
+        let mut v1 = Certificate::issue(
+            &root,
+            &RustCrypto,
+            id,
+            1,
+            10,
+            20,
+            sample_keys(),
+            [0; 32],
+            String::new(),
+        );
+        v1.version = VERSION_1;
+        // Written before reasons were checked: a v1 reason may hold anything UTF-8.
+        v1.reason = "old\x1b[2K".into();
+        let v1 = signed_raw(&root, v1);
+        let bytes = v1.encode();
+        assert_eq!(bytes[4], 1);
+        assert_eq!(bytes.len(), 21_992 + v1.reason.len());
+        let back = Certificate::decode(&bytes).unwrap();
+        assert_eq!((back.version, back.signing_revoked_before), (1, 0));
+        assert_eq!(back, v1);
+        assert!(back.verify(&RustCrypto, &pk));
+        // Version 3 is a newer nexusq's.
+        let mut b = bytes.clone();
+        b[4] = 3;
+        assert!(
+            Certificate::decode(&b)
+                .unwrap_err()
+                .0
+                .contains("newer nexusq")
+        );
+    }
+
+    #[test]
+    fn version_2_reasons_hold_no_control_characters() {
+        let root = RootSecret::generate();
+        let id = RootId::of(&root.public_key(&RustCrypto));
+        for hostile in ["\r\x1b[3Afingerprint: x", "a\nb", "\u{9b}", "x\u{202e}y"] {
+            assert!(reason_defect(hostile).is_some(), "{hostile:?}");
+            let mut c = Certificate::issue(
+                &root,
+                &RustCrypto,
+                id,
+                1,
+                10,
+                20,
+                sample_keys(),
+                [0; 32],
+                String::new(),
+            );
+            c.reason = hostile.into();
+            let c = signed_raw(&root, c);
+            let e = Certificate::decode(&c.encode()).unwrap_err();
+            assert!(e.0.contains("control character"), "{e:?}");
+        }
+        assert!(reason_defect("phone lost on 3 May — rotated").is_none());
+        assert!(
+            reason_defect(&"x".repeat(201))
+                .unwrap()
+                .contains("201 bytes")
+        );
+    }
+
+    #[test]
+    fn signing_time_window_allows_a_few_minutes_of_skew() {
+        let root = RootSecret::generate();
+        let id = RootId::of(&root.public_key(&RustCrypto));
+        let c = Certificate::issue(
+            &root,
+            &RustCrypto,
+            id,
+            1,
+            1_000,
+            5_000,
+            sample_keys(),
+            [0; 32],
+            String::new(),
+        );
+        assert!(c.covers_signing_time(1_000) && c.covers_signing_time(5_000));
+        assert!(c.covers_signing_time(1_000 - CLOCK_SKEW_SECS));
+        assert!(!c.covers_signing_time(1_000 - CLOCK_SKEW_SECS - 1));
+        assert!(c.covers_signing_time(5_000 + CLOCK_SKEW_SECS));
+        assert!(!c.covers_signing_time(5_000 + CLOCK_SKEW_SECS + 1));
+        let early = Certificate::issue(
+            &root,
+            &RustCrypto,
+            id,
+            1,
+            10,
+            u64::MAX,
+            sample_keys(),
+            [0; 32],
+            String::new(),
+        );
+        assert!(early.covers_signing_time(0) && early.covers_signing_time(u64::MAX));
     }
 }

@@ -6,9 +6,10 @@
 //! Flag 1: decapsulation seeds kept (not retired). Flag 2: signing seeds kept (newest only).
 
 use super::certificate::{Certificate, GenerationKeys};
+use super::decryption::DecryptionKeys;
 use crate::secret::SecretBytes;
 use crate::suite::Backend;
-use crate::suite::hybrid_kem::{self, KemLevel};
+use crate::suite::hybrid_kem::{DecapsulationKey, KemLevel};
 use crate::suite::hybrid_sig;
 use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
 use zeroize::Zeroizing;
@@ -19,6 +20,24 @@ const FLAG_SIG: u8 = 2;
 pub struct KemSeeds {
     pub xwing: SecretBytes<32>,
     pub mlkem1024_x25519: SecretBytes<32>,
+}
+
+impl KemSeeds {
+    /// The seed of the hybrid KEM at `level`.
+    pub fn seed(&self, level: KemLevel) -> &SecretBytes<32> {
+        match level {
+            KemLevel::MlKem768 => &self.xwing,
+            KemLevel::MlKem1024 => &self.mlkem1024_x25519,
+        }
+    }
+}
+
+/// The certified public key of the hybrid KEM at `level`.
+fn certified_kem_key(keys: &GenerationKeys, level: KemLevel) -> &[u8] {
+    match level {
+        KemLevel::MlKem768 => &keys.xwing,
+        KemLevel::MlKem1024 => &keys.mlkem1024_x25519,
+    }
 }
 
 pub struct SigSeeds {
@@ -47,43 +66,52 @@ impl GenerationSecrets {
         }
     }
 
+    /// This generation's decapsulation keys, expanded, in [`KemLevel::ALL`] order; none once
+    /// retired.
+    pub fn decapsulation_keys(&self, backend: &dyn Backend) -> Vec<DecapsulationKey> {
+        self.kem.as_ref().map_or_else(Vec::new, |k| {
+            KemLevel::ALL
+                .iter()
+                .map(|&level| DecapsulationKey::from_seed(backend, level, k.seed(level)))
+                .collect()
+        })
+    }
+
     /// All three public keys, if this generation still holds every seed.
     pub fn public_keys(&self, backend: &dyn Backend) -> Option<GenerationKeys> {
-        let (kem, sig) = (self.kem.as_ref()?, self.sig.as_ref()?);
+        let sig = self.sig.as_ref()?;
+        let [xwing, mlkem1024_x25519]: [DecapsulationKey; 2] =
+            self.decapsulation_keys(backend).try_into().ok()?;
         Some(GenerationKeys {
-            xwing: hybrid_kem::public_key(backend, KemLevel::MlKem768, &kem.xwing),
-            mlkem1024_x25519: hybrid_kem::public_key(
-                backend,
-                KemLevel::MlKem1024,
-                &kem.mlkem1024_x25519,
-            ),
+            xwing: xwing.public_key().to_vec(),
+            mlkem1024_x25519: mlkem1024_x25519.public_key().to_vec(),
             mldsa65_ed25519: hybrid_sig::public_key(backend, &sig.mldsa_xi, &sig.ed25519),
         })
     }
 
-    /// The seeds this generation still holds give exactly the public keys its certificate names.
-    pub fn matches(&self, cert: &Certificate, backend: &dyn Backend) -> bool {
+    /// Expand the seeds this generation still holds and check that they give exactly the
+    /// public keys its certificate names: the expanded decapsulation keys, or `None`.
+    fn checked_keys(
+        &self,
+        cert: &Certificate,
+        backend: &dyn Backend,
+    ) -> Option<Vec<DecapsulationKey>> {
         use subtle::ConstantTimeEq;
         if cert.generation != self.generation {
-            return false;
+            return None;
         }
         let eq = |a: &[u8], b: &[u8]| a.len() == b.len() && bool::from(a.ct_eq(b));
-        let kem_ok = self.kem.as_ref().is_none_or(|k| {
-            eq(
-                &hybrid_kem::public_key(backend, KemLevel::MlKem768, &k.xwing),
-                &cert.keys.xwing,
-            ) && eq(
-                &hybrid_kem::public_key(backend, KemLevel::MlKem1024, &k.mlkem1024_x25519),
-                &cert.keys.mlkem1024_x25519,
-            )
-        });
+        let keys = self.decapsulation_keys(backend);
+        let kem_ok = keys
+            .iter()
+            .all(|k| eq(k.public_key(), certified_kem_key(&cert.keys, k.level())));
         let sig_ok = self.sig.as_ref().is_none_or(|s| {
             eq(
                 &hybrid_sig::public_key(backend, &s.mldsa_xi, &s.ed25519),
                 &cert.keys.mldsa65_ed25519,
             )
         });
-        kem_ok && sig_ok
+        (kem_ok && sig_ok).then_some(keys)
     }
 }
 
@@ -173,7 +201,13 @@ impl SecretSection {
 
     /// The secrets belong to these certificates: same generations in the same order, every
     /// kept seed gives the certified public key, and the newest generation keeps every seed.
-    pub fn check_against(&self, certs: &[Certificate], backend: &dyn Backend) -> DecodeResult<()> {
+    /// Each kept seed is expanded once for the check; the expanded keys are returned, so
+    /// decrypting later need not expand them again.
+    pub fn check_against(
+        &self,
+        certs: &[Certificate],
+        backend: &dyn Backend,
+    ) -> DecodeResult<DecryptionKeys> {
         if self.generations.len() != certs.len() {
             return Err(DecodeError(
                 "the secret section and the public section list different generations".into(),
@@ -193,15 +227,28 @@ impl SecretSection {
                 g.generation
             )));
         }
+        let mut kept = Vec::with_capacity(self.generations.len());
         for (g, cert) in self.generations.iter().zip(certs) {
-            if !g.matches(cert, backend) {
-                return Err(DecodeError(format!(
+            let keys = g.checked_keys(cert, backend).ok_or_else(|| {
+                DecodeError(format!(
                     "the secret keys of generation {} do not match its public keys",
                     cert.generation
-                )));
-            }
+                ))
+            })?;
+            kept.push((g.generation, keys));
         }
-        Ok(())
+        Ok(DecryptionKeys::new(kept))
+    }
+
+    /// Every kept generation's decapsulation keys, expanded, without checking them against
+    /// certificates (unlock uses [`SecretSection::check_against`]).
+    pub fn decryption_keys(&self, backend: &dyn Backend) -> DecryptionKeys {
+        DecryptionKeys::new(
+            self.generations
+                .iter()
+                .map(|g| (g.generation, g.decapsulation_keys(backend)))
+                .collect(),
+        )
     }
 }
 

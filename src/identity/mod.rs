@@ -2,6 +2,7 @@
 //! generations it certifies.
 
 pub mod certificate;
+pub mod decryption;
 pub mod envelope;
 pub mod generation;
 pub mod peer;
@@ -12,6 +13,7 @@ pub mod rotation;
 pub mod signature;
 
 pub use certificate::{Certificate, GenerationKeys};
+pub use decryption::{DecryptionKey, DecryptionKeys, MissingKey};
 pub use generation::{GenerationSecrets, SecretSection};
 pub use public::PublicIdentity;
 pub use revocation::{Revocation, RevocationScope};

@@ -41,7 +41,7 @@ pub fn parse_fingerprints(typed: &[String]) -> Result<Vec<Fingerprint>> {
         .map(|t| {
             Fingerprint::parse(t).ok_or_else(|| {
                 Error::usage(
-                    format!("{t:?} is not a fingerprint"),
+                    format!("\"{}\" is not a fingerprint", crate::untrusted::escape(t)),
                     "a fingerprint is 32 base32 characters, e.g. abcd-efgh-... as `nexusq identity show` prints it",
                 )
             })
@@ -65,6 +65,30 @@ pub fn check_expected(root_id: &RootId, expected: &[Fingerprint]) -> Result<()> 
                 .join(" or ")
         ),
         "you may have the wrong file, or someone swapped it; compare fingerprints with its owner",
+    ))
+}
+
+/// With `--expect-fingerprint`, every expected fingerprint must belong to one of the
+/// recipients (exit 1, naming the first that does not): otherwise a recipient file swapped for
+/// a copy of another collapses two recipients into one, and one is silently dropped.
+pub fn check_all_expected_present(recipients: &[RootId], expected: &[Fingerprint]) -> Result<()> {
+    let Some(missing) = expected
+        .iter()
+        .find(|fp| !recipients.iter().any(|id| fp.matches(id)))
+    else {
+        return Ok(());
+    };
+    let got: Vec<String> = recipients
+        .iter()
+        .map(|id| id.fingerprint().to_string())
+        .collect();
+    Err(Error::check(
+        format!(
+            "no recipient has the expected fingerprint {missing}; the recipients are {}",
+            got.join(", ")
+        ),
+        "one of the --to files is not the identity you expected (a copy of another, or the \
+         wrong file); check each one with `nexusq identity show FILE`",
     ))
 }
 
@@ -146,6 +170,18 @@ mod tests {
             .root_id()
             .fingerprint();
         assert!(check_expected(&id.root_id(), &[other]).is_err());
+        // Every expected fingerprint must be present among the recipients.
+        let (a, b) = (id.root_id(), other_id());
+        check_all_expected_present(&[a, b], &[a.fingerprint(), b.fingerprint()]).unwrap();
+        check_all_expected_present(&[a], &[]).unwrap();
+        let e = check_all_expected_present(&[a], &[a.fingerprint(), b.fingerprint()]).unwrap_err();
+        assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+        assert!(
+            e.message().contains(&b.fingerprint().to_string()),
+            "names the missing one: {e:?}"
+        );
+        // A fingerprint given twice is still one expectation.
+        check_all_expected_present(&[a], &[a.fingerprint(), a.fingerprint()]).unwrap();
         assert_eq!(
             parse_fingerprints(&["not-a-fingerprint".into()])
                 .unwrap_err()
@@ -153,6 +189,10 @@ mod tests {
             crate::error::Exit::Usage
         );
         let _: &Revocation = &new.revocation;
+    }
+
+    fn other_id() -> RootId {
+        RootId([0x5a; 32])
     }
 
     #[test]

@@ -135,6 +135,16 @@ impl PublicIdentity {
                 )));
             }
         }
+        // Every certificate nexusq writes carries forward the revocation of the one before.
+        for w in self.certificates.windows(2) {
+            if w[1].version >= 2 && w[1].signing_revoked_before < w[0].signing_revoked_before {
+                return Err(DecodeError(format!(
+                    "the certificate for generation {} drops the revocation of signing keys \
+                     before generation {} that generation {} carries",
+                    w[1].generation, w[0].signing_revoked_before, w[0].generation
+                )));
+            }
+        }
         if self.certificates[0].generation == 1 && self.certificates[0].prev_hash != [0u8; 32] {
             return Err(DecodeError(
                 "generation 1 must have an all-zero prev_hash".into(),
@@ -286,6 +296,20 @@ mod tests {
                 .0
                 .contains("another root")
         );
+
+        // A later certificate that forgets an earlier one's revocation.
+        let mut forgets = p.clone();
+        forgets.certificates[1].signing_revoked_before = 2;
+        forgets.certificates[2].prev_hash = forgets.certificates[1].hash();
+        assert!(
+            forgets
+                .check_structure()
+                .unwrap_err()
+                .0
+                .contains("drops the revocation")
+        );
+        forgets.certificates[2].signing_revoked_before = 2;
+        forgets.check_structure().unwrap();
 
         let mut skipped = p.clone();
         skipped.certificates.remove(1);

@@ -4,9 +4,13 @@
 //! u64 created || u16 reason_len || reason (UTF-8, at most 200 bytes) || signature (17088)`,
 //! signed by the root over everything before the signature, context "nexusq/revoke/v1".
 //! Scope 1 revokes the whole identity (generation field 0); scope 2 revokes the signing keys of
-//! every generation before `generation` (`rotate --compromised`).
+//! every generation before `generation` (`rotate --compromised`). Since certificate version 2
+//! the scope 2 fact also travels inside certificate `generation` and every later one, where it
+//! cannot be stripped; the statement is still written, for verifiers that know only version 1.
+//! A reason nexusq writes holds no control or bidi character; older statements are read as
+//! they are and their reasons escaped when shown.
 
-use super::certificate::MAX_REASON_LEN;
+use super::certificate::{MAX_REASON_LEN, reason_defect};
 use super::root_id::RootId;
 use crate::suite::Backend;
 use crate::suite::root_sig::{self, RootSecret};
@@ -41,10 +45,7 @@ impl Revocation {
         created: u64,
         reason: String,
     ) -> Self {
-        assert!(
-            reason.len() <= MAX_REASON_LEN,
-            "callers check the reason length"
-        );
+        assert!(reason_defect(&reason).is_none(), "callers check the reason");
         let mut r = Revocation {
             root_id,
             scope,

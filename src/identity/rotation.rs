@@ -3,7 +3,7 @@
 //! retired (decapsulation keys erased) and earlier signing keys revoked.
 
 use super::SECONDS_PER_DAY;
-use super::certificate::{Certificate, MAX_REASON_LEN};
+use super::certificate::{self, Certificate, reason_defect};
 use super::generation::{GenerationSecrets, SecretSection};
 use super::public::PublicIdentity;
 use super::revocation::{Revocation, RevocationScope};
@@ -22,18 +22,21 @@ pub struct RotateOptions {
     pub compromised: bool,
     /// Erase the decapsulation keys of generations older than the newest N (N >= 1).
     pub retire_older_than: Option<u32>,
+    /// The generations the user agreed to retire, as [`retire_set`] listed them from a read
+    /// made before the vault was locked. Under the lock the set is computed again; if it
+    /// differs (a rotation came in between), nothing is changed. `None`: no confirmation was
+    /// asked (`--yes`), so whatever `retire_older_than` means under the lock is done.
+    pub confirmed_retire: Option<Vec<u32>>,
 }
 
 impl RotateOptions {
     /// Usage errors, found before anything is unlocked.
     pub fn check(&self) -> Result<()> {
-        if self.reason.len() > MAX_REASON_LEN {
+        if let Some(defect) = reason_defect(&self.reason) {
             return Err(Error::usage(
-                format!(
-                    "the reason is {} bytes; at most {MAX_REASON_LEN} are allowed",
-                    self.reason.len()
-                ),
-                "shorten --reason (it is public: it travels in exports and signatures)",
+                format!("the reason {defect}"),
+                "use a short line of plain text for --reason (it is public: it travels in \
+                 exports and signatures)",
             ));
         }
         if !(1..=MAX_VALIDITY_DAYS).contains(&self.validity_days) {
@@ -65,15 +68,27 @@ pub struct Rotated {
     pub revoked_signing_before: Option<u32>,
 }
 
-/// Generations that `retire_older_than = n` would retire now, counting the new one.
-pub fn would_retire(secrets: &SecretSection, n: u32) -> Vec<u32> {
-    let total = secrets.generations.len() + 1; // with the generation about to be made
+/// Generations that `retire_older_than = n` covers now: all but the newest n, counting the
+/// one about to be made, whether or not their keys are still there. Needs only the public part,
+/// so it can be shown before the password is asked for.
+pub fn retire_set(public: &PublicIdentity, n: u32) -> Vec<u32> {
+    let total = public.certificates.len() + 1; // with the generation about to be made
     let keep = (n as usize).min(total);
-    secrets.generations[..total - keep]
+    public.certificates[..total - keep]
         .iter()
-        .filter(|g| g.kem.is_some())
-        .map(|g| g.generation)
+        .map(|c| c.generation)
         .collect()
+}
+
+/// The highest "signing keys before n are revoked" this identity knows, from its certificates
+/// and its revocation statements (0: none).
+pub fn signing_revoked_before(public: &PublicIdentity) -> u32 {
+    let from_certs = public.certificates.iter().map(|c| c.signing_revoked_before);
+    let from_statements = public.revocations.iter().filter_map(|r| match r.scope {
+        RevocationScope::SigningKeysBefore(n) => Some(n),
+        RevocationScope::Identity => None,
+    });
+    from_certs.chain(from_statements).max().unwrap_or(0)
 }
 
 /// Add generation g+1 to `public` and `secrets`, in memory.
@@ -86,6 +101,30 @@ pub fn rotate(
     opts: &RotateOptions,
 ) -> Result<Rotated> {
     opts.check()?;
+    let planned = match opts.retire_older_than {
+        Some(n) => retire_set(public, n),
+        None => Vec::new(),
+    };
+    if let Some(confirmed) = &opts.confirmed_retire
+        && *confirmed != planned
+    {
+        let list = |g: &[u32]| {
+            if g.is_empty() {
+                "none".to_string()
+            } else {
+                g.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+            }
+        };
+        return Err(Error::io(
+            format!(
+                "the vault changed after you confirmed (another rotation?): it would now retire \
+                 generations {} instead of the confirmed {}; nothing was changed",
+                list(&planned),
+                list(confirmed)
+            ),
+            "run the command again and check what it lists",
+        ));
+    }
     let newest = public.newest();
     let generation = newest.generation.checked_add(1).ok_or_else(|| {
         Error::vault(
@@ -100,26 +139,37 @@ pub fn rotate(
         .public_keys(backend)
         .expect("a new generation holds every key");
     let not_after = now + u64::from(opts.validity_days) * SECONDS_PER_DAY;
-    let cert = Certificate::issue(
+    // The new certificate carries the revocation, its own or one an earlier rotation made, so
+    // that the newest certificate alone (a plain export) tells verifiers about it.
+    let signing_revoked_before = if opts.compromised {
+        generation
+    } else {
+        // A statement may name a later generation than this one (`identity revoke` publishes
+        // any statement of this root); the field cannot.
+        signing_revoked_before(public).min(generation)
+    };
+    let cert = Certificate::sign(
         root,
         backend,
-        root_id,
-        generation,
-        now,
-        not_after,
-        keys,
-        prev_hash,
-        opts.reason.clone(),
+        Certificate {
+            version: certificate::VERSION,
+            root_id,
+            generation,
+            created: now,
+            not_after,
+            keys,
+            prev_hash,
+            signing_revoked_before,
+            reason: opts.reason.clone(),
+            signature: Vec::new(),
+        },
     );
-    let retired = match opts.retire_older_than {
-        Some(n) => would_retire(secrets, n),
-        None => Vec::new(),
-    };
+    let mut retired = Vec::new();
     for g in &mut secrets.generations {
         // Superseded: signing secrets erased (SecretBytes zeroizes on drop).
         g.sig = None;
-        if retired.contains(&g.generation) {
-            g.kem = None;
+        if planned.contains(&g.generation) && g.kem.take().is_some() {
+            retired.push(g.generation);
         }
     }
     secrets.generations.push(new_secrets);
@@ -233,6 +283,96 @@ mod tests {
     }
 
     #[test]
+    fn compromise_travels_in_every_later_certificate() {
+        let NewIdentity {
+            root,
+            mut public,
+            mut secrets,
+            ..
+        } = NewIdentity::generate(&RustCrypto, 100);
+        let plain = opts();
+        rotate(&mut public, &mut secrets, &root, &RustCrypto, 200, &plain).unwrap();
+        assert_eq!(public.newest().signing_revoked_before, 0);
+        let compromised = RotateOptions {
+            compromised: true,
+            ..opts()
+        };
+        rotate(
+            &mut public,
+            &mut secrets,
+            &root,
+            &RustCrypto,
+            300,
+            &compromised,
+        )
+        .unwrap();
+        assert_eq!(public.newest().generation, 3);
+        assert_eq!(public.newest().signing_revoked_before, 3);
+        for _ in 0..2 {
+            rotate(&mut public, &mut secrets, &root, &RustCrypto, 400, &plain).unwrap();
+            assert_eq!(public.newest().signing_revoked_before, 3, "carried forward");
+        }
+        assert!(public.certificates.iter().all(|c| c.version == 2));
+        public.check_structure().unwrap();
+        public.verify_signatures(&RustCrypto).unwrap();
+        // A vault from before version 2 certificates: the fact is only in its statement, and
+        // the next certificate picks it up from there.
+        let mut old = public.clone();
+        for c in &mut old.certificates {
+            c.signing_revoked_before = 0;
+        }
+        assert_eq!(signing_revoked_before(&old), 3);
+        old.revocations.clear();
+        assert_eq!(signing_revoked_before(&old), 0);
+    }
+
+    #[test]
+    fn a_confirmed_retire_set_that_no_longer_holds_changes_nothing() {
+        let NewIdentity {
+            root,
+            mut public,
+            mut secrets,
+            ..
+        } = NewIdentity::generate(&RustCrypto, 100);
+        rotate(&mut public, &mut secrets, &root, &RustCrypto, 200, &opts()).unwrap();
+        // Confirmed with two generations: keep the newest 2 of 3, so generation 1 goes.
+        let confirmed = retire_set(&public, 2);
+        assert_eq!(confirmed, vec![1]);
+        // A rotation comes in between (the weekly job): now 1 and 2 would go.
+        rotate(&mut public, &mut secrets, &root, &RustCrypto, 300, &opts()).unwrap();
+        let (before_public, before_secrets) = (public.clone(), secrets.encode());
+        let o = RotateOptions {
+            retire_older_than: Some(2),
+            confirmed_retire: Some(confirmed),
+            ..opts()
+        };
+        let e = rotate(&mut public, &mut secrets, &root, &RustCrypto, 400, &o).unwrap_err();
+        assert_eq!(e.exit(), crate::error::Exit::Io);
+        assert!(
+            e.message().contains("1, 2 instead of the confirmed 1")
+                && e.message().contains("nothing was changed"),
+            "{e:?}"
+        );
+        assert_eq!(public, before_public);
+        assert_eq!(*secrets.encode(), *before_secrets);
+        // Confirmed "nothing" while a rotation made something retirable: refused too.
+        let o = RotateOptions {
+            retire_older_than: Some(3),
+            confirmed_retire: Some(vec![]),
+            ..opts()
+        };
+        assert!(rotate(&mut public, &mut secrets, &root, &RustCrypto, 400, &o).is_err());
+        // The set as it is now: done.
+        let o = RotateOptions {
+            retire_older_than: Some(2),
+            confirmed_retire: Some(retire_set(&public, 2)),
+            ..opts()
+        };
+        let r = rotate(&mut public, &mut secrets, &root, &RustCrypto, 400, &o).unwrap();
+        assert_eq!(r.retired, vec![1, 2]);
+    }
+
+    #[test]
     fn option_checks() {
         assert!(
             RotateOptions {
@@ -242,6 +382,16 @@ mod tests {
             .check()
             .is_err()
         );
+        for hostile in ["\r\x1b[2Kfingerprint: x", "two\nlines", "\u{202e}gnp.exe"] {
+            let e = RotateOptions {
+                reason: hostile.into(),
+                ..opts()
+            }
+            .check()
+            .unwrap_err();
+            assert_eq!(e.exit(), crate::error::Exit::Usage);
+            assert!(e.message().contains("control character"), "{e:?}");
+        }
         assert!(
             RotateOptions {
                 validity_days: 0,

@@ -9,8 +9,10 @@
 //! signed data with the context `"nexusq/sig/v1" || root_id(32) || u32be(g) || u64be(signed_at)`.
 //! The verifier rebuilds the context from the certificate it validated under the root it
 //! trusts, so a signature cannot be re-attributed to another identity, generation or time.
+//! The claimed `signed_at` must lie inside the certificate's validity (created..=not_after,
+//! with [`CLOCK_SKEW_SECS`] either side); `sign` refuses to make one that does not.
 
-use super::certificate::Certificate;
+use super::certificate::{CLOCK_SKEW_SECS, Certificate};
 use super::generation::{SecretSection, SigSeeds};
 use super::peer;
 use super::public::PublicIdentity;
@@ -216,6 +218,27 @@ pub fn sign(
             "the signing key does not match its certificate's public key",
         ));
     }
+    if !certificate.covers_signing_time(signed_at) {
+        let g = certificate.generation;
+        return Err(if signed_at > certificate.not_after {
+            Error::usage(
+                format!(
+                    "generation {g} expired on {}: verifiers refuse signatures made after that",
+                    crate::time::rfc3339(certificate.not_after)
+                ),
+                "run `nexusq rotate` for a new generation, then sign again",
+            )
+        } else {
+            Error::usage(
+                format!(
+                    "this device's clock ({}) is before generation {g} was certified ({})",
+                    crate::time::rfc3339(signed_at),
+                    crate::time::rfc3339(certificate.created)
+                ),
+                "set the clock right, then sign again",
+            )
+        });
+    }
     let ctx = context(&root_id, certificate.generation, signed_at);
     let signature =
         hybrid_sig::sign_prehashed(backend, &seeds.mldsa_xi, &seeds.ed25519, digest, &ctx, rnd)
@@ -388,6 +411,7 @@ pub fn verify(
             "the signature is forged or damaged; do not trust the file",
         ));
     }
+    check_signing_time(cert, sig.signed_at, &fp)?;
     if let Some(id) = identity {
         check_fork(backend, id, cert, &root_pk, &fp)?;
         check_revocations(backend, id, g, &root_pk, &fp)?;
@@ -447,7 +471,39 @@ fn check_fork(
     Ok(())
 }
 
-/// Root-signed revocations the trusted identity carries.
+/// The claimed signing time must lie in the signer's certificate's validity: a generation
+/// signs only between its certification and its expiry.
+fn check_signing_time(cert: &Certificate, signed_at: u64, fp: &Fingerprint) -> Result<()> {
+    if cert.covers_signing_time(signed_at) {
+        return Ok(());
+    }
+    let g = cert.generation;
+    let claimed = crate::time::rfc3339(signed_at);
+    let hint = "nexusq signs only inside a generation's validity: the time was set by hand, or \
+                the signer's clock was wrong; do not trust the file, and ask the signer to sign \
+                again";
+    let skew = CLOCK_SKEW_SECS / 60;
+    Err(fail(
+        if signed_at < cert.created {
+            format!(
+                "the signature claims to be made at {claimed} (claimed), before generation {g} \
+                 of {fp} was certified on {} (more than {skew} minutes of clock skew)",
+                crate::time::rfc3339(cert.created)
+            )
+        } else {
+            format!(
+                "the signature claims to be made at {claimed} (claimed), after generation {g} \
+                 of {fp} expired on {} (more than {skew} minutes of clock skew)",
+                crate::time::rfc3339(cert.not_after)
+            )
+        },
+        hint,
+    ))
+}
+
+/// Root-signed revocations the trusted identity carries: statements, and (certificate version
+/// 2) the "signing keys before n" fact inside any certificate it knows. A relay can drop a
+/// statement from an export but not that field of the certificate it hands on.
 fn check_revocations(
     backend: &dyn Backend,
     id: &PublicIdentity,
@@ -455,6 +511,31 @@ fn check_revocations(
     root_pk: &[u8],
     fp: &Fingerprint,
 ) -> Result<()> {
+    // The highest applicable one, so the message names the certificate that says most.
+    let mut revoking: Vec<&Certificate> = id
+        .certificates
+        .iter()
+        .filter(|c| g < c.signing_revoked_before)
+        .collect();
+    revoking.sort_by_key(|c| std::cmp::Reverse(c.signing_revoked_before));
+    if let Some(c) = revoking.into_iter().find(|c| c.verify(backend, root_pk)) {
+        let n = c.signing_revoked_before;
+        let why = if c.reason.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", crate::untrusted::escape(&c.reason))
+        };
+        return Err(fail(
+            format!(
+                "the signing key of generation {g} of {fp} was revoked: the certificate of \
+                 generation {} (issued {}{why}) revokes every generation before {n}",
+                c.generation,
+                crate::time::rfc3339(c.created)
+            ),
+            "the key may have been compromised; ask the signer to sign again with their \
+             current key",
+        ));
+    }
     for r in &id.revocations {
         let applies = match r.scope {
             RevocationScope::Identity => true,
@@ -467,7 +548,7 @@ fn check_revocations(
         let why = if r.reason.is_empty() {
             String::new()
         } else {
-            format!(" ({})", r.reason.escape_debug())
+            format!(" ({})", crate::untrusted::escape(&r.reason))
         };
         return Err(match r.scope {
             RevocationScope::Identity => fail(
@@ -528,8 +609,9 @@ mod tests {
             &3373u16.to_be_bytes()
         );
         assert_eq!(bytes.len(), 55 + cert.len() + 3373);
-        // docs/signature-format.md: 21992-byte certificate (empty reason), 25420 in all.
-        assert_eq!((cert.len(), bytes.len()), (21_992, 25_420));
+        // docs/signature-format.md: 21996-byte certificate (version 2, empty reason), 25424 in
+        // all.
+        assert_eq!((cert.len(), bytes.len()), (21_996, 25_424));
         assert_eq!(context(&RootId([0; 32]), 1, 1).len(), 57);
         assert_eq!(&DetachedSignature::decode(&bytes).unwrap(), sig);
         let armored = sig.to_armor();
@@ -658,6 +740,164 @@ mod tests {
             )
             .is_ok()
         );
+    }
+
+    /// A signature with any claimed time, made with the key directly: what a holder of the
+    /// signing key can produce, since `sign` refuses to.
+    pub(crate) fn forge_at(id: &NewIdentity, signed_at: u64) -> DetachedSignature {
+        let cert = id.public.newest();
+        let seeds = id.secrets.generations[0].sig.as_ref().unwrap();
+        let ctx = context(&id.public.root_id(), cert.generation, signed_at);
+        let signature = hybrid_sig::sign_prehashed(
+            &RustCrypto,
+            &seeds.mldsa_xi,
+            &seeds.ed25519,
+            &digest(b"data"),
+            &ctx,
+            &[1; 32],
+        )
+        .unwrap();
+        DetachedSignature {
+            root_pk: id.public.root_pk,
+            signed_at,
+            certificate: cert.clone(),
+            signature,
+        }
+    }
+
+    #[test]
+    fn signing_time_must_be_inside_the_certificate_s_validity() {
+        let (id, _) = fixture();
+        let cert = id.public.newest();
+        let trust = Trust::Identity {
+            identity: &id.public,
+            expected: None,
+        };
+        let verify_at = |t: u64| verify(&RustCrypto, trust, &forge_at(id, t), &digest(b"data"));
+        // Inside, and at the edges of the skew: good.
+        for t in [
+            cert.created,
+            cert.created - CLOCK_SKEW_SECS,
+            cert.not_after,
+            cert.not_after + CLOCK_SKEW_SECS,
+        ] {
+            assert!(verify_at(t).is_ok(), "{t}");
+        }
+        // Backdated before the generation existed, or after it expired: refused, "claimed".
+        for (t, word) in [
+            (cert.created - CLOCK_SKEW_SECS - 1, "before generation 1"),
+            (0, "before generation 1"),
+            (cert.not_after + CLOCK_SKEW_SECS + 1, "after generation 1"),
+            (u64::MAX, "after generation 1"),
+        ] {
+            let e = verify_at(t).unwrap_err();
+            assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+            assert!(
+                e.message().contains(word) && e.message().contains("(claimed)"),
+                "{e:?}"
+            );
+        }
+        // Also with the fingerprint alone: the window comes from the carried certificate.
+        let fp = id.public.root_id().fingerprint();
+        assert!(
+            verify(
+                &RustCrypto,
+                Trust::Fingerprint(fp),
+                &forge_at(id, 0),
+                &digest(b"data")
+            )
+            .is_err()
+        );
+        // `sign` does not make such a signature: exit 2, saying what to do.
+        for t in [
+            cert.created - CLOCK_SKEW_SECS - 1,
+            cert.not_after + CLOCK_SKEW_SECS + 1,
+        ] {
+            let e = sign_newest(
+                &RustCrypto,
+                &id.public,
+                &id.secrets,
+                &digest(b""),
+                t,
+                &[0; 32],
+            )
+            .unwrap_err();
+            assert_eq!(e.exit(), crate::error::Exit::Usage, "{e:?}");
+        }
+        let e = sign_newest(
+            &RustCrypto,
+            &id.public,
+            &id.secrets,
+            &digest(b""),
+            cert.not_after + 86_400,
+            &[0; 32],
+        )
+        .unwrap_err();
+        assert!(e.hint().contains("nexusq rotate"), "{e:?}");
+    }
+
+    #[test]
+    fn a_certificate_s_revocation_applies_without_the_statement() {
+        let (id, sig1) = fixture();
+        let root_id = id.public.root_id();
+        let gen2 = GenerationSecrets::generate(2);
+        let mut body = Certificate::issue(
+            &id.root,
+            &RustCrypto,
+            root_id,
+            2,
+            1_500,
+            9_000_000,
+            gen2.public_keys(&RustCrypto).unwrap(),
+            id.public.newest().hash(),
+            "phone stolen".into(),
+        );
+        body.signing_revoked_before = 2;
+        let cert2 = Certificate::sign(&id.root, &RustCrypto, body);
+        // A plain export after `rotate --compromised`, its statement stripped by a relay.
+        let stripped = PublicIdentity {
+            root_pk: id.public.root_pk,
+            certificates: vec![cert2.clone()],
+            revocations: vec![],
+        };
+        let trust = |identity| Trust::Identity {
+            identity,
+            expected: None,
+        };
+        let e = verify(&RustCrypto, trust(&stripped), sig1, &digest(b"data")).unwrap_err();
+        assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+        assert!(
+            e.message().contains("generation 1")
+                && e.message().contains("certificate of generation 2")
+                && e.message().contains("revokes every generation before 2"),
+            "{e:?}"
+        );
+        // The full history too; generation 2 itself still verifies.
+        let both = PublicIdentity {
+            certificates: vec![id.public.newest().clone(), cert2.clone()],
+            ..stripped.clone()
+        };
+        assert!(verify(&RustCrypto, trust(&both), sig1, &digest(b"data")).is_err());
+        let sig2 = sign(
+            &RustCrypto,
+            &id.public.root_pk,
+            &cert2,
+            gen2.sig.as_ref().unwrap(),
+            &digest(b"data"),
+            2_000,
+            &[2; 32],
+        )
+        .unwrap();
+        assert!(verify(&RustCrypto, trust(&stripped), &sig2, &digest(b"data")).is_ok());
+        // A field in a certificate that is not the root's is not obeyed (an export holding
+        // one is refused on reading anyway, by parse_export).
+        let mut not_roots = cert2.clone();
+        not_roots.signature[100] ^= 1;
+        let unsigned = PublicIdentity {
+            certificates: vec![not_roots],
+            ..stripped.clone()
+        };
+        assert!(verify(&RustCrypto, trust(&unsigned), sig1, &digest(b"data")).is_ok());
     }
 
     proptest! {

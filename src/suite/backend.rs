@@ -3,7 +3,6 @@
 //! backends produce identical bytes and tests can pin every random input. Everything else
 //! (X25519, Ed25519, AES-GCM, Argon2id) is shared by both backends and lives in `suite`.
 
-use crate::error::{Error, Result};
 use crate::secret::SecretBytes;
 
 /// Which ML-KEM parameter set.
@@ -14,6 +13,9 @@ pub enum KemLevel {
 }
 
 impl KemLevel {
+    /// Both parameter sets, in the order an identity lists its KEM keys.
+    pub const ALL: [KemLevel; 2] = [KemLevel::MlKem768, KemLevel::MlKem1024];
+
     pub fn encapsulation_key_len(self) -> usize {
         match self {
             KemLevel::MlKem768 => 1184,
@@ -48,12 +50,62 @@ pub const SLHDSA_SEEDS_LEN: usize = 48;
 pub const SLHDSA_PUBLIC_KEY_LEN: usize = 32;
 pub const SLHDSA_SIGNATURE_LEN: usize = 17088;
 
+/// One backend's ML-KEM decapsulation key, expanded from (d, z) once: implemented with the
+/// backend's own key type, which zeroizes itself on drop.
+pub trait MlKemDecapsulator: Send + Sync {
+    /// The encapsulation key (public).
+    fn encapsulation_key(&self) -> Vec<u8>;
+
+    /// ML-KEM Decaps_internal with this key; implicit rejection.
+    fn decapsulate(&self, ct: &[u8]) -> Result<SecretBytes<32>, BackendError>;
+}
+
+/// An expanded ML-KEM decapsulation key, made once by [`Backend::mlkem_expand`] and used for
+/// any number of decapsulations. Opaque: the secret never leaves it, and `Debug` shows only
+/// the parameter set.
+pub struct MlKemDecapsKey {
+    level: KemLevel,
+    inner: Box<dyn MlKemDecapsulator>,
+}
+
+impl MlKemDecapsKey {
+    pub fn new(level: KemLevel, inner: impl MlKemDecapsulator + 'static) -> Self {
+        MlKemDecapsKey {
+            level,
+            inner: Box::new(inner),
+        }
+    }
+
+    pub fn level(&self) -> KemLevel {
+        self.level
+    }
+
+    pub fn encapsulation_key(&self) -> Vec<u8> {
+        self.inner.encapsulation_key()
+    }
+
+    pub fn decapsulate(&self, ct: &[u8]) -> Result<SecretBytes<32>, BackendError> {
+        self.inner.decapsulate(ct)
+    }
+}
+
+impl std::fmt::Debug for MlKemDecapsKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "MlKemDecapsKey({:?}, redacted)", self.level)
+    }
+}
+
 /// ML-KEM, ML-DSA and SLH-DSA from seeds and pinned randomness.
 pub trait Backend: Sync {
     fn name(&self) -> &'static str;
 
+    /// ML-KEM KeyGen_internal(d, z), kept as the expanded decapsulation key.
+    fn mlkem_expand(&self, level: KemLevel, d: &[u8; 32], z: &[u8; 32]) -> MlKemDecapsKey;
+
     /// ML-KEM KeyGen_internal(d, z): the encapsulation key.
-    fn mlkem_keygen(&self, level: KemLevel, d: &[u8; 32], z: &[u8; 32]) -> Vec<u8>;
+    fn mlkem_keygen(&self, level: KemLevel, d: &[u8; 32], z: &[u8; 32]) -> Vec<u8> {
+        self.mlkem_expand(level, d, z).encapsulation_key()
+    }
 
     /// ML-KEM Encaps_internal(ek, m) after the FIPS 203 input check: (ciphertext, shared key).
     fn mlkem_encaps(
@@ -64,13 +116,16 @@ pub trait Backend: Sync {
     ) -> Result<(Vec<u8>, SecretBytes<32>), BackendError>;
 
     /// ML-KEM Decaps_internal with the key from KeyGen_internal(d, z); implicit rejection.
+    /// Expands the key on every call: keep an [`MlKemDecapsKey`] to decapsulate repeatedly.
     fn mlkem_decaps(
         &self,
         level: KemLevel,
         d: &[u8; 32],
         z: &[u8; 32],
         ct: &[u8],
-    ) -> Result<SecretBytes<32>, BackendError>;
+    ) -> Result<SecretBytes<32>, BackendError> {
+        self.mlkem_expand(level, d, z).decapsulate(ct)
+    }
 
     /// ML-DSA-65 KeyGen_internal(xi): the verifying key (1952 bytes).
     fn mldsa65_keygen(&self, xi: &[u8; 32]) -> Vec<u8>;
@@ -106,33 +161,4 @@ pub trait Backend: Sync {
     /// Pure SLH-DSA-SHAKE-128f verification with context; malformed keys or signatures are
     /// invalid.
     fn slhdsa_verify(&self, pk: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> bool;
-}
-
-/// Which backend the user asked for (`--backend`, `$NEXUSQ_BACKEND`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum BackendChoice {
-    #[default]
-    RustCrypto,
-    Native,
-}
-
-impl BackendChoice {
-    pub fn parse(s: &str) -> Result<Self> {
-        match s {
-            "rustcrypto" => Ok(BackendChoice::RustCrypto),
-            "native" => Ok(BackendChoice::Native),
-            other => Err(Error::usage(
-                format!("unknown backend {other:?}"),
-                "use --backend rustcrypto or --backend native",
-            )),
-        }
-    }
-
-    /// The backend to compute with.
-    pub fn backend(self) -> Result<&'static dyn Backend> {
-        match self {
-            BackendChoice::RustCrypto => Ok(&super::rustcrypto::RustCrypto),
-            BackendChoice::Native => Ok(&super::native::Native),
-        }
-    }
 }

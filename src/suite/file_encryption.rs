@@ -22,7 +22,7 @@
 
 use super::SuiteId;
 use super::backend::Backend;
-use super::hybrid_kem::{self, KemError, KemLevel};
+use super::hybrid_kem::{self, DecapsulationKey, KemError, KemLevel};
 use crate::secret::{SecretBytes, random_array};
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use aes_gcm::{Aes256Gcm, Nonce, Tag};
@@ -150,8 +150,8 @@ impl std::error::Error for FileError {}
 /// One recipient: which hybrid KEM, and that KEM's public key.
 pub type Recipient<'a> = (KemLevel, &'a [u8]);
 
-/// One key to try when decrypting: which hybrid KEM, and its 32-byte seed.
-pub type Candidate<'a> = (KemLevel, &'a SecretBytes<32>);
+/// One key to try when decrypting: an expanded hybrid decapsulation key (it knows its suite).
+pub type Candidate<'a> = &'a DecapsulationKey;
 
 // ---------------------------------------------------------------------------------------------
 // Key schedule
@@ -200,7 +200,7 @@ fn chunk_nonce(counter: u128, last: bool) -> Result<[u8; 12], FileError> {
 }
 
 /// Fill `buf` from `input` until it is full or the input ends; the number of bytes read.
-fn read_full<R: Read + ?Sized>(input: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+pub(crate) fn read_full<R: Read + ?Sized>(input: &mut R, buf: &mut [u8]) -> io::Result<usize> {
     let mut filled = 0;
     while filled < buf.len() {
         match input.read(&mut buf[filled..]) {
@@ -216,7 +216,7 @@ fn read_full<R: Read + ?Sized>(input: &mut R, buf: &mut [u8]) -> io::Result<usiz
 /// Fill `buf` with the next chunk, starting with the byte carried over from the previous call,
 /// and look one byte ahead to tell whether this is the last chunk: a short chunk is always
 /// last; a full one is last only when nothing follows. Returns (bytes in `buf`, last).
-fn read_chunk<R: Read + ?Sized>(
+pub(crate) fn read_chunk<R: Read + ?Sized>(
     input: &mut R,
     buf: &mut [u8],
     carry: &mut Option<u8>,
@@ -464,17 +464,14 @@ impl Header {
     /// Find a stanza that one of `candidates` opens, then check the header MAC in constant time.
     /// Each stanza is tried with every candidate of its suite (ML-KEM's implicit rejection makes
     /// a wrong key fail at the AEAD). Nothing of the payload has been read yet.
-    pub fn open(
-        &self,
-        backend: &dyn Backend,
-        candidates: &[Candidate<'_>],
-    ) -> Result<OpenedHeader, FileError> {
+    pub fn open(&self, candidates: &[Candidate<'_>]) -> Result<OpenedHeader, FileError> {
         for (stanza_index, stanza) in self.stanzas.iter().enumerate() {
-            for (candidate, &(level, seed)) in candidates.iter().enumerate() {
+            for (candidate, key) in candidates.iter().enumerate() {
+                let level = key.level();
                 if level != stanza.level {
                     continue;
                 }
-                let Ok(ss) = hybrid_kem::decapsulate(backend, level, seed, &stanza.kem_ct) else {
+                let Ok(ss) = key.decapsulate(&stanza.kem_ct) else {
                     // A low-order X25519 ephemeral key: this stanza is for nobody.
                     continue;
                 };
@@ -599,13 +596,12 @@ pub struct Decrypted {
 /// Read the header, open it with one of `candidates`, check its MAC, then stream the payload
 /// to `output`. See [`OpenedHeader::decrypt_payload`] for what `output` holds on error.
 pub fn decrypt<R: Read + ?Sized, W: Write + ?Sized>(
-    backend: &dyn Backend,
     candidates: &[Candidate<'_>],
     input: &mut R,
     output: &mut W,
 ) -> Result<Decrypted, FileError> {
     let header = Header::read(input)?;
-    let opened = header.open(backend, candidates)?;
+    let opened = header.open(candidates)?;
     let bytes = opened.decrypt_payload(input, output)?;
     Ok(Decrypted {
         bytes,
@@ -617,15 +613,16 @@ pub fn decrypt<R: Read + ?Sized, W: Write + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::identity::GenerationSecrets;
+    use crate::identity::{GenerationSecrets, SecretSection};
     use crate::suite::rustcrypto::RustCrypto;
 
     const BACKEND: &RustCrypto = &RustCrypto;
 
-    /// A recipient's seeds and public keys for both suites.
+    /// A recipient's seeds, expanded keys and public keys for both suites.
     struct Keys {
         xwing: SecretBytes<32>,
-        mlkem1024: SecretBytes<32>,
+        dk768: DecapsulationKey,
+        dk1024: DecapsulationKey,
         pk768: Vec<u8>,
         pk1024: Vec<u8>,
     }
@@ -636,11 +633,14 @@ mod tests {
         }
 
         fn from_seeds(xwing: SecretBytes<32>, mlkem1024: SecretBytes<32>) -> Keys {
+            let dk768 = DecapsulationKey::from_seed(BACKEND, KemLevel::MlKem768, &xwing);
+            let dk1024 = DecapsulationKey::from_seed(BACKEND, KemLevel::MlKem1024, &mlkem1024);
             Keys {
                 pk768: hybrid_kem::public_key(BACKEND, KemLevel::MlKem768, &xwing),
                 pk1024: hybrid_kem::public_key(BACKEND, KemLevel::MlKem1024, &mlkem1024),
                 xwing,
-                mlkem1024,
+                dk768,
+                dk1024,
             }
         }
 
@@ -652,10 +652,12 @@ mod tests {
         }
 
         fn candidates(&self) -> Vec<Candidate<'_>> {
-            vec![
-                (KemLevel::MlKem768, &self.xwing),
-                (KemLevel::MlKem1024, &self.mlkem1024),
-            ]
+            vec![&self.dk768, &self.dk1024]
+        }
+
+        /// `seed` expanded as a key of `level`, whatever suite it was made for.
+        fn key(seed: &SecretBytes<32>, level: KemLevel) -> DecapsulationKey {
+            DecapsulationKey::from_seed(BACKEND, level, seed)
         }
     }
 
@@ -681,7 +683,7 @@ mod tests {
 
     fn dec(candidates: &[Candidate<'_>], file: &[u8]) -> Result<(Vec<u8>, Decrypted), FileError> {
         let mut out = Vec::new();
-        let d = decrypt(BACKEND, candidates, &mut &file[..], &mut out)?;
+        let d = decrypt(candidates, &mut &file[..], &mut out)?;
         assert_eq!(d.bytes, out.len() as u64);
         Ok((out, d))
     }
@@ -717,7 +719,7 @@ mod tests {
                 let (out, d) = dec(&k.candidates(), &file).unwrap();
                 assert_eq!(out, plain, "{level:?} {size}");
                 assert_eq!(d.stanza, 0);
-                assert_eq!(k.candidates()[d.candidate].0, level);
+                assert_eq!(k.candidates()[d.candidate].level(), level);
             }
         }
     }
@@ -787,12 +789,12 @@ mod tests {
         ));
         // a's ML-KEM-1024 key alone does not open an X-Wing stanza.
         assert!(matches!(
-            dec(&[(KemLevel::MlKem1024, &a.mlkem1024)], &file),
+            dec(&[&a.dk1024], &file),
             Err(FileError::NotARecipient)
         ));
         // The right seed under the wrong suite is not even tried.
         assert!(matches!(
-            dec(&[(KemLevel::MlKem1024, &a.xwing)], &file),
+            dec(&[&Keys::key(&a.xwing, KemLevel::MlKem1024)], &file),
             Err(FileError::NotARecipient)
         ));
         assert!(matches!(dec(&[], &file), Err(FileError::NotARecipient)));
@@ -806,24 +808,22 @@ mod tests {
         let plain = data(100_000, 3);
         let file = enc(&[(KemLevel::MlKem768, &old_pk.xwing)], &plain);
         let file1024 = enc(&[(KemLevel::MlKem1024, &old_pk.mlkem1024_x25519)], &plain);
-        // Newest first, as the command line orders them.
-        let vault = [&gen2, &gen1];
-        let candidates: Vec<Candidate<'_>> = vault
-            .iter()
-            .filter_map(|g| g.kem.as_ref())
-            .flat_map(|k| {
-                [
-                    (KemLevel::MlKem768, &k.xwing),
-                    (KemLevel::MlKem1024, &k.mlkem1024_x25519),
-                ]
-            })
-            .collect();
+        // Newest first, as the identity hands them out.
+        let vault = SecretSection {
+            generations: vec![gen1, gen2],
+        };
+        let keys = vault.decryption_keys(BACKEND);
+        let candidates: Vec<Candidate<'_>> = keys.iter().map(|k| k.key()).collect();
         let (out, d) = dec(&candidates, &file).unwrap();
         assert_eq!(out, plain);
         assert_eq!(d.candidate, 2, "generation 1's X-Wing key");
         let (out, d) = dec(&candidates, &file1024).unwrap();
         assert_eq!(out, plain);
         assert_eq!(d.candidate, 3);
+        // The identity names the generation that opened the header.
+        let header = Header::read(&mut &file[..]).unwrap();
+        let (_, key) = keys.open_file_header(&header).unwrap();
+        assert_eq!((key.generation(), key.level()), (1, KemLevel::MlKem768));
         // Once generation 1 is retired, the file is for nobody here.
         let only_new = &candidates[..2];
         assert!(matches!(
@@ -945,7 +945,7 @@ mod tests {
         };
         for (name, file) in cases {
             let mut out = Vec::new();
-            let err = decrypt(BACKEND, &k.candidates(), &mut &file[..], &mut out).unwrap_err();
+            let err = decrypt(&k.candidates(), &mut &file[..], &mut out).unwrap_err();
             assert!(expected(name, &err), "{name}: got {err:?}");
         }
         // The encryptor's own 3-chunk file cut after chunk 1: chunk 0 is already out, chunk 1
@@ -954,7 +954,7 @@ mod tests {
         let file = enc(&[k.recipient(KemLevel::MlKem768)], &plain);
         let cut = header_len(KemLevel::MlKem768, 1) + 2 * SEALED_CHUNK_LEN;
         let mut out = Vec::new();
-        let err = decrypt(BACKEND, &k.candidates(), &mut &file[..cut], &mut out).unwrap_err();
+        let err = decrypt(&k.candidates(), &mut &file[..cut], &mut out).unwrap_err();
         assert!(matches!(err, FileError::Truncated { chunks: 2 }), "{err:?}");
         assert!(out == plain[..CHUNK_LEN], "only chunk 0 is out");
     }
@@ -989,7 +989,7 @@ mod tests {
             let file = enc(&[k.recipient(level)], b"a small file");
             for cut in 0..file.len() {
                 let mut out = Vec::new();
-                let r = decrypt(BACKEND, &k.candidates(), &mut &file[..cut], &mut out);
+                let r = decrypt(&k.candidates(), &mut &file[..cut], &mut out);
                 let err = r.expect_err("a truncated file decrypted");
                 let header = header_len(level, 1);
                 match cut {
@@ -1035,7 +1035,7 @@ mod tests {
             let mut bad = file.clone();
             bad[pos] ^= bit;
             let mut out = Vec::new();
-            let err = decrypt(BACKEND, &k.candidates(), &mut &bad[..], &mut out)
+            let err = decrypt(&k.candidates(), &mut &bad[..], &mut out)
                 .expect_err("a flipped file decrypted");
             let ok = match pos {
                 0..4 => matches!(err, FileError::NotEncryptedFile),
@@ -1201,7 +1201,7 @@ mod tests {
         )
         .unwrap();
         let mut out = Vec::new();
-        decrypt(BACKEND, &k.candidates(), &mut Trickle(&file), &mut out).unwrap();
+        decrypt(&k.candidates(), &mut Trickle(&file), &mut out).unwrap();
         assert_eq!(out, plain);
     }
 
@@ -1237,9 +1237,9 @@ mod tests {
         );
         assert!(matches!(r, Err(FileError::Write(_))));
         let file = enc(&[k.recipient(KemLevel::MlKem768)], b"x");
-        let r = decrypt(BACKEND, &k.candidates(), &mut &file[..], &mut Broken);
+        let r = decrypt(&k.candidates(), &mut &file[..], &mut Broken);
         assert!(matches!(r, Err(FileError::Write(_))));
-        let r = decrypt(BACKEND, &k.candidates(), &mut Broken, &mut Vec::new());
+        let r = decrypt(&k.candidates(), &mut Broken, &mut Vec::new());
         assert!(matches!(r, Err(FileError::Read(_))));
     }
 
@@ -1248,7 +1248,7 @@ mod tests {
         let k = Keys::new();
         let file = enc(&[k.recipient(KemLevel::MlKem768)], b"x");
         let h = Header::read(&mut &file[..]).unwrap();
-        let opened = h.open(BACKEND, &k.candidates()).unwrap();
+        let opened = h.open(&k.candidates()).unwrap();
         let text = format!("{h:?} {opened:?}");
         assert!(text.contains("redacted"), "{text}");
         assert!(!text.contains(&format!("{:?}", opened.payload_key.expose())));

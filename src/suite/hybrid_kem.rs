@@ -9,7 +9,7 @@
 //! X25519 ephemeral public key; shared secret = `SHA3-256(ss_M || ss_X || ct_X || pk_X || label)`.
 
 use super::SuiteId;
-use super::backend::{Backend, BackendError};
+use super::backend::{Backend, BackendError, MlKemDecapsKey};
 use crate::secret::SecretBytes;
 use sha3::{Digest, Sha3_256};
 use shake::Shake256;
@@ -110,13 +110,74 @@ fn is_all_zero(b: &[u8; 32]) -> bool {
     bool::from(b.ct_eq(&[0u8; 32]))
 }
 
+/// A hybrid decapsulation key, expanded from its seed once: the backend's expanded ML-KEM key,
+/// the X25519 secret, and the public key. Keep it to decapsulate repeatedly without running
+/// ML-KEM key generation again. Its secrets are zeroized on drop; `Debug` shows none of them.
+pub struct DecapsulationKey {
+    mlkem: MlKemDecapsKey,
+    x25519: SecretBytes<32>,
+    /// ML-KEM encapsulation key || X25519 public key.
+    public_key: Vec<u8>,
+}
+
+impl DecapsulationKey {
+    /// Expand `seed` (SHAKE256, then ML-KEM KeyGen_internal on `backend`).
+    pub fn from_seed(backend: &dyn Backend, level: KemLevel, seed: &SecretBytes<32>) -> Self {
+        let e = expand_seed(seed);
+        let mlkem = backend.mlkem_expand(level, e.d.expose(), e.z.expose());
+        let mut public_key = mlkem.encapsulation_key();
+        let pk_x = x25519(e.x25519.expose(), &x25519_dalek::X25519_BASEPOINT_BYTES);
+        public_key.extend_from_slice(pk_x.expose());
+        DecapsulationKey {
+            mlkem,
+            x25519: e.x25519,
+            public_key,
+        }
+    }
+
+    pub fn level(&self) -> KemLevel {
+        self.mlkem.level()
+    }
+
+    /// The hybrid public key this key decapsulates for.
+    pub fn public_key(&self) -> &[u8] {
+        &self.public_key
+    }
+
+    /// Decapsulate. ML-KEM's implicit rejection means a wrong ciphertext gives a
+    /// random-looking secret, not an error; callers that must know check a tag.
+    pub fn decapsulate(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError> {
+        let level = self.level();
+        if ct.len() != level.hybrid_ciphertext_len() {
+            return Err(KemError::InvalidCiphertext);
+        }
+        let (ct_m, ct_x) = ct.split_at(level.ciphertext_len());
+        let ss_m = self
+            .mlkem
+            .decapsulate(ct_m)
+            .map_err(|_| KemError::InvalidCiphertext)?;
+        let ss_x = x25519(self.x25519.expose(), ct_x.try_into().expect("32 bytes"));
+        if is_all_zero(ss_x.expose()) {
+            return Err(KemError::ZeroX25519Secret);
+        }
+        let pk_x = &self.public_key[level.encapsulation_key_len()..];
+        Ok(combine(level, &ss_m, &ss_x, ct_x, pk_x))
+    }
+}
+
+impl std::fmt::Debug for DecapsulationKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "DecapsulationKey({}, redacted)",
+            self.level().suite().name()
+        )
+    }
+}
+
 /// The hybrid public key for `seed`.
 pub fn public_key(backend: &dyn Backend, level: KemLevel, seed: &SecretBytes<32>) -> Vec<u8> {
-    let e = expand_seed(seed);
-    let mut pk = backend.mlkem_keygen(level, e.d.expose(), e.z.expose());
-    let pk_x = x25519(e.x25519.expose(), &x25519_dalek::X25519_BASEPOINT_BYTES);
-    pk.extend_from_slice(pk_x.expose());
-    pk
+    DecapsulationKey::from_seed(backend, level, seed).public_key
 }
 
 /// Import check of someone's hybrid public key: length, and an X25519 part of small order is
@@ -190,8 +251,9 @@ pub fn encapsulate(
     encapsulate_derand(backend, level, pk, &SecretBytes::random())
 }
 
-/// Decapsulate with the key from `seed`. ML-KEM's implicit rejection means a wrong ciphertext
-/// gives a random-looking secret, not an error; callers that must know check a tag.
+/// Decapsulate with the key from `seed`, expanding it for this one call (see
+/// [`DecapsulationKey`] to keep the expanded key). ML-KEM's implicit rejection means a wrong
+/// ciphertext gives a random-looking secret, not an error; callers that must know check a tag.
 pub fn decapsulate(
     backend: &dyn Backend,
     level: KemLevel,
@@ -201,17 +263,7 @@ pub fn decapsulate(
     if ct.len() != level.hybrid_ciphertext_len() {
         return Err(KemError::InvalidCiphertext);
     }
-    let (ct_m, ct_x) = ct.split_at(level.ciphertext_len());
-    let e = expand_seed(seed);
-    let ss_m = backend
-        .mlkem_decaps(level, e.d.expose(), e.z.expose(), ct_m)
-        .map_err(|_| KemError::InvalidCiphertext)?;
-    let ss_x = x25519(e.x25519.expose(), ct_x.try_into().expect("32 bytes"));
-    if is_all_zero(ss_x.expose()) {
-        return Err(KemError::ZeroX25519Secret);
-    }
-    let pk_x = x25519(e.x25519.expose(), &x25519_dalek::X25519_BASEPOINT_BYTES);
-    Ok(combine(level, &ss_m, &ss_x, ct_x, pk_x.expose()))
+    DecapsulationKey::from_seed(backend, level, seed).decapsulate(ct)
 }
 
 #[cfg(test)]
@@ -287,6 +339,45 @@ mod tests {
             let ct_arr: x_wing::Ciphertext = ct.as_slice().try_into().unwrap();
             assert_eq!(dk.decapsulate(&ct_arr).to_vec(), ss.expose().to_vec());
         }
+    }
+
+    /// A kept (expanded) key decapsulates exactly as its seed does, honest and implicitly
+    /// rejected ciphertexts alike, on RustCrypto and on every native implementation this CPU
+    /// runs; its public key is the seed's, and using it does not change it.
+    #[test]
+    fn kept_keys_decapsulate_as_their_seeds_on_every_backend() {
+        let implementations = nexusq_native::available();
+        for i in 0..48 {
+            let level = KemLevel::ALL[i % 2];
+            let seed = SecretBytes::<32>::random();
+            let pk = public_key(&RustCrypto, level, &seed);
+            let (ct, ss) = encapsulate(&RustCrypto, level, &pk).unwrap();
+            let mut wrong = ct.clone();
+            wrong[i] ^= 1;
+            let want = [ss, decapsulate(&RustCrypto, level, &seed, &wrong).unwrap()];
+            assert_ne!(want[0].expose(), want[1].expose());
+            let imp = implementations[i % implementations.len()];
+            nexusq_native::with_implementation(imp, || {
+                for backend in BACKENDS {
+                    let key = DecapsulationKey::from_seed(backend, level, &seed);
+                    assert_eq!(key.level(), level);
+                    assert_eq!(key.public_key(), &pk[..], "{} {imp:?}", backend.name());
+                    for _ in 0..2 {
+                        for (ct, want) in [&ct, &wrong].into_iter().zip(&want) {
+                            let got = key.decapsulate(ct).unwrap();
+                            assert_eq!(got.expose(), want.expose(), "{} {imp:?}", backend.name());
+                        }
+                    }
+                }
+            });
+        }
+        let key = DecapsulationKey::from_seed(&Native, KemLevel::MlKem1024, &SecretBytes::random());
+        assert_eq!(
+            key.decapsulate(&[0; 1120]).unwrap_err(),
+            KemError::InvalidCiphertext
+        );
+        let text = format!("{key:?}");
+        assert_eq!(text, "DecapsulationKey(mlkem1024-x25519, redacted)");
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! Nothing here knows about files or prints. `identity` and `vault` call in with seeds and get
 //! public keys, signatures and shared secrets back.
 
+pub mod age;
 pub mod backend;
 pub mod file_encryption;
 pub mod hybrid_kem;
@@ -11,7 +12,26 @@ pub mod native;
 pub mod root_sig;
 pub mod rustcrypto;
 
-pub use backend::{Backend, BackendChoice};
+pub use backend::Backend;
+
+/// Which backend computes ML-KEM and ML-DSA. The command line maps `--backend` and
+/// `$NEXUSQ_BACKEND` onto this; nothing here parses names.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BackendChoice {
+    #[default]
+    RustCrypto,
+    Native,
+}
+
+impl BackendChoice {
+    /// The backend to compute with.
+    pub fn backend(self) -> crate::error::Result<&'static dyn Backend> {
+        match self {
+            BackendChoice::RustCrypto => Ok(&rustcrypto::RustCrypto),
+            BackendChoice::Native => Ok(&native::Native),
+        }
+    }
+}
 
 /// Suite identifiers (u16, big-endian on the wire). Documented in docs/identity-format.md.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -1,31 +1,49 @@
 //! The opt-in backend: ML-KEM, ML-DSA-65 and SLH-DSA-SHAKE-128f from `nexusq-native`, whose
 //! SIMD implementation is chosen at run time. The bytes are the same as the default backend's.
 
-use super::backend::{Backend, BackendError, KemLevel, SLHDSA_PUBLIC_KEY_LEN, SLHDSA_SEEDS_LEN};
+use super::backend::{
+    Backend, BackendError, KemLevel, MlKemDecapsKey, MlKemDecapsulator, SLHDSA_PUBLIC_KEY_LEN,
+    SLHDSA_SEEDS_LEN,
+};
 use crate::secret::SecretBytes;
 use nexusq_native::{mldsa65, slhdsa_shake128f};
 
 pub struct Native;
 
-// nexusq-native has one module per parameter set, so the three operations are stamped out
-// per parameter set.
+// nexusq-native has one module per parameter set, so the operations are stamped out per
+// parameter set.
 macro_rules! mlkem_ops {
-    ($module:ident) => {
+    ($module:ident, $level:expr) => {
         pub(super) mod $module {
             use super::*;
+            use nexusq_native::$module::{Ciphertext, DecapsulationKey, EncapsulationKey};
 
-            pub fn keygen(d: &[u8; 32], z: &[u8; 32]) -> Vec<u8> {
-                nexusq_native::$module::keygen_internal(d, z)
-                    .0
-                    .as_bytes()
-                    .to_vec()
+            /// nexusq-native's expanded key (dk_PKE || ek || H(ek) || z), zeroized on drop.
+            struct Expanded(DecapsulationKey);
+
+            impl MlKemDecapsulator for Expanded {
+                fn encapsulation_key(&self) -> Vec<u8> {
+                    self.0.encapsulation_key().as_bytes().to_vec()
+                }
+
+                fn decapsulate(&self, ct: &[u8]) -> Result<SecretBytes<32>, BackendError> {
+                    let ct =
+                        Ciphertext::from_bytes(ct).map_err(|_| BackendError::InvalidCiphertext)?;
+                    let ss = nexusq_native::$module::decapsulate(&self.0, &ct);
+                    Ok(SecretBytes::from_slice(ss.as_bytes()).expect("32-byte shared key"))
+                }
+            }
+
+            pub fn expand(d: &[u8; 32], z: &[u8; 32]) -> MlKemDecapsKey {
+                let (_, dk) = nexusq_native::$module::keygen_internal(d, z);
+                MlKemDecapsKey::new($level, Expanded(dk))
             }
 
             pub fn encaps(
                 ek: &[u8],
                 m: &[u8; 32],
             ) -> Result<(Vec<u8>, SecretBytes<32>), BackendError> {
-                let ek = nexusq_native::$module::EncapsulationKey::from_bytes(ek)
+                let ek = EncapsulationKey::from_bytes(ek)
                     .map_err(|_| BackendError::InvalidEncapsulationKey)?;
                 let (ct, ss) = nexusq_native::$module::encapsulate_internal(&ek, m);
                 Ok((
@@ -33,26 +51,14 @@ macro_rules! mlkem_ops {
                     SecretBytes::from_slice(ss.as_bytes()).expect("32-byte shared key"),
                 ))
             }
-
-            pub fn decaps(
-                d: &[u8; 32],
-                z: &[u8; 32],
-                ct: &[u8],
-            ) -> Result<SecretBytes<32>, BackendError> {
-                let ct = nexusq_native::$module::Ciphertext::from_bytes(ct)
-                    .map_err(|_| BackendError::InvalidCiphertext)?;
-                let (_, dk) = nexusq_native::$module::keygen_internal(d, z);
-                let ss = nexusq_native::$module::decapsulate(&dk, &ct);
-                Ok(SecretBytes::from_slice(ss.as_bytes()).expect("32-byte shared key"))
-            }
         }
     };
 }
 
 mod ops {
     use super::*;
-    mlkem_ops!(mlkem768);
-    mlkem_ops!(mlkem1024);
+    mlkem_ops!(mlkem768, KemLevel::MlKem768);
+    mlkem_ops!(mlkem1024, KemLevel::MlKem1024);
 }
 
 impl Backend for Native {
@@ -60,10 +66,10 @@ impl Backend for Native {
         "native"
     }
 
-    fn mlkem_keygen(&self, level: KemLevel, d: &[u8; 32], z: &[u8; 32]) -> Vec<u8> {
+    fn mlkem_expand(&self, level: KemLevel, d: &[u8; 32], z: &[u8; 32]) -> MlKemDecapsKey {
         match level {
-            KemLevel::MlKem768 => ops::mlkem768::keygen(d, z),
-            KemLevel::MlKem1024 => ops::mlkem1024::keygen(d, z),
+            KemLevel::MlKem768 => ops::mlkem768::expand(d, z),
+            KemLevel::MlKem1024 => ops::mlkem1024::expand(d, z),
         }
     }
 
@@ -76,19 +82,6 @@ impl Backend for Native {
         match level {
             KemLevel::MlKem768 => ops::mlkem768::encaps(ek, m),
             KemLevel::MlKem1024 => ops::mlkem1024::encaps(ek, m),
-        }
-    }
-
-    fn mlkem_decaps(
-        &self,
-        level: KemLevel,
-        d: &[u8; 32],
-        z: &[u8; 32],
-        ct: &[u8],
-    ) -> Result<SecretBytes<32>, BackendError> {
-        match level {
-            KemLevel::MlKem768 => ops::mlkem768::decaps(d, z, ct),
-            KemLevel::MlKem1024 => ops::mlkem1024::decaps(d, z, ct),
         }
     }
 
@@ -152,4 +145,23 @@ fn slhdsa_keys(
 ) -> (slhdsa_shake128f::VerifyingKey, slhdsa_shake128f::SigningKey) {
     let seed = |i: usize| seeds[16 * i..16 * (i + 1)].try_into().expect("16 bytes");
     slhdsa_shake128f::keygen_internal(seed(0), seed(1), seed(2))
+}
+
+/// The SIMD implementations of nexusq-native on this CPU, by name (for `doctor`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Implementations {
+    /// The one chosen at run time.
+    pub selected: &'static str,
+    /// Every one this CPU can run.
+    pub available: Vec<&'static str>,
+}
+
+pub fn implementations() -> Implementations {
+    Implementations {
+        selected: nexusq_native::selected().name(),
+        available: nexusq_native::available()
+            .into_iter()
+            .map(|i| i.name())
+            .collect(),
+    }
 }

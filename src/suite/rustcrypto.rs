@@ -1,6 +1,9 @@
 //! The default backend: RustCrypto's `ml-kem`, `ml-dsa` and `slh-dsa`.
 
-use super::backend::{Backend, BackendError, KemLevel, SLHDSA_PUBLIC_KEY_LEN, SLHDSA_SEEDS_LEN};
+use super::backend::{
+    Backend, BackendError, KemLevel, MlKemDecapsKey, MlKemDecapsulator, SLHDSA_PUBLIC_KEY_LEN,
+    SLHDSA_SEEDS_LEN,
+};
 use crate::secret::SecretBytes;
 use ml_dsa::{KeyExport as _, MlDsa65, signature::Keypair as _};
 use ml_kem::{Decapsulate as _, DecapsulationKey, EncapsulationKey, MlKem768, MlKem1024, Seed};
@@ -9,27 +12,37 @@ use zeroize::Zeroize;
 
 pub struct RustCrypto;
 
-// ml-kem's parameter trait is private, so the three operations are stamped out per parameter
-// set by a macro instead of being generic.
+// ml-kem's parameter trait is private, so the operations are stamped out per parameter set by
+// a macro instead of being generic.
 macro_rules! mlkem_ops {
-    ($module:ident, $P:ty) => {
+    ($module:ident, $P:ty, $level:expr) => {
         mod $module {
             use super::*;
 
-            fn decapsulation_key(d: &[u8; 32], z: &[u8; 32]) -> DecapsulationKey<$P> {
+            /// ml-kem's expanded key, which zeroizes itself on drop (its `zeroize` feature).
+            struct Expanded(DecapsulationKey<$P>);
+
+            impl MlKemDecapsulator for Expanded {
+                fn encapsulation_key(&self) -> Vec<u8> {
+                    self.0.encapsulation_key().to_bytes().to_vec()
+                }
+
+                fn decapsulate(&self, ct: &[u8]) -> Result<SecretBytes<32>, BackendError> {
+                    let ct = ct.try_into().map_err(|_| BackendError::InvalidCiphertext)?;
+                    let mut ss = self.0.decapsulate(&ct);
+                    let out = SecretBytes::from_slice(&ss).expect("32-byte shared key");
+                    ss.zeroize();
+                    Ok(out)
+                }
+            }
+
+            pub fn expand(d: &[u8; 32], z: &[u8; 32]) -> MlKemDecapsKey {
                 let mut seed = Seed::default();
                 seed[..32].copy_from_slice(d);
                 seed[32..].copy_from_slice(z);
                 let dk = DecapsulationKey::<$P>::from_seed(seed);
                 seed.zeroize();
-                dk
-            }
-
-            pub fn keygen(d: &[u8; 32], z: &[u8; 32]) -> Vec<u8> {
-                decapsulation_key(d, z)
-                    .encapsulation_key()
-                    .to_bytes()
-                    .to_vec()
+                MlKemDecapsKey::new($level, Expanded(dk))
             }
 
             pub fn encaps(
@@ -46,34 +59,22 @@ macro_rules! mlkem_ops {
                 ss.zeroize();
                 Ok((ct.to_vec(), out))
             }
-
-            pub fn decaps(
-                d: &[u8; 32],
-                z: &[u8; 32],
-                ct: &[u8],
-            ) -> Result<SecretBytes<32>, BackendError> {
-                let ct = ct.try_into().map_err(|_| BackendError::InvalidCiphertext)?;
-                let mut ss = decapsulation_key(d, z).decapsulate(&ct);
-                let out = SecretBytes::from_slice(&ss).expect("32-byte shared key");
-                ss.zeroize();
-                Ok(out)
-            }
         }
     };
 }
 
-mlkem_ops!(mlkem768, MlKem768);
-mlkem_ops!(mlkem1024, MlKem1024);
+mlkem_ops!(mlkem768, MlKem768, KemLevel::MlKem768);
+mlkem_ops!(mlkem1024, MlKem1024, KemLevel::MlKem1024);
 
 impl Backend for RustCrypto {
     fn name(&self) -> &'static str {
         "rustcrypto"
     }
 
-    fn mlkem_keygen(&self, level: KemLevel, d: &[u8; 32], z: &[u8; 32]) -> Vec<u8> {
+    fn mlkem_expand(&self, level: KemLevel, d: &[u8; 32], z: &[u8; 32]) -> MlKemDecapsKey {
         match level {
-            KemLevel::MlKem768 => mlkem768::keygen(d, z),
-            KemLevel::MlKem1024 => mlkem1024::keygen(d, z),
+            KemLevel::MlKem768 => mlkem768::expand(d, z),
+            KemLevel::MlKem1024 => mlkem1024::expand(d, z),
         }
     }
 
@@ -86,19 +87,6 @@ impl Backend for RustCrypto {
         match level {
             KemLevel::MlKem768 => mlkem768::encaps(ek, m),
             KemLevel::MlKem1024 => mlkem1024::encaps(ek, m),
-        }
-    }
-
-    fn mlkem_decaps(
-        &self,
-        level: KemLevel,
-        d: &[u8; 32],
-        z: &[u8; 32],
-        ct: &[u8],
-    ) -> Result<SecretBytes<32>, BackendError> {
-        match level {
-            KemLevel::MlKem768 => mlkem768::decaps(d, z, ct),
-            KemLevel::MlKem1024 => mlkem1024::decaps(d, z, ct),
         }
     }
 

@@ -2,8 +2,10 @@
 //!
 //! Reading needs no lock (saves are atomic renames). Writers take `<vault>.lock` before they
 //! read and keep it until the new file is renamed into place and the folder synced.
-
-pub mod atomic;
+//!
+//! A vault path that is a symbolic link (a dotfiles-style link) is resolved once by every
+//! writer: the lock, the shared-storage check and the save all apply to the file it points to,
+//! which is replaced in its own folder, so the link stays a link.
 pub mod format;
 pub mod kdf;
 pub mod lock;
@@ -11,7 +13,7 @@ pub mod seal;
 pub mod storage;
 
 use crate::error::{Error, Result};
-use crate::identity::{NewIdentity, PublicIdentity, SecretSection};
+use crate::identity::{DecryptionKeys, NewIdentity, PublicIdentity, SecretSection};
 use crate::secret::{Password, SecretBytes, random_array};
 use crate::suite::Backend;
 use crate::suite::root_sig::{self, RootSecret};
@@ -83,6 +85,8 @@ pub struct Unlocked {
     /// K = Argon2id(password, salt, params); kept so a re-save need not run Argon2 again.
     key: SecretBytes<32>,
     pub secrets: SecretSection,
+    /// The kept generations' decapsulation keys, expanded once by the unlock check.
+    decryption: DecryptionKeys,
 }
 
 impl VaultFile {
@@ -104,7 +108,7 @@ impl VaultFile {
         )
         .ok_or_else(Error::wrong_password)?;
         let secrets = SecretSection::decode(&plain)?;
-        secrets
+        let decryption = secrets
             .check_against(&self.public.certificates, backend)
             .map_err(|e| {
                 Error::vault(
@@ -119,11 +123,23 @@ impl VaultFile {
             file: self,
             key,
             secrets,
+            decryption,
         })
     }
 }
 
 impl Unlocked {
+    /// The decapsulation keys of every generation that still decrypts, newest first, as they
+    /// were when the vault was unlocked (a rotation of this value does not change them).
+    pub fn decryption_keys(&self) -> &DecryptionKeys {
+        &self.decryption
+    }
+
+    /// Keep only the decapsulation keys (everything else, seeds included, is zeroized now).
+    pub fn into_decryption_keys(self) -> DecryptionKeys {
+        self.decryption
+    }
+
     /// Decrypt the root seed (only for init, rotate, passwd, revoke) and check it gives the
     /// root public key.
     pub fn root(&self, backend: &dyn Backend) -> Result<RootSecret> {
@@ -231,14 +247,22 @@ pub fn seal_vault(
     format::assemble(&header_bytes, &root_ct, &secret_ct)
 }
 
-/// Refuse to write into Android shared storage unless explicitly allowed.
+/// Where the vault file really is: `path` with its symbolic links followed (itself if it is
+/// no link). Writers lock and save this path.
+pub fn resolve(path: &Path) -> Result<PathBuf> {
+    crate::fs::resolve_links(path).map_err(|e| Error::io_at("follow the link", path, &e))
+}
+
+/// Refuse to write into Android shared storage unless explicitly allowed. Decided on where
+/// `path` really is (its links and its folder's resolved).
 pub fn check_save_location(path: &Path, opts: &SaveOptions) -> Result<()> {
-    if !opts.allow_shared_storage && storage::folder_is_shared_storage(path) {
+    if !opts.allow_shared_storage && crate::fs::folder_is_shared_storage(path) {
+        let real = resolve(path)?;
         return Err(Error::usage(
             format!(
                 "refusing to save the vault in Android shared storage ({}): other apps can read \
                  files there",
-                storage::parent_folder(path).display()
+                crate::fs::parent_folder(&real).display()
             ),
             "keep the vault in Termux's home (the default path), or pass --allow-shared-storage \
              if you accept the risk",
@@ -269,6 +293,8 @@ pub fn create(
     params
         .check_bounds(kdf::device_ram_bytes())
         .map_err(|m| Error::usage(m, "choose other --kdf-* values"))?;
+    let given = path;
+    let path = &resolve(given)?;
     check_save_location(path, opts)?;
     let refuse_existing = || {
         Error::usage(
@@ -302,34 +328,55 @@ pub fn create(
     write_revocation(&identity.revocation)?;
     save(path, &bytes)?;
     Ok(Created {
-        path: path.to_path_buf(),
+        path: given.to_path_buf(),
         public: identity.public,
         params,
         created: now,
     })
 }
 
-/// Replaces the vault file (the caller holds the vault lock), then removes temporary files
-/// that killed saves left beside it.
+/// Replaces the vault file at its resolved path (the caller holds the vault lock), then
+/// removes temporary files that killed saves left beside it.
 fn save(path: &Path, bytes: &[u8]) -> Result<()> {
-    atomic::replace(path, bytes)?;
-    atomic::remove_stale_temps(path);
+    crate::fs::replace(path, bytes)?;
+    crate::fs::remove_stale_temps(path);
     Ok(())
 }
 
 /// Change the vault's password: new Argon2 salt, new seal salt and nonces.
-/// `new_params` defaults to max(current, default).
+/// `new_params` defaults to max(current, default). `based_on` is what the caller read (before
+/// the lock) and derived `new_params` from (`--kdf-*` changes only some of them): if the vault
+/// holds other parameters under the lock, another `passwd` came in between, and nothing is
+/// changed.
 pub fn change_password(
     path: &Path,
     old: &Password,
     new: &Password,
     new_params: Option<KdfParams>,
+    based_on: Option<KdfParams>,
     opts: &SaveOptions,
     backend: &dyn Backend,
 ) -> Result<KdfParams> {
+    let path = &resolve(path)?;
     check_save_location(path, opts)?;
     let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
+    // The password first: a writer that came in between may have changed it too, and then
+    // "wrong password" (exit 3) is what the user needs to know.
     let unlocked = open(path)?.unlock(old, &Argon2id, backend)?;
+    let current = unlocked.params();
+    if let Some(base) = based_on
+        && base != current
+    {
+        return Err(Error::io(
+            format!(
+                "the vault's password hashing changed while this command waited for it (now {}, \
+                 read as {}); nothing was changed",
+                current.describe(),
+                base.describe()
+            ),
+            "run `nexusq vault passwd` again, so the new parameters start from the current ones",
+        ));
+    }
     let root = unlocked.root(backend)?;
     let params = new_params.unwrap_or_else(|| unlocked.params().at_least_default());
     params
@@ -351,6 +398,7 @@ pub fn rotate(
     now: u64,
 ) -> Result<(crate::identity::rotation::Rotated, PublicIdentity)> {
     rotation.check()?;
+    let path = &resolve(path)?;
     check_save_location(path, opts)?;
     let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
     let mut unlocked = open(path)?.unlock(password, &Argon2id, backend)?;
@@ -377,6 +425,7 @@ pub fn publish_revocation(
     revocation: crate::identity::Revocation,
     backend: &dyn Backend,
 ) -> Result<(PublicIdentity, bool)> {
+    let path = &resolve(path)?;
     check_save_location(path, opts)?;
     let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
     let mut unlocked = open(path)?.unlock(password, &Argon2id, backend)?;

@@ -18,6 +18,14 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_nexusq");
 pub const SMALL_KDF: [&str; 4] = ["--kdf-memory-mib", "8", "--kdf-iterations", "1"];
 
 /// The binary with NEXUSQ_VAULT and NEXUSQ_BACKEND removed from its environment.
+/// The Argon2id lanes a new vault gets on this machine: min(4, cores).
+#[allow(dead_code)]
+pub fn new_vault_lanes() -> u64 {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, 4) as u64
+}
+
 pub fn bin() -> Command {
     let mut c = Command::new(BIN);
     c.env_remove("NEXUSQ_VAULT").env_remove("NEXUSQ_BACKEND");

@@ -12,10 +12,10 @@ use std::time::Duration;
 
 /// Fixed FIPS 204 key-generation seed ξ and signing randomness rnd (hedged signing: rnd is not
 /// zero, but fixed so that the signatures can be compared) for the libraries that take them.
-const XI: [u8; 32] = [0x44; 32];
-const RND: [u8; 32] = [0x55; 32];
+pub const XI: [u8; 32] = [0x44; 32];
+pub const RND: [u8; 32] = [0x55; 32];
 /// The signed message; the context is empty.
-const MSG: [u8; 32] = [0x66; 32];
+pub const MSG: [u8; 32] = [0x66; 32];
 
 /// rnd for the timed signatures of the libraries that take it: [`RND`] with a counter in its first
 /// 8 bytes, new for every signature, so that the number of rejection-sampling iterations varies as
@@ -55,10 +55,11 @@ pub fn all() -> Result<Vec<Box<dyn Dsa>>, String> {
     out.push(Box::new(AwsLc::new()?));
     out.push(Box::new(Libcrux::new()?));
     out.push(Box::new(Pqcrypto::new()?));
+    out.push(Box::new(crate::oqs::LiboqsDsa::new()?));
     Ok(out)
 }
 
-fn own_check(label: &str, material: Material, ok: bool) -> Result<Material, String> {
+pub fn own_check(label: &str, material: Material, ok: bool) -> Result<Material, String> {
     if !ok {
         return Err(format!(
             "{label} ML-DSA-65: its own signature does not verify"

@@ -9,16 +9,16 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 /// Fixed FIPS 203 seeds for the libraries whose deterministic functions are public.
-const D: [u8; 32] = [0x11; 32];
-const Z: [u8; 32] = [0x22; 32];
-const M: [u8; 32] = [0x33; 32];
+pub const D: [u8; 32] = [0x11; 32];
+pub const Z: [u8; 32] = [0x22; 32];
+pub const M: [u8; 32] = [0x33; 32];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Param {
     MlKem768,
     MlKem1024,
     MlDsa65,
-    SlhDsa128f,
+    SlhDsaShake128f,
 }
 
 impl Param {
@@ -26,7 +26,7 @@ impl Param {
         Param::MlKem768,
         Param::MlKem1024,
         Param::MlDsa65,
-        Param::SlhDsa128f,
+        Param::SlhDsaShake128f,
     ];
     pub const KEM: [Param; 2] = [Param::MlKem768, Param::MlKem1024];
 
@@ -35,7 +35,16 @@ impl Param {
             Param::MlKem768 => "ML-KEM-768",
             Param::MlKem1024 => "ML-KEM-1024",
             Param::MlDsa65 => "ML-DSA-65",
-            Param::SlhDsa128f => "SLH-DSA-SHAKE-128f",
+            Param::SlhDsaShake128f => "SLH-DSA-SHAKE-128f",
+        }
+    }
+
+    /// Samples per round and operations per sample for this parameter set: SLH-DSA signing
+    /// takes milliseconds, so it gets one operation per sample and a quarter of the samples.
+    pub fn sampling(self, samples: u32, batch: u32) -> (u32, u32) {
+        match self {
+            Param::SlhDsaShake128f => (samples.div_ceil(4), 1),
+            _ => (samples, batch),
         }
     }
 
@@ -43,7 +52,7 @@ impl Param {
     pub fn ops(self) -> [Op; 3] {
         match self {
             Param::MlKem768 | Param::MlKem1024 => [Op::Keygen, Op::Encaps, Op::Decaps],
-            Param::MlDsa65 | Param::SlhDsa128f => [Op::Keygen, Op::Sign, Op::Verify],
+            Param::MlDsa65 | Param::SlhDsaShake128f => [Op::Keygen, Op::Sign, Op::Verify],
         }
     }
 }
@@ -87,6 +96,10 @@ pub trait Timed {
     fn param(&self) -> Param;
     /// Runs `n` operations (one of `param().ops()`) on the prepared state; returns the time taken.
     fn time(&self, op: Op, n: u32) -> Duration;
+    /// What a reader must know about this adapter's rows, for the evidence records.
+    fn includes(&self) -> Option<&str> {
+        None
+    }
 }
 
 pub trait Kem: Timed {
@@ -104,6 +117,15 @@ pub fn natives() -> Vec<Option<Implementation>> {
     let mut natives = vec![None];
     natives.extend(nexusq_native::available().into_iter().map(Some));
     natives
+}
+
+/// A label's implementation and forced variant: "nexusq-native (avx2)" ->
+/// ("nexusq-native", Some("avx2")).
+pub fn split_label(label: &str) -> (&str, Option<&str>) {
+    match label.strip_suffix(')').and_then(|l| l.split_once(" (")) {
+        Some((implementation, variant)) => (implementation, Some(variant)),
+        None => (label, None),
+    }
 }
 
 pub fn native_label(imp: Option<Implementation>) -> String {
@@ -141,6 +163,7 @@ pub fn kems() -> Result<Vec<Box<dyn Kem>>, String> {
             Param::MlKem768 => Box::new(Pqcrypto768::new()?),
             _ => Box::new(Pqcrypto1024::new()?),
         });
+        out.push(Box::new(crate::oqs::LiboqsKem::new(param)?));
     }
     Ok(out)
 }

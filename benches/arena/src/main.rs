@@ -1,72 +1,105 @@
 //! ML-KEM, ML-DSA and SLH-DSA arena: nexusq-native against RustCrypto `ml-kem` / `ml-dsa` /
-//! `slh-dsa`, `aws-lc-rs`, `libcrux-ml-kem` / `libcrux-ml-dsa` and `pqcrypto-mlkem` /
-//! `pqcrypto-mldsa` / `pqcrypto-sphincsplus` (keygen, encaps, decaps for ML-KEM-768 and
-//! ML-KEM-1024; keygen, sign, verify for ML-DSA-65 and SLH-DSA-SHAKE-128f). See README.md.
+//! `slh-dsa`, `aws-lc-rs`, `libcrux-ml-kem` / `libcrux-ml-dsa`, `pqcrypto-mlkem` /
+//! `pqcrypto-mldsa` / `pqcrypto-sphincsplus` and liboqs (keygen, encaps, decaps for ML-KEM-768
+//! and ML-KEM-1024; keygen, sign, verify for ML-DSA-65 and SLH-DSA-SHAKE-128f). Writes nexusq's
+//! evidence format (`nexusq::bench`, docs/bench.schema.json). See README.md.
 
 mod dsa;
 mod libs;
+mod oqs;
 mod slh;
 
 use libs::{Kem, NATIVE, Op, Param, Timed};
+use nexusq::bench::environment::{Build, Environment, build::profile_of};
+use nexusq::bench::evidence::{
+    self, Gate, GateCheck, Measurement, Record, Subject, Warmup, Workload,
+};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 const USAGE: &str = "\
-usage: nexusq-arena [--samples N] [--batch N] [--slh-samples N] [--rounds N] [--warmup-ms N]
-                    [--filter TEXT] [--json]
+usage: nexusq-arena [--samples N] [--batch N] [--rounds N] [--warmup-ms N] [--filter TEXT]
+                    [--json [--raw]] [--gate-against LIBRARY [--gate R] [--gate-median R] [--gate-p95 R]]
        nexusq-arena --compare A.jsonl B.jsonl
 
-  --samples N     samples per (library, parameter set, operation) and round [200]
-  --batch N       operations timed together for one sample [10]
-  --slh-samples N samples per SLH-DSA (library, operation) and round, one operation each [20]
-  --rounds N      alternating rounds whose samples are pooled [3]
-  --warmup-ms N   warm-up per (library, parameter set, operation) before the rounds [50]
-  --filter TEXT   only measure where \"library param op\" contains TEXT (case-insensitive)
-  --json          print JSON lines (environment, then one record per result) before the table
-  --compare A B   compare two saved --json outputs (e.g. the two builds of run.sh)";
+  --samples N           samples per (library, parameter set, operation) and round [200]
+                        (SLH-DSA: a quarter of them)
+  --batch N             operations timed together for one sample [10] (SLH-DSA: 1)
+  --rounds N            alternating rounds whose samples are pooled [3]
+  --warmup-ms N         warm-up per (library, parameter set, operation) before the rounds [50]
+  --filter TEXT         only measure where \"library param op\" contains TEXT (case-insensitive)
+  --json                evidence records (JSON lines) on stdout, the tables on stderr
+  --raw                 with --json: every sample in the result records
+  --gate-against LIB    gate nexusq-native against LIB (e.g. aws-lc-rs) on the pooled median
+                        and p95 ratios; exit 1 when an operation is over
+  --gate R              the bound on both ratios [1.5]
+  --gate-median R       the bound on the median ratio alone [--gate]
+  --gate-p95 R          the bound on the p95 ratio alone [--gate]
+  --compare A B         compare two saved --json outputs (e.g. the two builds of run.sh)";
 
 struct Args {
-    samples: usize,
+    samples: u32,
     batch: u32,
-    slh_samples: usize,
-    rounds: usize,
-    warmup: Duration,
+    rounds: u32,
+    warmup_ms: u64,
     filter: Option<String>,
     json: bool,
+    raw: bool,
     compare: Option<(String, String)>,
+    gate_against: Option<String>,
+    gate: Gate,
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut args = Args {
         samples: 200,
         batch: 10,
-        slh_samples: 20,
         rounds: 3,
-        warmup: Duration::from_millis(50),
+        warmup_ms: 50,
         filter: None,
         json: false,
+        raw: false,
         compare: None,
+        gate_against: None,
+        gate: Gate::both(1.5),
     };
+    let (mut gate, mut gate_median, mut gate_p95) = (1.5, None, None);
+    let mut gate_given = false;
     let mut it = std::env::args().skip(1);
     while let Some(arg) = it.next() {
         let mut value = |name: &str| it.next().ok_or(format!("{name} needs a value"));
         let number = |v: String| v.parse::<u64>().map_err(|e| format!("{v}: {e}"));
+        let count = |v: String| {
+            number(v).and_then(|n| u32::try_from(n).map_err(|_| format!("{n} is too large")))
+        };
+        let ratio = |v: String| v.parse::<f64>().map_err(|e| format!("{v}: {e}"));
         match arg.as_str() {
-            "--samples" => args.samples = number(value("--samples")?)? as usize,
-            "--batch" => args.batch = number(value("--batch")?)? as u32,
-            "--slh-samples" => args.slh_samples = number(value("--slh-samples")?)? as usize,
-            "--rounds" => args.rounds = number(value("--rounds")?)? as usize,
-            "--warmup-ms" => args.warmup = Duration::from_millis(number(value("--warmup-ms")?)?),
+            "--samples" => args.samples = count(value("--samples")?)?,
+            "--batch" => args.batch = count(value("--batch")?)?,
+            "--rounds" => args.rounds = count(value("--rounds")?)?,
+            "--warmup-ms" => args.warmup_ms = number(value("--warmup-ms")?)?,
             "--filter" => args.filter = Some(value("--filter")?.to_lowercase()),
             "--json" => args.json = true,
+            "--raw" => args.raw = true,
             "--compare" => args.compare = Some((value("--compare")?, value("--compare")?)),
+            "--gate-against" => args.gate_against = Some(value("--gate-against")?),
+            "--gate" => (gate, gate_given) = (ratio(value("--gate")?)?, true),
+            "--gate-median" => gate_median = Some(ratio(value("--gate-median")?)?),
+            "--gate-p95" => gate_p95 = Some(ratio(value("--gate-p95")?)?),
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown argument {other}")),
         }
     }
-    if args.samples == 0 || args.batch == 0 || args.slh_samples == 0 || args.rounds == 0 {
-        return Err("--samples, --batch, --slh-samples and --rounds must be at least 1".into());
+    if args.samples == 0 || args.batch == 0 || args.rounds == 0 {
+        return Err("--samples, --batch and --rounds must be at least 1".into());
     }
+    if args.raw && !args.json {
+        return Err("--raw adds the samples to the --json records: pass --json --raw".into());
+    }
+    if args.gate_against.is_none() && (gate_given || gate_median.is_some() || gate_p95.is_some()) {
+        return Err("--gate, --gate-median and --gate-p95 need --gate-against LIBRARY".into());
+    }
+    args.gate = Gate::from_options(gate, gate_median, gate_p95)?;
     Ok(args)
 }
 
@@ -94,27 +127,66 @@ fn main() -> ExitCode {
     }
 }
 
-/// One measured (library, parameter set, operation): per-operation times in microseconds.
+/// How the arena was built, for the environment record (build.rs).
+fn build() -> Build {
+    Build {
+        program: "nexusq-arena".into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        git_revision: env!("ARENA_GIT").into(),
+        build_profile: profile_of(cfg!(debug_assertions)).into(),
+        target: env!("ARENA_TARGET").into(),
+        rustc: env!("ARENA_RUSTC").into(),
+        rustflags: env!("ARENA_RUSTFLAGS").trim().into(),
+        crates: env!("ARENA_VERSIONS")
+            .split(',')
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    }
+}
+
+/// One measured (library, parameter set, operation): per-operation times in nanoseconds.
 struct Task<'a> {
     bench: &'a dyn Timed,
     op: Op,
+    samples_per_round: u32,
+    batch: u32,
     samples: Vec<f64>,
 }
 
 fn run(args: &Args) -> Result<(), String> {
+    // As the run starts: the load, governor and temperatures before measuring.
+    let environment = Environment::collect(
+        build(),
+        Workload::Arena {
+            subject: NATIVE.into(),
+            samples: args.samples,
+            batch: args.batch,
+            rounds: args.rounds,
+            warmup_ms: args.warmup_ms,
+            filter: args.filter.clone(),
+            gate_against: args.gate_against.clone(),
+            gate_median: args.gate_against.as_ref().map(|_| args.gate.median),
+            gate_p95: args.gate_against.as_ref().map(|_| args.gate.p95),
+        },
+    );
     let kems = libs::kems()?;
     let dsas = dsa::all()?;
     let slhs = slh::all()?;
+    let liboqs_slh = oqs::LiboqsSlh::new()?;
     check(&kems)?;
     dsa::check(&dsas)?;
     slh::check(&slhs)?;
+    oqs::check_slh(&liboqs_slh)?;
     eprintln!("sanity checks passed");
 
     let benches = kems.iter().map(|k| k.as_ref() as &dyn Timed);
     let benches = benches.chain(dsas.iter().map(|d| d.as_ref() as &dyn Timed));
-    let benches = benches.chain(slhs.iter().map(|d| d.as_ref() as &dyn Timed));
+    let benches = benches.chain(slhs.iter().map(|s| s.as_ref() as &dyn Timed));
+    let benches = benches.chain(std::iter::once(&liboqs_slh as &dyn Timed));
     let mut tasks: Vec<Task> = Vec::new();
     for bench in benches {
+        let (samples_per_round, batch) = bench.param().sampling(args.samples, args.batch);
         for op in bench.param().ops() {
             let key = format!("{} {} {}", bench.label(), bench.param().name(), op.name());
             if args
@@ -125,6 +197,8 @@ fn run(args: &Args) -> Result<(), String> {
                 tasks.push(Task {
                     bench,
                     op,
+                    samples_per_round,
+                    batch,
                     samples: Vec::new(),
                 });
             }
@@ -133,21 +207,24 @@ fn run(args: &Args) -> Result<(), String> {
     if tasks.is_empty() {
         return Err("--filter matches nothing".into());
     }
+    if let Some(against) = &args.gate_against
+        && !tasks.iter().any(|t| t.bench.label() == against)
+    {
+        return Err(format!(
+            "--gate-against {against}: no such library measured"
+        ));
+    }
 
-    // SLH-DSA operations take 0.1 to 100 ms: one per sample, and fewer samples.
-    let plan = |task: &Task| match task.bench.param() {
-        Param::SlhDsa128f => (args.slh_samples, 1),
-        _ => (args.samples, args.batch),
-    };
+    let warmup = Duration::from_millis(args.warmup_ms);
     for task in &tasks {
         let start = Instant::now();
-        while start.elapsed() < args.warmup {
-            task.bench.time(task.op, plan(task).1);
+        while start.elapsed() < warmup {
+            task.bench.time(task.op, task.batch);
         }
     }
     // Round r: per parameter set, each library in turn (starting one further along each round),
     // each operation.
-    for r in 0..args.rounds {
+    for r in 0..args.rounds as usize {
         eprintln!("round {}/{}", r + 1, args.rounds);
         for param in Param::ALL {
             let of_param = tasks.iter().filter(|t| t.bench.param() == param);
@@ -156,10 +233,10 @@ fn run(args: &Args) -> Result<(), String> {
                 let label = &labels[(i + r) % labels.len()];
                 for task in tasks.iter_mut() {
                     if task.bench.param() == param && task.bench.label() == label {
-                        let (samples, batch) = plan(task);
-                        for _ in 0..samples {
-                            let t = task.bench.time(task.op, batch);
-                            task.samples.push(t.as_secs_f64() * 1e6 / f64::from(batch));
+                        for _ in 0..task.samples_per_round {
+                            let t = task.bench.time(task.op, task.batch);
+                            task.samples
+                                .push(t.as_secs_f64() * 1e9 / f64::from(task.batch));
                         }
                     }
                 }
@@ -167,31 +244,112 @@ fn run(args: &Args) -> Result<(), String> {
         }
     }
 
-    let results: Vec<Record> = tasks
+    let results: Vec<Measurement> = tasks
         .iter()
-        .map(|t| {
-            Record::new(
-                t.bench.label(),
-                t.bench.param().name(),
-                t.op.name(),
-                &t.samples,
-            )
+        .filter_map(|t| {
+            let (implementation, variant) = libs::split_label(t.bench.label());
+            let subject = Subject {
+                implementation,
+                variant,
+                algorithm: t.bench.param().name(),
+                operation: t.op.name(),
+                rounds: args.rounds,
+                warmup: Warmup::Ms(args.warmup_ms),
+                batch: t.batch,
+            };
+            let mut m = Measurement::new(&subject, &t.samples, args.raw)?;
+            m.includes = t.bench.includes().map(str::to_string);
+            Some(m)
         })
         .collect();
-    if args.json {
-        println!("{}", environment(args));
-        for r in &results {
-            println!("{}", r.json());
-        }
-        println!();
+    let gates = match &args.gate_against {
+        Some(against) => gate(&results, against, args.gate),
+        None => Vec::new(),
+    };
+    let mut text = table(&results);
+    if let Some(against) = &args.gate_against {
+        text += "\n";
+        text += &gate_table(against, args.gate, &gates);
     }
-    print!("{}", table(&results));
-    Ok(())
+    if args.json {
+        println!(
+            "{}",
+            evidence::line(&Record::Environment(Box::new(environment)))
+        );
+        for r in results {
+            println!("{}", evidence::line(&Record::Result(r)));
+        }
+        for g in &gates {
+            println!("{}", evidence::line(&Record::Gate(g.clone())));
+        }
+        eprint!("{text}");
+    } else {
+        print!("{text}");
+    }
+    let failed: Vec<String> = gates
+        .iter()
+        .filter(|g| !g.pass)
+        .map(|g| format!("{} ({})", g.name(), g.verdict()))
+        .collect();
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} of {} operations of {NATIVE} are over the gate against {}: {}",
+            failed.len(),
+            gates.len(),
+            args.gate_against.as_deref().unwrap_or_default(),
+            failed.join(", ")
+        ))
+    }
 }
 
-/// Sanity checks before timing: every library's own round trip (done by its setup); nexusq-native
-/// (each implementation), ml-kem and libcrux-ml-kem give byte-identical ek, dk, ct and ss from the
-/// same seeds; and every library decapsulates ml-kem's ciphertext, and a tampered copy of it
+/// nexusq-native (its run-time selection) gated against `against` on every operation both
+/// measured.
+fn gate(results: &[Measurement], against: &str, gate: Gate) -> Vec<GateCheck> {
+    results
+        .iter()
+        .filter(|m| m.implementation == NATIVE && m.variant.is_none())
+        .filter_map(|native| {
+            let base = results.iter().find(|b| {
+                b.label() == against
+                    && b.algorithm == native.algorithm
+                    && b.operation == native.operation
+            })?;
+            Some(GateCheck::new(base, native, gate))
+        })
+        .collect()
+}
+
+fn gate_table(against: &str, gate: Gate, gates: &[GateCheck]) -> String {
+    let mut out = format!(
+        "{NATIVE} / {against}, pooled over the rounds; gate: median ratio ≤ {}, p95 ratio ≤ {}\n\n\
+         | parameter set | op | {against} median (p95) µs | {NATIVE} median (p95) µs | median ratio | p95 ratio | gate |\n\
+         |---|---|---:|---:|---:|---:|---|\n",
+        gate.median, gate.p95
+    );
+    let r = |x: Option<f64>| x.map_or("–".to_string(), |x| format!("{x:.2}"));
+    for g in gates {
+        out += &format!(
+            "| {} | {} | {:.1} ({:.1}) | {:.1} ({:.1}) | {} | {} | {} |\n",
+            g.algorithm,
+            g.operation,
+            g.baseline_median / 1e3,
+            g.baseline_p95 / 1e3,
+            g.candidate_median / 1e3,
+            g.candidate_p95 / 1e3,
+            r(g.median_ratio),
+            r(g.p95_ratio),
+            g.verdict()
+        );
+    }
+    out
+}
+
+/// Sanity checks before timing: every library's own round trip (done by its setup); the libraries
+/// with deterministic keygen and encaps (nexusq-native, each implementation; ml-kem;
+/// libcrux-ml-kem; liboqs fed the seeds as its randomness) give byte-identical ek, dk, ct and ss
+/// from the same seeds; and every library decapsulates ml-kem's ciphertext, and a tampered copy of it
 /// (implicit rejection), to the same shared secret.
 fn check(kems: &[Box<dyn Kem>]) -> Result<(), String> {
     for param in Param::KEM {
@@ -240,50 +398,6 @@ fn check(kems: &[Box<dyn Kem>]) -> Result<(), String> {
     Ok(())
 }
 
-struct Record {
-    library: String,
-    param: String,
-    op: String,
-    median_us: f64,
-    p95_us: f64,
-    n: usize,
-}
-
-impl Record {
-    fn new(library: &str, param: &str, op: &str, samples: &[f64]) -> Record {
-        let mut sorted = samples.to_vec();
-        sorted.sort_by(f64::total_cmp);
-        let n = sorted.len();
-        let median = if n % 2 == 1 {
-            sorted[n / 2]
-        } else {
-            (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-        };
-        // Nearest rank: the smallest sample with at least 95% of the samples at or below it.
-        let p95 = sorted[(0.95 * n as f64).ceil() as usize - 1];
-        Record {
-            library: library.into(),
-            param: param.into(),
-            op: op.into(),
-            median_us: median,
-            p95_us: p95,
-            n,
-        }
-    }
-
-    fn json(&self) -> String {
-        format!(
-            "{{\"record\":\"result\",\"library\":{},\"param\":{},\"op\":{},\"median_us\":{:.3},\"p95_us\":{:.3},\"n\":{}}}",
-            quote(&self.library),
-            quote(&self.param),
-            quote(&self.op),
-            self.median_us,
-            self.p95_us,
-            self.n
-        )
-    }
-}
-
 fn unique<'a>(items: impl Iterator<Item = &'a str>) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for item in items {
@@ -295,31 +409,38 @@ fn unique<'a>(items: impl Iterator<Item = &'a str>) -> Vec<String> {
 }
 
 /// One table per family (ML-KEM, ML-DSA, SLH-DSA), as their libraries differ.
-fn table(results: &[Record]) -> String {
-    unique(results.iter().map(|r| family(&r.param)))
+fn table(results: &[Measurement]) -> String {
+    unique(results.iter().map(|r| family(&r.algorithm)))
         .iter()
         .map(|f| {
-            let of_family: Vec<&Record> =
-                results.iter().filter(|r| family(&r.param) == f).collect();
+            let of_family: Vec<&Measurement> = results
+                .iter()
+                .filter(|r| family(&r.algorithm) == f)
+                .collect();
             family_table(&of_family)
         })
         .collect::<Vec<_>>()
         .join("\n")
 }
 
-/// "ML-KEM-768" -> "ML-KEM".
+/// "ML-KEM-768" -> "ML-KEM", "SLH-DSA-SHAKE-128f" -> "SLH-DSA-SHAKE".
 fn family(param: &str) -> &str {
     param.rsplit_once('-').map_or(param, |(f, _)| f)
 }
 
 /// Rows (parameter set, operation), one column per library with "median (p95)" in µs, and the
 /// ratio of nexusq-native (its run-time selection) to the fastest other library.
-fn family_table(results: &[&Record]) -> String {
-    let libraries = unique(results.iter().map(|r| r.library.as_str()));
-    let rows = unique(results.iter().map(|r| r.param.as_str()))
+fn family_table(results: &[&Measurement]) -> String {
+    let labels: Vec<String> = results.iter().map(|r| r.label()).collect();
+    let libraries = unique(labels.iter().map(String::as_str));
+    let rows = unique(results.iter().map(|r| r.algorithm.as_str()))
         .into_iter()
         .flat_map(|p| Op::ALL.map(|op| (p.clone(), op.name())))
-        .filter(|(p, op)| results.iter().any(|r| &r.param == p && r.op == *op));
+        .filter(|(p, op)| {
+            results
+                .iter()
+                .any(|r| &r.algorithm == p && r.operation == *op)
+        });
     let mut out = String::from("median (p95) in µs per operation\n\n| parameter set | op |");
     for library in &libraries {
         out += &format!(" {library} |");
@@ -328,26 +449,28 @@ fn family_table(results: &[&Record]) -> String {
     out += &"---:|".repeat(libraries.len() + 1);
     out += "\n";
     for (param, op) in rows {
-        let of_row: Vec<&Record> = results
+        let of_row: Vec<&Measurement> = results
             .iter()
             .copied()
-            .filter(|r| r.param == param && r.op == op)
+            .filter(|r| r.algorithm == param && r.operation == op)
             .collect();
         out += &format!("| {param} | {op} |");
         for library in &libraries {
-            match of_row.iter().find(|r| &r.library == library) {
-                Some(r) => out += &format!(" {:.1} ({:.1}) |", r.median_us, r.p95_us),
+            match of_row.iter().find(|r| &r.label() == library) {
+                Some(r) => out += &format!(" {:.1} ({:.1}) |", r.median / 1e3, r.p95 / 1e3),
                 None => out += " – |",
             }
         }
-        let native = of_row.iter().find(|r| r.library == NATIVE);
+        let native = of_row
+            .iter()
+            .find(|r| r.implementation == NATIVE && r.variant.is_none());
         let best = of_row
             .iter()
-            .filter(|r| !r.library.starts_with(NATIVE))
-            .min_by(|a, b| a.median_us.total_cmp(&b.median_us));
+            .filter(|r| r.implementation != NATIVE)
+            .min_by(|a, b| a.median.total_cmp(&b.median));
         match (native, best) {
             (Some(n), Some(b)) => {
-                out += &format!(" {:.2} (vs {}) |\n", n.median_us / b.median_us, b.library)
+                out += &format!(" {:.2} (vs {}) |\n", n.median / b.median, b.label())
             }
             _ => out += " – |\n",
         }
@@ -355,115 +478,25 @@ fn family_table(results: &[&Record]) -> String {
     out
 }
 
-fn environment(args: &Args) -> String {
-    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-    let field = |name: &str| {
-        cpuinfo
-            .lines()
-            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
-            .and_then(|l| l.split_once(':'))
-            .map(|(_, v)| v.trim().to_string())
-            .unwrap_or_default()
-    };
-    let flags = field("flags");
-    let has = |flag: &str| flags.split_whitespace().any(|f| f == flag);
-    let versions: Vec<String> = env!("ARENA_VERSIONS")
-        .split(',')
-        .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| format!("{}:{}", quote(k), quote(v)))
-        .collect();
-    let available: Vec<String> = nexusq_native::available()
-        .iter()
-        .map(|i| quote(i.name()))
-        .collect();
-    format!(
-        "{{\"record\":\"environment\",\"cpu\":{},\"avx2\":{},\"avx512f\":{},\"cpus\":{},\"rustc\":{},\"target\":{},\"rustflags\":{},\"date\":{},\"nexusq_native_selected\":{},\"nexusq_native_available\":[{}],\"versions\":{{{}}},\"samples\":{},\"batch\":{},\"slh_samples\":{},\"rounds\":{}}}",
-        quote(&field("model name")),
-        has("avx2"),
-        has("avx512f"),
-        std::thread::available_parallelism().map_or(0, |n| n.get()),
-        quote(env!("ARENA_RUSTC")),
-        quote(env!("ARENA_TARGET")),
-        quote(env!("ARENA_RUSTFLAGS")),
-        quote(&utc_now()),
-        quote(nexusq_native::selected().name()),
-        available.join(","),
-        versions.join(","),
-        args.samples,
-        args.batch,
-        args.slh_samples,
-        args.rounds
-    )
-}
-
-fn quote(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out += "\\\"",
-            '\\' => out += "\\\\",
-            c if (c as u32) < 0x20 => out += &format!("\\u{:04x}", c as u32),
-            c => out.push(c),
-        }
-    }
-    out + "\""
-}
-
-/// The current UTC time as `YYYY-MM-DDTHH:MM:SSZ` (days to civil date after H. Hinnant).
-fn utc_now() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let (days, rem) = (secs.div_euclid(86400), secs.rem_euclid(86400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    let (h, m, s) = (rem / 3600, rem % 3600 / 60, rem % 60);
-    format!("{year:04}-{month:02}-{day:02}T{h:02}:{m:02}:{s:02}Z")
-}
-
-/// The string or number value of `key` in one of our own JSON lines.
-fn json_field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
-    let rest = &line[line.find(&format!("\"{key}\":"))? + key.len() + 3..];
-    match rest.strip_prefix('"') {
-        Some(s) => s.split('"').next(),
-        None => rest.split([',', '}']).next(),
-    }
-}
-
-/// (library, parameter set, operation) and median, in the order of the file.
+/// (library, parameter set, operation) and median in ns, in the order of the file.
 type Medians = Vec<((String, String, String), f64)>;
 
-/// Reads the result records and the rustflags of a saved `--json` output.
+/// The results and the RUSTFLAGS of a saved `--json` output (the first dataset in it).
 fn load(path: &str) -> Result<(String, Medians), String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-    let mut flags = String::new();
-    let mut medians = Vec::new();
-    for line in text.lines().filter(|l| l.starts_with('{')) {
-        match json_field(line, "record") {
-            Some("environment") => flags = json_field(line, "rustflags").unwrap_or("").into(),
-            Some("result") => {
-                let get = |k| json_field(line, k).ok_or(format!("{path}: no {k} in {line}"));
-                let median = get("median_us")?
-                    .parse::<f64>()
-                    .map_err(|e| e.to_string())?;
-                let key = (
-                    get("library")?.into(),
-                    get("param")?.into(),
-                    get("op")?.into(),
-                );
-                medians.push((key, median));
-            }
-            _ => {}
-        }
-    }
-    Ok((flags, medians))
+    let datasets = evidence::parse(path, &text).map_err(|e| format!("{path}: {e}"))?;
+    let d = &datasets[0];
+    let medians = d
+        .results
+        .iter()
+        .map(|r| {
+            (
+                (r.label(), r.algorithm.clone(), r.operation.clone()),
+                r.median,
+            )
+        })
+        .collect();
+    Ok((d.environment.rustflags.clone(), medians))
 }
 
 fn compare(a: &str, b: &str) -> Result<(), String> {
@@ -486,7 +519,9 @@ fn compare(a: &str, b: &str) -> Result<(), String> {
         if let Some((_, mb)) = b.iter().find(|(k, _)| k == key) {
             let (library, param, op) = key;
             println!(
-                "| {library} | {param} | {op} | {ma:.1} | {mb:.1} | {:.3} |",
+                "| {library} | {param} | {op} | {:.1} | {:.1} | {:.3} |",
+                ma / 1e3,
+                mb / 1e3,
                 ma / mb
             );
         }

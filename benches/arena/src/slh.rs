@@ -152,7 +152,7 @@ impl Timed for Native {
         &self.label
     }
     fn param(&self) -> Param {
-        Param::SlhDsa128f
+        Param::SlhDsaShake128f
     }
     fn time(&self, op: Op, n: u32) -> Duration {
         use nexusq_native::slhdsa_shake128f::*;
@@ -223,7 +223,7 @@ impl Timed for RustCrypto {
         "slh-dsa"
     }
     fn param(&self) -> Param {
-        Param::SlhDsa128f
+        Param::SlhDsaShake128f
     }
     fn time(&self, op: Op, n: u32) -> Duration {
         type Sk = slh_dsa::SigningKey<Shake128f>;
@@ -293,7 +293,7 @@ impl Timed for Pqclean {
         "pqcrypto-sphincsplus"
     }
     fn param(&self) -> Param {
-        Param::SlhDsa128f
+        Param::SlhDsaShake128f
     }
     fn time(&self, op: Op, n: u32) -> Duration {
         match op {

@@ -1,6 +1,10 @@
-//! Compression, serialisation and CBD sampling on 16 × i16 vectors.
+//! ML-KEM encoding on 16 × i16 vectors: ByteEncode_12 / ByteDecode_12 of NTT-domain
+//! polynomials, compression and decompression, and messages.
 
-use super::{load_bytes128, load_bytes256, load16, store_bytes128, store16};
+use super::arith::transpose;
+use super::vector::{
+    load_poly, load16, load128, load256, store_poly, store16, store64, store128, store256,
+};
 use crate::simd::{Poly, Q};
 use core::arch::x86_64::*;
 
@@ -59,13 +63,6 @@ const fn pack_shuffles(d: usize) -> [[i8; 32]; 2] {
     s
 }
 
-#[target_feature(enable = "avx2")]
-#[inline]
-fn ld_i8x32(x: &[i8; 32]) -> __m256i {
-    // SAFETY: `x` is 32 readable bytes; the load is unaligned.
-    unsafe { _mm256_loadu_si256(x.as_ptr().cast()) }
-}
-
 /// Packs 16 d-bit values: the first 8 to bytes 0..d of the low 128-bit lane, the last 8 to
 /// bytes 0..d of the high lane.
 #[target_feature(enable = "avx2")]
@@ -83,8 +80,8 @@ fn pack_vec<const D: i32>(y: __m256i) -> __m256i {
     let s = ((4 * D) % 8) as i64;
     let w = _mm256_sllv_epi64(w, _mm256_setr_epi64x(0, s, 0, s));
     let shuffles = const { pack_shuffles(D as usize) };
-    let lo = _mm256_shuffle_epi8(w, ld_i8x32(&shuffles[0]));
-    let hi = _mm256_shuffle_epi8(w, ld_i8x32(&shuffles[1]));
+    let lo = _mm256_shuffle_epi8(w, load256(&shuffles[0], 0));
+    let hi = _mm256_shuffle_epi8(w, load256(&shuffles[1], 0));
     _mm256_or_si256(lo, hi)
 }
 
@@ -97,12 +94,12 @@ fn store_packed<const D: usize>(out: &mut [u8], k: usize, b: __m256i) {
     let hi = _mm256_extracti128_si256::<1>(b);
     if at + D + 16 <= 32 * D {
         // Each store's bytes after the first d are rewritten by the next store.
-        store_bytes128(out, at, lo);
-        store_bytes128(out, at + D, hi);
+        store128(out, at, lo);
+        store128(out, at + D, hi);
     } else {
         let mut buf = [0u8; 32];
-        store_bytes128(&mut buf, 0, lo);
-        store_bytes128(&mut buf, D, hi);
+        store128(&mut buf, 0, lo);
+        store128(&mut buf, D, hi);
         out[at..at + 2 * D].copy_from_slice(&buf[..2 * D]);
     }
 }
@@ -135,11 +132,11 @@ pub(super) fn compress(p: &Poly, d: u32, out: &mut [u8]) {
 fn load_packed<const D: usize>(bytes: &[u8], k: usize) -> __m256i {
     let at = 2 * D * k;
     if at + D + 16 <= 32 * D {
-        _mm256_setr_m128i(load_bytes128(bytes, at), load_bytes128(bytes, at + D))
+        _mm256_setr_m128i(load128(bytes, at), load128(bytes, at + D))
     } else {
         let mut buf = [0u8; 32];
         buf[..2 * D].copy_from_slice(&bytes[at..at + 2 * D]);
-        _mm256_setr_m128i(load_bytes128(&buf, 0), load_bytes128(&buf, D))
+        _mm256_setr_m128i(load128(&buf, 0), load128(&buf, D))
     }
 }
 
@@ -194,9 +191,8 @@ fn decompress_d<const D: usize>(p: &mut Poly, bytes: &[u8]) {
     let q = _mm256_set1_epi16(Q);
     if D <= 10 {
         let (s, m) = const { unpack_tables(D) };
-        // SAFETY: `m` is 32 readable bytes; the load is unaligned.
-        let mul = unsafe { _mm256_loadu_si256(m.as_ptr().cast()) };
-        let gather = ld_i8x32(&s);
+        let mul = load256(&m, 0);
+        let gather = load256(&s, 0);
         let mask = _mm256_set1_epi16((((1u32 << D) - 1) << (15 - D)) as i16);
         for k in 0..16 {
             let w = _mm256_shuffle_epi8(load_packed::<D>(bytes, k), gather);
@@ -208,14 +204,8 @@ fn decompress_d<const D: usize>(p: &mut Poly, bytes: &[u8]) {
         }
     } else {
         let (even, odd, oe, oo) = const { unpack11_tables() };
-        let (ge, go) = (ld_i8x32(&even), ld_i8x32(&odd));
-        // SAFETY: `oe` and `oo` are 32 readable bytes each; the loads are unaligned.
-        let (se, so) = unsafe {
-            (
-                _mm256_loadu_si256(oe.as_ptr().cast()),
-                _mm256_loadu_si256(oo.as_ptr().cast()),
-            )
-        };
+        let (ge, go) = (load256(&even, 0), load256(&odd, 0));
+        let (se, so) = (load256(&oe, 0), load256(&oo, 0));
         let so = _mm256_sub_epi32(_mm256_set1_epi32(16), so);
         let mask = _mm256_set1_epi16(0x7ff0);
         for k in 0..16 {
@@ -284,36 +274,68 @@ pub(super) fn to_msg(p: &Poly, m: &mut [u8; 32]) {
     }
 }
 
-/// SamplePolyCBD_2: coefficient 2i from the low nibble of byte i, 2i + 1 from the high one,
-/// each (bit0 + bit1) - (bit2 + bit3).
+/// ByteEncode_12 of the standard-order coefficients of an NTT-domain polynomial.
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(super) fn cbd2(p: &mut Poly, bytes: &[u8; 128]) {
-    let m55 = _mm256_set1_epi8(0x55);
-    let m33 = _mm256_set1_epi8(0x33);
-    let m0f = _mm256_set1_epi8(0x0f);
-    let two = _mm256_set1_epi16(2);
-    for h in 0..4 {
-        let x = load_bytes256(bytes, 32 * h);
-        let d = _mm256_add_epi8(
-            _mm256_and_si256(x, m55),
-            _mm256_and_si256(_mm256_srli_epi16::<1>(x), m55),
-        );
-        let a = _mm256_and_si256(d, m33);
-        let b = _mm256_and_si256(_mm256_srli_epi16::<2>(d), m33);
-        // Per nibble a - b + 2, in [0, 4]: no borrow between nibbles.
-        let z = _mm256_sub_epi8(_mm256_add_epi8(a, _mm256_set1_epi8(0x22)), b);
-        let lo = _mm256_and_si256(z, m0f);
-        let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(z), m0f);
-        // Coefficients 0..16 and 32..48 of this block, then 16..32 and 48..64.
-        let c0 = _mm256_unpacklo_epi8(lo, hi);
-        let c1 = _mm256_unpackhi_epi8(lo, hi);
-        let widen = |c: __m128i| _mm256_sub_epi16(_mm256_cvtepu8_epi16(c), two);
-        store16(p, 4 * h, widen(_mm256_castsi256_si128(c0)));
-        store16(p, 4 * h + 1, widen(_mm256_castsi256_si128(c1)));
-        store16(p, 4 * h + 2, widen(_mm256_extracti128_si256::<1>(c0)));
-        store16(p, 4 * h + 3, widen(_mm256_extracti128_si256::<1>(c1)));
+pub(super) fn ntt_to_bytes(p: &Poly, out: &mut [u8; 384]) {
+    let mut v = load_poly(p);
+    transpose(&mut v);
+    let q = _mm256_set1_epi16(Q);
+    let weights = _mm256_set1_epi32(1 | (1 << 28)); // (1, 4096) per pair
+    // Bytes 0-2, 4-6, 8-10, 12-14 of each 128-bit lane: the four 24-bit pairs.
+    let gather = _mm256_setr_epi8(
+        0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, -1, -1, -1, -1, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13,
+        14, -1, -1, -1, -1,
+    );
+    let join = _mm256_setr_epi32(0, 1, 2, 4, 5, 6, 3, 7);
+    for (k, x) in v.iter().enumerate() {
+        // To [0, q): add q to negative values.
+        let u = _mm256_add_epi16(*x, _mm256_and_si256(_mm256_srai_epi16::<15>(*x), q));
+        let w = _mm256_madd_epi16(u, weights);
+        let b = _mm256_permutevar8x32_epi32(_mm256_shuffle_epi8(w, gather), join);
+        // 24 bytes at 24k; the 8 bytes after them are overwritten by the next vector.
+        if k < 15 {
+            store256(out, 24 * k, b);
+        } else {
+            store128(out, 360, _mm256_castsi256_si128(b));
+            store64(out, 376, _mm256_extracti128_si256::<1>(b));
+        }
     }
+}
+
+/// ByteDecode_12 into the NTT-domain order; whether every value is below q.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn ntt_from_bytes(p: &mut Poly, bytes: &[u8; 384]) -> bool {
+    // Within each 128-bit lane (12 bytes = 8 values): value 2t from bytes 3t, 3t + 1 (low 12
+    // bits), value 2t + 1 from bytes 3t + 1, 3t + 2 (high 12 bits).
+    let spread = _mm256_setr_epi8(
+        0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9, 10, 10, 11, 0, 1, 1, 2, 3, 4, 4, 5, 6, 7, 7, 8, 9,
+        10, 10, 11,
+    );
+    let mask = _mm256_set1_epi16(0x0fff);
+    let qm1 = _mm256_set1_epi16(Q - 1);
+    let mut high = _mm256_setzero_si256();
+    let mut v = [_mm256_setzero_si256(); 16];
+    for (k, x) in v.iter_mut().enumerate() {
+        // 32 bytes from 24k (the last vector: from 352, its bytes start at dword 2).
+        let (raw, shift) = if k < 15 {
+            (load256(bytes, 24 * k), 0)
+        } else {
+            (load256(bytes, 352), 2)
+        };
+        let idx = _mm256_add_epi32(
+            _mm256_setr_epi32(0, 1, 2, 2, 3, 4, 5, 5),
+            _mm256_set1_epi32(shift),
+        );
+        let s = _mm256_shuffle_epi8(_mm256_permutevar8x32_epi32(raw, idx), spread);
+        let c = _mm256_blend_epi16::<0xaa>(_mm256_and_si256(s, mask), _mm256_srli_epi16::<4>(s));
+        high = _mm256_or_si256(high, _mm256_cmpgt_epi16(c, qm1));
+        *x = c;
+    }
+    transpose(&mut v);
+    store_poly(p, &v);
+    _mm256_testz_si256(high, high) == 1
 }
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
-//! SampleNTT's rejection step with AVX2: 16 candidates per 24 bytes, compared with q, and the
-//! accepted ones moved to the front with a shuffle chosen by the acceptance mask. The table
-//! lookup is indexed by public data (values from the matrix seed), as FIPS 203 allows.
+//! ML-KEM sampling on 16 × i16 vectors: SampleNTT's rejection step, 16 candidates per 24
+//! bytes, compared with q, and the accepted ones moved to the front with a shuffle chosen by
+//! the acceptance mask (the table lookup is indexed by public data, values from the matrix
+//! seed, as FIPS 203 allows); and SamplePolyCBD_2.
 
-use super::load_bytes256;
+use super::vector::{load128, load256, store16, store128};
 use crate::simd::{N, Poly, Q};
 use core::arch::x86_64::*;
 
@@ -40,11 +41,8 @@ static TABLE: Compact = COMPACT;
 #[target_feature(enable = "avx2")]
 #[inline]
 fn compact(v: __m128i, mask: usize, out: &mut [i16; N + 16], n: usize) -> usize {
-    // SAFETY: `TABLE.shuffle[mask]` is 16 readable bytes; the load is unaligned.
-    let s = unsafe { _mm_loadu_si128(TABLE.shuffle[mask].as_ptr().cast()) };
-    let dst = &mut out[n..n + 8];
-    // SAFETY: `dst` is 8 writable i16 values (16 bytes); the store is unaligned.
-    unsafe { _mm_storeu_si128(dst.as_mut_ptr().cast(), _mm_shuffle_epi8(v, s)) };
+    let s = load128(&TABLE.shuffle[mask], 0);
+    store128(out, n, _mm_shuffle_epi8(v, s));
     n + TABLE.count[mask] as usize
 }
 
@@ -70,9 +68,9 @@ pub(super) fn rej_uniform(p: &mut Poly, filled: usize, bytes: &[u8]) -> usize {
         // 24 bytes from `pos`, as qwords 0, 1 | 1, 2 of a 32-byte load. The last 24 bytes of
         // the usual lengths (168, 504) are loaded from len - 32, one qword further in.
         let x = if pos + 32 <= bytes.len() {
-            _mm256_permute4x64_epi64::<0b1001_0100>(load_bytes256(bytes, pos))
+            _mm256_permute4x64_epi64::<0b1001_0100>(load256(bytes, pos))
         } else if pos + 24 == bytes.len() && pos >= 8 {
-            _mm256_permute4x64_epi64::<0b1110_1001>(load_bytes256(bytes, pos - 8))
+            _mm256_permute4x64_epi64::<0b1110_1001>(load256(bytes, pos - 8))
         } else {
             break;
         };
@@ -111,4 +109,36 @@ pub(super) fn rej_uniform(p: &mut Poly, filled: usize, bytes: &[u8]) -> usize {
     let take = n.min(cap);
     p.c[filled..filled + take].copy_from_slice(&buf[..take]);
     filled + take
+}
+
+/// SamplePolyCBD_2: coefficient 2i from the low nibble of byte i, 2i + 1 from the high one,
+/// each (bit0 + bit1) - (bit2 + bit3).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn cbd2(p: &mut Poly, bytes: &[u8; 128]) {
+    let m55 = _mm256_set1_epi8(0x55);
+    let m33 = _mm256_set1_epi8(0x33);
+    let m0f = _mm256_set1_epi8(0x0f);
+    let two = _mm256_set1_epi16(2);
+    for h in 0..4 {
+        let x = load256(bytes, 32 * h);
+        let d = _mm256_add_epi8(
+            _mm256_and_si256(x, m55),
+            _mm256_and_si256(_mm256_srli_epi16::<1>(x), m55),
+        );
+        let a = _mm256_and_si256(d, m33);
+        let b = _mm256_and_si256(_mm256_srli_epi16::<2>(d), m33);
+        // Per nibble a - b + 2, in [0, 4]: no borrow between nibbles.
+        let z = _mm256_sub_epi8(_mm256_add_epi8(a, _mm256_set1_epi8(0x22)), b);
+        let lo = _mm256_and_si256(z, m0f);
+        let hi = _mm256_and_si256(_mm256_srli_epi16::<4>(z), m0f);
+        // Coefficients 0..16 and 32..48 of this block, then 16..32 and 48..64.
+        let c0 = _mm256_unpacklo_epi8(lo, hi);
+        let c1 = _mm256_unpackhi_epi8(lo, hi);
+        let widen = |c: __m128i| _mm256_sub_epi16(_mm256_cvtepu8_epi16(c), two);
+        store16(p, 4 * h, widen(_mm256_castsi256_si128(c0)));
+        store16(p, 4 * h + 1, widen(_mm256_castsi256_si128(c1)));
+        store16(p, 4 * h + 2, widen(_mm256_extracti128_si256::<1>(c0)));
+        store16(p, 4 * h + 3, widen(_mm256_extracti128_si256::<1>(c1)));
+    }
 }

@@ -1,23 +1,25 @@
-//! AVX-512 implementation (x86-64 with AVX-512F and AVX-512VL): the AVX2 implementation's
-//! ML-KEM polynomial arithmetic, sampling and encoding unchanged (those methods delegate to
-//! [`Avx2`]); ML-DSA's NTT, inverse NTT, pointwise products and element-wise reductions on
-//! 512-bit vectors (`dsa`, `dsa_ntt`), the rest of ML-DSA again AVX2's; and Keccak rewritten
-//! around AVX-512's three-input logic (`vpternlogq`) and native 64-bit rotates (`vprolq`):
-//! one state in 512-bit planes, four states in 256-bit registers, and eight in 512-bit ones
-//! (which the ML-DSA samplers use).
+//! AVX-512 implementation (x86-64 with AVX-512F and AVX-512VL): Keccak rewritten around
+//! AVX-512's three-input logic (`vpternlogq`) and native 64-bit rotates (`vprolq`): one state
+//! in 512-bit planes, four states in 256-bit registers, and eight in 512-bit ones (which the
+//! ML-DSA samplers use) (`keccak`); ML-DSA's NTT, inverse NTT, pointwise products and
+//! element-wise reductions on 512-bit vectors (`dsa_arith`). Everything else, ML-KEM's
+//! polynomial arithmetic, sampling and encoding and the rest of ML-DSA, is the AVX2
+//! implementation's: those methods forward to [`Avx2`]'s.
 //!
 //! `Avx512` is only ever used through `dispatch::run!`, which selects it only when the CPU has
-//! AVX2, AVX-512F and AVX-512VL (`dispatch::available`); that makes the `unsafe` calls into the
-//! target-feature functions sound, and the delegation to `Avx2` too (AVX2 is checked as well).
+//! AVX2 (with BMI1 and BMI2), AVX-512F and AVX-512VL (`dispatch::available`); that makes the
+//! `unsafe` calls into the target-feature functions sound, and the forwarding to `Avx2` too.
 
-mod dsa;
-mod dsa_ntt;
-mod keccak1;
-mod keccak_wide;
+mod dsa_arith;
+mod keccak;
 
 use crate::avx2::Avx2;
+use crate::delegate::{
+    calls, dsa_pack, dsa_sample, kem_arith, kem_encode, kem_sample, target_calls,
+};
 use crate::dispatch::Implementation;
-use crate::simd::{KeccakX4, KeccakX8, Poly, Simd};
+use crate::mldsa::ops::{DsaPoly, DsaSimd};
+use crate::simd::{KeccakX4, KeccakX8, Simd};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx512;
@@ -25,106 +27,45 @@ pub(crate) struct Avx512;
 impl Simd for Avx512 {
     const IMPLEMENTATION: Implementation = Implementation::Avx512;
 
-    #[inline(always)]
-    fn keccak_f1600(state: &mut [u64; 25]) {
-        // SAFETY: `Avx512` only runs on CPUs with AVX2, AVX-512F and AVX-512VL (module
-        // documentation).
-        unsafe { keccak1::keccak_f1600(state) }
-    }
-
-    #[inline(always)]
-    fn keccak_f1600_x4(state: &mut KeccakX4) {
-        // SAFETY: `Avx512` only runs on CPUs with AVX2, AVX-512F and AVX-512VL (module
-        // documentation).
-        unsafe { keccak_wide::keccak_f1600_x4(state) }
-    }
-
     const KECCAK_X8: bool = true;
 
-    #[inline(always)]
-    fn keccak_f1600_x8(state: &mut KeccakX8) {
-        // SAFETY: `Avx512` only runs on CPUs with AVX2, AVX-512F and AVX-512VL (module
-        // documentation).
-        unsafe { keccak_wide::keccak_f1600_x8(state) }
+    target_calls! {
+        fn keccak_f1600(state: &mut [u64; 25]) => keccak::keccak_f1600;
+        fn keccak_f1600_x4(state: &mut KeccakX4) => keccak::keccak_f1600_x4;
+        fn keccak_f1600_x8(state: &mut KeccakX8) => keccak::keccak_f1600_x8;
     }
+    kem_arith!(forward Avx2);
+    kem_encode!(forward Avx2);
+    kem_sample!(forward Avx2);
+}
 
-    #[inline(always)]
-    fn ntt(p: &mut Poly) {
-        Avx2::ntt(p)
+/// Keccak, and so the eight-way ExpandA, ExpandS and ExpandMask, is this implementation's own
+/// through its `Simd` methods.
+impl DsaSimd for Avx512 {
+    // dsa_arith.rs has the operations that gain from 512-bit vectors; the rest are Avx2's.
+    target_calls! {
+        fn dsa_ntt(p: &mut DsaPoly) => dsa_arith::ntt;
+        fn dsa_invntt_tomont(p: &mut DsaPoly) => dsa_arith::invntt_tomont;
+        fn dsa_pointwise_montgomery(r: &mut DsaPoly, a: &DsaPoly, b: &DsaPoly)
+            => dsa_arith::pointwise_montgomery;
+        fn dsa_pointwise_acc_montgomery(r: &mut DsaPoly, a: &[DsaPoly], b: &[DsaPoly])
+            => dsa_arith::pointwise_acc_montgomery;
+        fn dsa_reduce(p: &mut DsaPoly) => dsa_arith::reduce;
+        fn dsa_caddq(p: &mut DsaPoly) => dsa_arith::caddq;
+        fn dsa_decompose(w1: &mut DsaPoly, w0: &mut DsaPoly, w: &DsaPoly) => dsa_arith::decompose;
     }
-
-    #[inline(always)]
-    fn invntt_tomont(p: &mut Poly) {
-        Avx2::invntt_tomont(p)
+    calls! {
+        fn dsa_ntt_unpack(p: &mut DsaPoly) => Avx2::dsa_ntt_unpack;
+        fn dsa_add(r: &mut DsaPoly, a: &DsaPoly) => Avx2::dsa_add;
+        fn dsa_sub(r: &mut DsaPoly, a: &DsaPoly) => Avx2::dsa_sub;
+        fn dsa_shiftl(p: &mut DsaPoly) => Avx2::dsa_shiftl;
+        fn dsa_power2round(t1: &mut DsaPoly, t0: &mut DsaPoly, t: &DsaPoly)
+            => Avx2::dsa_power2round;
+        fn dsa_make_hint(h: &mut DsaPoly, a0: &DsaPoly, a1: &DsaPoly) -> usize
+            => Avx2::dsa_make_hint;
+        fn dsa_use_hint(w1: &mut DsaPoly, w: &DsaPoly, h: &DsaPoly) => Avx2::dsa_use_hint;
+        fn dsa_chk(p: &DsaPoly, bound: i32) -> bool => Avx2::dsa_chk;
     }
-
-    #[inline(always)]
-    fn basemul_acc_montgomery(r: &mut Poly, a: &[Poly], b: &[Poly]) {
-        Avx2::basemul_acc_montgomery(r, a, b)
-    }
-
-    #[inline(always)]
-    fn tomont(p: &mut Poly) {
-        Avx2::tomont(p)
-    }
-
-    #[inline(always)]
-    fn reduce(p: &mut Poly) {
-        Avx2::reduce(p)
-    }
-
-    #[inline(always)]
-    fn add(r: &mut Poly, a: &Poly) {
-        Avx2::add(r, a)
-    }
-
-    #[inline(always)]
-    fn sub(r: &mut Poly, a: &Poly) {
-        Avx2::sub(r, a)
-    }
-
-    #[inline(always)]
-    fn ntt_unpack(p: &mut Poly) {
-        Avx2::ntt_unpack(p)
-    }
-
-    #[inline(always)]
-    fn ntt_to_bytes(p: &Poly, out: &mut [u8; 384]) {
-        Avx2::ntt_to_bytes(p, out)
-    }
-
-    #[inline(always)]
-    fn ntt_from_bytes(p: &mut Poly, bytes: &[u8; 384]) -> bool {
-        Avx2::ntt_from_bytes(p, bytes)
-    }
-
-    #[inline(always)]
-    fn rej_uniform(p: &mut Poly, filled: usize, bytes: &[u8]) -> usize {
-        Avx2::rej_uniform(p, filled, bytes)
-    }
-
-    #[inline(always)]
-    fn cbd2(p: &mut Poly, bytes: &[u8; 128]) {
-        Avx2::cbd2(p, bytes)
-    }
-
-    #[inline(always)]
-    fn from_msg(p: &mut Poly, m: &[u8; 32]) {
-        Avx2::from_msg(p, m)
-    }
-
-    #[inline(always)]
-    fn to_msg(p: &Poly, m: &mut [u8; 32]) {
-        Avx2::to_msg(p, m)
-    }
-
-    #[inline(always)]
-    fn compress(p: &Poly, d: u32, out: &mut [u8]) {
-        Avx2::compress(p, d, out)
-    }
-
-    #[inline(always)]
-    fn decompress(p: &mut Poly, d: u32, bytes: &[u8]) {
-        Avx2::decompress(p, d, bytes)
-    }
+    dsa_sample!(forward Avx2);
+    dsa_pack!(forward Avx2);
 }

@@ -12,6 +12,7 @@
 //! 8 even coefficients come first, then the 8 odd ones. The base multiplication then needs no
 //! shuffles, and the NTT's and inverse NTT's last layers are done with transposes.
 
+use super::vector::{load_s16, store_s16};
 use crate::portable::arith::{INVNTT_F, MONT, MONT_SQ, QINV, ZETAS};
 use crate::portable::modmath;
 use crate::simd::{N, Poly, Q};
@@ -202,22 +203,8 @@ const BARRETT_V: i16 = (((1i32 << 26) + Q as i32 / 2) / Q as i32) as i16;
 // Helpers.
 
 #[inline(always)]
-pub(super) fn load(c: &[i16]) -> int16x8_t {
-    let c: &[i16; 8] = c[..8].try_into().expect("8 coefficients");
-    // SAFETY: reads 8 i16 from a reference to 8 i16; NEON is baseline on aarch64.
-    unsafe { vld1q_s16(c.as_ptr()) }
-}
-
-#[inline(always)]
-pub(super) fn store(c: &mut [i16], v: int16x8_t) {
-    let c: &mut [i16; 8] = (&mut c[..8]).try_into().expect("8 coefficients");
-    // SAFETY: writes 8 i16 through a reference to 8 i16; NEON is baseline on aarch64.
-    unsafe { vst1q_s16(c.as_mut_ptr(), v) }
-}
-
-#[inline(always)]
 fn load_tw(t: &Twiddles) -> (int16x8_t, int16x8_t) {
-    (load(&t.z), load(&t.t))
+    (load_s16(&t.z), load_s16(&t.t))
 }
 
 /// a · z mod q for per-lane constants z (twists t); |result| < q for |a| < 2^15.
@@ -244,7 +231,7 @@ fn mul_lane<const L: i32>(a: int16x8_t, z: int16x8_t, t: int16x8_t) -> int16x8_t
 
 /// Barrett reduction of any i16 to |result| <= q/2 + 1.
 #[inline(always)]
-pub(super) fn barrett(a: int16x8_t) -> int16x8_t {
+fn barrett(a: int16x8_t) -> int16x8_t {
     // SAFETY: NEON is baseline on aarch64.
     unsafe {
         let t = vqdmulhq_s16(a, vdupq_n_s16(BARRETT_V));
@@ -334,7 +321,7 @@ pub(super) fn ntt(p: &mut Poly) {
     let c = &mut p.c;
     let (z, t) = load_tw(&NTT_123);
     for j in 0..4 {
-        let mut v: [int16x8_t; 8] = core::array::from_fn(|m| load(&c[32 * m + 8 * j..]));
+        let mut v: [int16x8_t; 8] = core::array::from_fn(|m| load_s16(&c[32 * m + 8 * j..]));
         for m in 0..4 {
             (v[m], v[m + 4]) = ct_lane::<1>(v[m], v[m + 4], z, t);
         }
@@ -347,13 +334,13 @@ pub(super) fn ntt(p: &mut Poly) {
         (v[4], v[5]) = ct_lane::<6>(v[4], v[5], z, t);
         (v[6], v[7]) = ct_lane::<7>(v[6], v[7], z, t);
         for (m, x) in v.iter().enumerate() {
-            store(&mut c[32 * m + 8 * j..], *x);
+            store_s16(&mut c[32 * m + 8 * j..], *x);
         }
     }
     for b in 0..8 {
         let (z, t) = load_tw(&NTT_45[b]);
         let blk = &mut c[32 * b..32 * b + 32];
-        let mut v: [int16x8_t; 4] = core::array::from_fn(|m| load(&blk[8 * m..]));
+        let mut v: [int16x8_t; 4] = core::array::from_fn(|m| load_s16(&blk[8 * m..]));
         (v[0], v[2]) = ct_lane::<0>(v[0], v[2], z, t);
         (v[1], v[3]) = ct_lane::<0>(v[1], v[3], z, t);
         (v[0], v[1]) = ct_lane::<1>(v[0], v[1], z, t);
@@ -367,8 +354,8 @@ pub(super) fn ntt(p: &mut Poly) {
             let (z2, t2) = load_tw(&tw[1]);
             let (x, y) = ct(x, y, z2, t2);
             let (e, o) = trn16(x, y);
-            store(&mut blk[16 * h..], barrett(e));
-            store(&mut blk[16 * h + 8..], barrett(o));
+            store_s16(&mut blk[16 * h..], barrett(e));
+            store_s16(&mut blk[16 * h + 8..], barrett(o));
         }
     }
 }
@@ -385,8 +372,8 @@ pub(super) fn invntt_tomont(p: &mut Poly) {
         let mut v = [zero(); 4];
         for h in 0..2 {
             let tw = &INV_67[2 * b + h];
-            let e = load(&blk[16 * h..]);
-            let o = load(&blk[16 * h + 8..]);
+            let e = load_s16(&blk[16 * h..]);
+            let o = load_s16(&blk[16 * h + 8..]);
             let (x, y) = trn16(e, o);
             let (z2, t2) = load_tw(&tw[0]);
             let (x, y) = gs(x, y, z2, t2);
@@ -402,12 +389,12 @@ pub(super) fn invntt_tomont(p: &mut Poly) {
         (v[0], v[2]) = gs_lane::<0>(v[0], v[2], z, t);
         (v[1], v[3]) = gs_lane::<0>(v[1], v[3], z, t);
         for (m, x) in v.iter().enumerate() {
-            store(&mut blk[8 * m..], *x);
+            store_s16(&mut blk[8 * m..], *x);
         }
     }
     let (z, t) = load_tw(&INV_123);
     for j in 0..4 {
-        let mut v: [int16x8_t; 8] = core::array::from_fn(|m| load(&c[32 * m + 8 * j..]));
+        let mut v: [int16x8_t; 8] = core::array::from_fn(|m| load_s16(&c[32 * m + 8 * j..]));
         (v[0], v[1]) = gs_lane::<7>(v[0], v[1], z, t);
         (v[2], v[3]) = gs_lane::<6>(v[2], v[3], z, t);
         (v[4], v[5]) = gs_lane::<5>(v[4], v[5], z, t);
@@ -425,7 +412,7 @@ pub(super) fn invntt_tomont(p: &mut Poly) {
             v[m + 4] = mul_lane::<1>(d, z, t);
         }
         for (m, x) in v.iter().enumerate() {
-            store(&mut c[32 * m + 8 * j..], *x);
+            store_s16(&mut c[32 * m + 8 * j..], *x);
         }
     }
 }
@@ -467,10 +454,10 @@ pub(super) fn basemul_acc_montgomery(r: &mut Poly, a: &[Poly], b: &[Poly]) {
             let mut o_lo = vdupq_n_s32(0);
             let mut o_hi = vdupq_n_s32(0);
             for (x, y) in a.iter().zip(b) {
-                let ae = load(&x.c[16 * h..]);
-                let ao = load(&x.c[16 * h + 8..]);
-                let be = load(&y.c[16 * h..]);
-                let bo = load(&y.c[16 * h + 8..]);
+                let ae = load_s16(&x.c[16 * h..]);
+                let ao = load_s16(&x.c[16 * h + 8..]);
+                let be = load_s16(&y.c[16 * h..]);
+                let bo = load_s16(&y.c[16 * h + 8..]);
                 let bz = mul(bo, z, t);
                 e_lo = vmlal_s16(e_lo, vget_low_s16(ae), vget_low_s16(be));
                 e_hi = vmlal_high_s16(e_hi, ae, be);
@@ -487,8 +474,8 @@ pub(super) fn basemul_acc_montgomery(r: &mut Poly, a: &[Poly], b: &[Poly]) {
                 e = barrett(e);
                 o = barrett(o);
             }
-            store(&mut r.c[16 * h..], e);
-            store(&mut r.c[16 * h + 8..], o);
+            store_s16(&mut r.c[16 * h..], e);
+            store_s16(&mut r.c[16 * h + 8..], o);
         }
     }
 }
@@ -497,16 +484,16 @@ pub(super) fn basemul_acc_montgomery(r: &mut Poly, a: &[Poly], b: &[Poly]) {
 #[inline(always)]
 fn map(p: &mut Poly, f: impl Fn(int16x8_t) -> int16x8_t) {
     for i in (0..N).step_by(8) {
-        let v = load(&p.c[i..]);
-        store(&mut p.c[i..], f(v));
+        let v = load_s16(&p.c[i..]);
+        store_s16(&mut p.c[i..], f(v));
     }
 }
 
 #[inline(always)]
 fn zip_map(r: &mut Poly, a: &Poly, f: impl Fn(int16x8_t, int16x8_t) -> int16x8_t) {
     for i in (0..N).step_by(8) {
-        let v = f(load(&r.c[i..]), load(&a.c[i..]));
-        store(&mut r.c[i..], v);
+        let v = f(load_s16(&r.c[i..]), load_s16(&a.c[i..]));
+        store_s16(&mut r.c[i..], v);
     }
 }
 
@@ -540,8 +527,8 @@ pub(super) fn ntt_unpack(p: &mut Poly) {
         let src: &[i16; 16] = (&*blk).try_into().expect("16 coefficients");
         // SAFETY: reads 16 i16 from a reference to 16 i16; NEON is baseline on aarch64.
         let v = unsafe { vld2q_s16(src.as_ptr()) };
-        store(&mut blk[..8], v.0);
-        store(&mut blk[8..], v.1);
+        store_s16(&mut blk[..8], v.0);
+        store_s16(&mut blk[8..], v.1);
     }
 }
 

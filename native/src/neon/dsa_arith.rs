@@ -15,8 +15,9 @@
 //! which puts coefficients 4l + i of the block into lane l of vector i: the pairs at distance
 //! 2 are then vectors (0, 2) and (1, 3), those at distance 1 vectors (0, 1) and (2, 3).
 
+use super::vector::{load_s32, store_s32};
 use crate::mldsa::ops::{D, DsaPoly, GAMMA2, N, Q};
-use crate::portable::dsa::arith::QINV;
+use crate::portable::dsa_arith::QINV;
 use crate::portable::modmath;
 use core::arch::aarch64::*;
 
@@ -135,20 +136,6 @@ const INV_LAST: [Tw1; 2] = [tw1(F), tw1(centered(zeta(1) as i64 * F as i64))];
 // Helpers.
 
 #[inline(always)]
-fn load(c: &[i32]) -> int32x4_t {
-    let c: &[i32; 4] = c[..4].try_into().expect("4 coefficients");
-    // SAFETY: reads 4 i32 from a reference to 4 i32; NEON is baseline on aarch64.
-    unsafe { vld1q_s32(c.as_ptr()) }
-}
-
-#[inline(always)]
-fn store(c: &mut [i32], v: int32x4_t) {
-    let c: &mut [i32; 4] = (&mut c[..4]).try_into().expect("4 coefficients");
-    // SAFETY: writes 4 i32 through a reference to 4 i32; NEON is baseline on aarch64.
-    unsafe { vst1q_s32(c.as_mut_ptr(), v) }
-}
-
-#[inline(always)]
 fn dup(x: i32) -> int32x4_t {
     // SAFETY: NEON is baseline on aarch64.
     unsafe { vdupq_n_s32(x) }
@@ -156,7 +143,7 @@ fn dup(x: i32) -> int32x4_t {
 
 #[inline(always)]
 fn load_tw(t: &Tw4) -> (int32x4_t, int32x4_t) {
-    (load(&t.z), load(&t.t))
+    (load_s32(&t.z), load_s32(&t.t))
 }
 
 /// a · z mod q for per-lane constants z (twists t); |result| < q for |a| < 2^31.
@@ -216,16 +203,16 @@ pub(super) fn ntt(p: &mut DsaPoly) {
             let (z1, t1) = (dup(FWD[k1].z), dup(FWD[k1].t));
             let (z2, t2) = (dup(FWD[k1 + 1].z), dup(FWD[k1 + 1].t));
             for j in (start..start + h).step_by(4) {
-                let (x0, x1) = (load(&a[j..]), load(&a[j + h..]));
-                let (x2, x3) = (load(&a[j + len..]), load(&a[j + len + h..]));
+                let (x0, x1) = (load_s32(&a[j..]), load_s32(&a[j + h..]));
+                let (x2, x3) = (load_s32(&a[j + len..]), load_s32(&a[j + len + h..]));
                 let (x0, x2) = ct(x0, x2, z0, t0);
                 let (x1, x3) = ct(x1, x3, z0, t0);
                 let (x0, x1) = ct(x0, x1, z1, t1);
                 let (x2, x3) = ct(x2, x3, z2, t2);
-                store(&mut a[j..], x0);
-                store(&mut a[j + h..], x1);
-                store(&mut a[j + len..], x2);
-                store(&mut a[j + len + h..], x3);
+                store_s32(&mut a[j..], x0);
+                store_s32(&mut a[j + h..], x1);
+                store_s32(&mut a[j + len..], x2);
+                store_s32(&mut a[j + len + h..], x3);
             }
         }
         len >>= 2;
@@ -278,16 +265,16 @@ pub(super) fn invntt_tomont(p: &mut DsaPoly) {
             let k2 = N / (2 * len) - 1 - b;
             let (z2, t2) = (dup(FWD[k2].z), dup(FWD[k2].t));
             for j in (start..start + len).step_by(4) {
-                let (x0, x1) = (load(&a[j..]), load(&a[j + len..]));
-                let (x2, x3) = (load(&a[j + 2 * len..]), load(&a[j + 3 * len..]));
+                let (x0, x1) = (load_s32(&a[j..]), load_s32(&a[j + len..]));
+                let (x2, x3) = (load_s32(&a[j + 2 * len..]), load_s32(&a[j + 3 * len..]));
                 let (x0, x1) = gs(x0, x1, z0, t0);
                 let (x2, x3) = gs(x2, x3, z1, t1);
                 let (x0, x2) = gs(x0, x2, z2, t2);
                 let (x1, x3) = gs(x1, x3, z2, t2);
-                store(&mut a[j..], x0);
-                store(&mut a[j + len..], x1);
-                store(&mut a[j + 2 * len..], x2);
-                store(&mut a[j + 3 * len..], x3);
+                store_s32(&mut a[j..], x0);
+                store_s32(&mut a[j + len..], x1);
+                store_s32(&mut a[j + 2 * len..], x2);
+                store_s32(&mut a[j + 3 * len..], x3);
             }
         }
         len *= 4;
@@ -300,25 +287,31 @@ pub(super) fn invntt_tomont(p: &mut DsaPoly) {
     let (fz, ft) = (dup(INV_LAST[0].z), dup(INV_LAST[0].t));
     let (gz, gt) = (dup(INV_LAST[1].z), dup(INV_LAST[1].t));
     for j in (0..64).step_by(4) {
-        let (x0, x1) = (load(&a[j..]), load(&a[j + 64..]));
-        let (x2, x3) = (load(&a[j + 128..]), load(&a[j + 192..]));
+        let (x0, x1) = (load_s32(&a[j..]), load_s32(&a[j + 64..]));
+        let (x2, x3) = (load_s32(&a[j + 128..]), load_s32(&a[j + 192..]));
         let (x0, x1) = gs(x0, x1, za, ta);
         let (x2, x3) = gs(x2, x3, zb, tb);
         let (x0, x2) = gs(x0, x2, gz, gt);
         let (x1, x3) = gs(x1, x3, gz, gt);
-        store(&mut a[j..], bmul(x0, fz, ft));
-        store(&mut a[j + 64..], bmul(x1, fz, ft));
-        store(&mut a[j + 128..], x2);
-        store(&mut a[j + 192..], x3);
+        store_s32(&mut a[j..], bmul(x0, fz, ft));
+        store_s32(&mut a[j + 64..], bmul(x1, fz, ft));
+        store_s32(&mut a[j + 128..], x2);
+        store_s32(&mut a[j + 192..], x3);
     }
 }
+
+/// The NTT domain is in FIPS 204's order, as sampled: nothing to reorder.
+pub(super) fn ntt_unpack(_p: &mut DsaPoly) {}
 
 // ---------------------------------------------------------------------------------------
 // Pointwise products.
 
 pub(super) fn pointwise_montgomery(r: &mut DsaPoly, a: &DsaPoly, b: &DsaPoly) {
     for i in (0..N).step_by(4) {
-        store(&mut r.c[i..], montmul(load(&a.c[i..]), load(&b.c[i..])));
+        store_s32(
+            &mut r.c[i..],
+            montmul(load_s32(&a.c[i..]), load_s32(&b.c[i..])),
+        );
     }
 }
 
@@ -327,11 +320,11 @@ pub(super) fn pointwise_acc_montgomery(r: &mut DsaPoly, a: &[DsaPoly], b: &[DsaP
     for i in (0..N).step_by(4) {
         let mut acc = dup(0);
         for (x, y) in a.iter().zip(b) {
-            let m = montmul(load(&x.c[i..]), load(&y.c[i..]));
+            let m = montmul(load_s32(&x.c[i..]), load_s32(&y.c[i..]));
             // SAFETY: NEON is baseline on aarch64.
             acc = unsafe { vaddq_s32(acc, m) };
         }
-        store(&mut r.c[i..], acc);
+        store_s32(&mut r.c[i..], acc);
     }
 }
 
@@ -341,16 +334,16 @@ pub(super) fn pointwise_acc_montgomery(r: &mut DsaPoly, a: &[DsaPoly], b: &[DsaP
 #[inline(always)]
 fn map(p: &mut DsaPoly, f: impl Fn(int32x4_t) -> int32x4_t) {
     for i in (0..N).step_by(4) {
-        let v = f(load(&p.c[i..]));
-        store(&mut p.c[i..], v);
+        let v = f(load_s32(&p.c[i..]));
+        store_s32(&mut p.c[i..], v);
     }
 }
 
 #[inline(always)]
 fn map2(r: &mut DsaPoly, a: &DsaPoly, f: impl Fn(int32x4_t, int32x4_t) -> int32x4_t) {
     for i in (0..N).step_by(4) {
-        let v = f(load(&r.c[i..]), load(&a.c[i..]));
-        store(&mut r.c[i..], v);
+        let v = f(load_s32(&r.c[i..]), load_s32(&a.c[i..]));
+        store_s32(&mut r.c[i..], v);
     }
 }
 
@@ -389,14 +382,14 @@ pub(super) fn shiftl(p: &mut DsaPoly) {
 
 pub(super) fn power2round(t1: &mut DsaPoly, t0: &mut DsaPoly, t: &DsaPoly) {
     for i in (0..N).step_by(4) {
-        let a = load(&t.c[i..]);
+        let a = load_s32(&t.c[i..]);
         // SAFETY: NEON is baseline on aarch64.
         let (hi, lo) = unsafe {
             let hi = vshrq_n_s32::<{ D as i32 }>(vaddq_s32(a, vdupq_n_s32((1 << (D - 1)) - 1)));
             (hi, vsubq_s32(a, vshlq_n_s32::<{ D as i32 }>(hi)))
         };
-        store(&mut t1.c[i..], hi);
-        store(&mut t0.c[i..], lo);
+        store_s32(&mut t1.c[i..], hi);
+        store_s32(&mut t0.c[i..], lo);
     }
 }
 
@@ -419,9 +412,9 @@ fn decompose4(a: int32x4_t) -> (int32x4_t, int32x4_t) {
 
 pub(super) fn decompose(w1: &mut DsaPoly, w0: &mut DsaPoly, w: &DsaPoly) {
     for i in (0..N).step_by(4) {
-        let (a1, a0) = decompose4(load(&w.c[i..]));
-        store(&mut w1.c[i..], a1);
-        store(&mut w0.c[i..], a0);
+        let (a1, a0) = decompose4(load_s32(&w.c[i..]));
+        store_s32(&mut w1.c[i..], a1);
+        store_s32(&mut w0.c[i..], a0);
     }
 }
 
@@ -430,7 +423,7 @@ pub(super) fn make_hint(h: &mut DsaPoly, a0: &DsaPoly, a1: &DsaPoly) -> usize {
     unsafe {
         let mut count = vdupq_n_u32(0);
         for i in (0..N).step_by(4) {
-            let (x, y) = (load(&a0.c[i..]), load(&a1.c[i..]));
+            let (x, y) = (load_s32(&a0.c[i..]), load_s32(&a1.c[i..]));
             // x > γ2, x < −γ2, or x = −γ2 and y ≠ 0: all-ones masks.
             let above = vcgtq_s32(x, vdupq_n_s32(GAMMA2));
             let below = vcltq_s32(x, vdupq_n_s32(-GAMMA2));
@@ -438,7 +431,7 @@ pub(super) fn make_hint(h: &mut DsaPoly, a0: &DsaPoly, a1: &DsaPoly) -> usize {
             let m = vorrq_u32(vorrq_u32(above, below), at);
             let bit = vshrq_n_u32::<31>(m);
             count = vaddq_u32(count, bit);
-            store(&mut h.c[i..], vreinterpretq_s32_u32(bit));
+            store_s32(&mut h.c[i..], vreinterpretq_s32_u32(bit));
         }
         vaddvq_u32(count) as usize
     }
@@ -446,8 +439,8 @@ pub(super) fn make_hint(h: &mut DsaPoly, a0: &DsaPoly, a1: &DsaPoly) -> usize {
 
 pub(super) fn use_hint(w1: &mut DsaPoly, w: &DsaPoly, h: &DsaPoly) {
     for i in (0..N).step_by(4) {
-        let (a1, a0) = decompose4(load(&w.c[i..]));
-        let hv = load(&h.c[i..]);
+        let (a1, a0) = decompose4(load_s32(&w.c[i..]));
+        let hv = load_s32(&h.c[i..]);
         // SAFETY: NEON is baseline on aarch64.
         let r = unsafe {
             // Step +1 where a0 > 0, −1 otherwise: −(2·mask + 1) for the mask a0 > 0.
@@ -455,7 +448,7 @@ pub(super) fn use_hint(w1: &mut DsaPoly, w: &DsaPoly, h: &DsaPoly) {
             let step = vnegq_s32(vaddq_s32(vaddq_s32(pos, pos), vdupq_n_s32(1)));
             vandq_s32(vmlaq_s32(a1, hv, step), vdupq_n_s32(15))
         };
-        store(&mut w1.c[i..], r);
+        store_s32(&mut w1.c[i..], r);
     }
 }
 
@@ -466,7 +459,7 @@ pub(super) fn chk(p: &DsaPoly, bound: i32) -> bool {
         let mut bad = vdupq_n_u32(0);
         for i in (0..N).step_by(4) {
             // |c| fits: reduced inputs are far from i32::MIN.
-            let abs = vabsq_s32(load(&p.c[i..]));
+            let abs = vabsq_s32(load_s32(&p.c[i..]));
             bad = vorrq_u32(bad, vcgeq_s32(abs, b));
         }
         vmaxvq_u32(bad) != 0

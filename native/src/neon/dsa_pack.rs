@@ -1,6 +1,7 @@
 //! NEON bit packing for ML-DSA: w1 (4 bits), t1 (10 bits), t0 (13 bits), η (4 bits) and z
 //! (20 bits), little-endian bit order as in FIPS 204.
 
+use super::vector::store_s32;
 use crate::mldsa::ops::{
     D, DsaPoly, ETA, ETA_BYTES, GAMMA1, N, T0_BYTES, T1_BYTES, W1_BYTES, Z_BYTES,
 };
@@ -99,13 +100,6 @@ fn gather4(
     }
 }
 
-#[inline(always)]
-fn store4(c: &mut [i32], v: int32x4_t) {
-    let c: &mut [i32; 4] = (&mut c[..4]).try_into().expect("4 coefficients");
-    // SAFETY: writes 4 i32 through a reference to 4 i32; NEON is baseline on aarch64.
-    unsafe { vst1q_s32(c.as_mut_ptr(), v) }
-}
-
 /// z: coefficient j of a 10-byte group starts at bit 20j (byte 0, 2, 5, 7; shift 0 or 4).
 /// The fourth byte of each lane lands above bit 20 and is masked off.
 const Z_SPREAD: [u8; 16] = [0, 1, 2, 3, 2, 3, 4, 5, 5, 6, 7, 8, 7, 8, 9, 10];
@@ -119,7 +113,7 @@ pub(super) fn unpack_z(p: &mut DsaPoly, bytes: &[u8; Z_BYTES]) {
         let w = gather4(v, spread, delta, shift, 0xf_ffff);
         // SAFETY: NEON is baseline on aarch64.
         let z = unsafe { vsubq_s32(vdupq_n_s32(GAMMA1), vreinterpretq_s32_u32(w)) };
-        store4(&mut p.c[4 * g..], z);
+        store_s32(&mut p.c[4 * g..], z);
     });
 }
 
@@ -155,8 +149,8 @@ pub(super) fn unpack_t0(p: &mut DsaPoly, bytes: &[u8; T0_BYTES]) {
                 vsubq_s32(top, vreinterpretq_s32_u32(b)),
             )
         };
-        store4(&mut p.c[8 * g..], a);
-        store4(&mut p.c[8 * g + 4..], b);
+        store_s32(&mut p.c[8 * g..], a);
+        store_s32(&mut p.c[8 * g + 4..], b);
     });
 }
 
@@ -180,10 +174,10 @@ pub(super) fn unpack_eta(p: &mut DsaPoly, bytes: &[u8; ETA_BYTES]) -> bool {
                 let s = vsubq_s8(eta, vreinterpretq_s8_u8(v));
                 let (s0, s1) = (vmovl_s8(vget_low_s8(s)), vmovl_high_s8(s));
                 let base = 32 * k + 16 * h;
-                store4(&mut p.c[base..], vmovl_s16(vget_low_s16(s0)));
-                store4(&mut p.c[base + 4..], vmovl_high_s16(s0));
-                store4(&mut p.c[base + 8..], vmovl_s16(vget_low_s16(s1)));
-                store4(&mut p.c[base + 12..], vmovl_high_s16(s1));
+                store_s32(&mut p.c[base..], vmovl_s16(vget_low_s16(s0)));
+                store_s32(&mut p.c[base + 4..], vmovl_high_s16(s0));
+                store_s32(&mut p.c[base + 8..], vmovl_s16(vget_low_s16(s1)));
+                store_s32(&mut p.c[base + 12..], vmovl_high_s16(s1));
             }
         }
         vmaxvq_u8(top) <= 2 * ETA as u8

@@ -1,50 +1,15 @@
-//! NEON serialisation, compression and sampling (FIPS 203 sections 4.2.1 and 4.2.2).
+//! NEON serialisation and compression (FIPS 203 section 4.2.1).
 //!
 //! Bit packing: the d-bit values are merged pairwise with shift-and-insert (SLI) into 32- and
 //! then 64-bit lanes, and one TBL with a constant index vector moves the useful bytes of a
 //! vector to its front; the vectors are stored overlapping, each store's tail overwritten by
 //! the next one, and the last 16 bytes are assembled from the last two vectors. Unpacking
 //! mirrors it: overlapping loads, a TBL that gives every lane the bytes of its value, then
-//! per-lane shifts. Only `rej_uniform` indexes memory by data, which is public there.
+//! per-lane shifts.
 
-use super::arith::{load, store};
-use crate::simd::{N, Poly, Q};
+use super::vector::{load_s16, load_u8, load_u16, store_s16, store_u8};
+use crate::simd::{Poly, Q};
 use core::arch::aarch64::*;
-
-// ---------------------------------------------------------------------------------------
-// Small helpers.
-
-#[inline(always)]
-fn ld8(b: &[u8]) -> uint8x16_t {
-    let b: &[u8; 16] = b[..16].try_into().expect("16 bytes");
-    // SAFETY: reads 16 bytes from a reference to 16 bytes; NEON is baseline on aarch64.
-    unsafe { vld1q_u8(b.as_ptr()) }
-}
-
-#[inline(always)]
-fn st8(b: &mut [u8], v: uint8x16_t) {
-    let b: &mut [u8; 16] = (&mut b[..16]).try_into().expect("16 bytes");
-    // SAFETY: writes 16 bytes through a reference to 16 bytes; NEON is baseline on aarch64.
-    unsafe { vst1q_u8(b.as_mut_ptr(), v) }
-}
-
-#[inline(always)]
-fn ldu16(c: &[u16; 8]) -> uint16x8_t {
-    // SAFETY: reads 8 u16 from a reference to 8 u16; NEON is baseline on aarch64.
-    unsafe { vld1q_u16(c.as_ptr()) }
-}
-
-#[inline(always)]
-fn lds16(c: &[i16; 8]) -> int16x8_t {
-    // SAFETY: reads 8 i16 from a reference to 8 i16; NEON is baseline on aarch64.
-    unsafe { vld1q_s16(c.as_ptr()) }
-}
-
-#[inline(always)]
-fn ldb(c: &[u8; 16]) -> uint8x16_t {
-    // SAFETY: reads 16 bytes from a reference to 16 bytes; NEON is baseline on aarch64.
-    unsafe { vld1q_u8(c.as_ptr()) }
-}
 
 /// A reduced coefficient (|c| < q) to [0, q): min(c, c + q) as unsigned.
 #[inline(always)]
@@ -66,10 +31,10 @@ pub(super) fn ntt_to_bytes(p: &Poly, out: &mut [u8; 384]) {
         // SAFETY: NEON is baseline on aarch64; the store writes 48 bytes through a reference
         // to 48 bytes.
         unsafe {
-            let e0 = vreinterpretq_u8_u16(to_unsigned(load(&c[0..])));
-            let o0 = to_unsigned(load(&c[8..]));
-            let e1 = vreinterpretq_u8_u16(to_unsigned(load(&c[16..])));
-            let o1 = to_unsigned(load(&c[24..]));
+            let e0 = vreinterpretq_u8_u16(to_unsigned(load_s16(&c[0..])));
+            let o0 = to_unsigned(load_s16(&c[8..]));
+            let e1 = vreinterpretq_u8_u16(to_unsigned(load_s16(&c[16..])));
+            let o1 = to_unsigned(load_s16(&c[24..]));
             let b0 = vuzp1q_u8(e0, e1);
             let e_hi = vuzp2q_u8(e0, e1);
             let o_lo = vuzp1q_u8(vreinterpretq_u8_u16(o0), vreinterpretq_u8_u16(o1));
@@ -96,10 +61,10 @@ pub(super) fn ntt_from_bytes(p: &mut Poly, bytes: &[u8; 384]) -> bool {
             let o0 = vshrq_n_u16::<4>(vreinterpretq_u16_u8(vzip1q_u8(v.1, v.2)));
             let o1 = vshrq_n_u16::<4>(vreinterpretq_u16_u8(vzip2q_u8(v.1, v.2)));
             max = vmaxq_u16(max, vmaxq_u16(vmaxq_u16(e0, e1), vmaxq_u16(o0, o1)));
-            store(&mut c[0..], vreinterpretq_s16_u16(e0));
-            store(&mut c[8..], vreinterpretq_s16_u16(o0));
-            store(&mut c[16..], vreinterpretq_s16_u16(e1));
-            store(&mut c[24..], vreinterpretq_s16_u16(o1));
+            store_s16(&mut c[0..], vreinterpretq_s16_u16(e0));
+            store_s16(&mut c[8..], vreinterpretq_s16_u16(o0));
+            store_s16(&mut c[16..], vreinterpretq_s16_u16(e1));
+            store_s16(&mut c[24..], vreinterpretq_s16_u16(o1));
         }
         vmaxvq_u16(max) < Q as u16
     }
@@ -113,11 +78,11 @@ pub(super) fn from_msg(p: &mut Poly, m: &[u8; 32]) {
     const BITS: [u16; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
     // SAFETY: NEON is baseline on aarch64.
     unsafe {
-        let bits = ldu16(&BITS);
+        let bits = load_u16(&BITS);
         let half = vdupq_n_u16((Q as u16).div_ceil(2));
         for (c, &byte) in p.c.chunks_exact_mut(8).zip(m) {
             let mask = vtstq_u16(vdupq_n_u16(byte as u16), bits);
-            store(c, vreinterpretq_s16_u16(vandq_u16(mask, half)));
+            store_s16(c, vreinterpretq_s16_u16(vandq_u16(mask, half)));
         }
     }
 }
@@ -129,9 +94,9 @@ pub(super) fn to_msg(p: &Poly, m: &mut [u8; 32]) {
     // SAFETY: NEON is baseline on aarch64; the stores write 16 bytes through references to
     // 16 bytes.
     unsafe {
-        let bits = ldb(&BITS);
+        let bits = load_u8(&BITS);
         let bit = |c: &[i16]| {
-            let a = vreinterpretq_u16_s16(vabsq_s16(load(c)));
+            let a = vreinterpretq_u16_s16(vabsq_s16(load_s16(c)));
             vcltq_u16(vsubq_u16(a, vdupq_n_u16(833)), vdupq_n_u16(2496 - 833 + 1))
         };
         for (c, out) in p.c.chunks_exact(128).zip(m.chunks_exact_mut(16)) {
@@ -224,18 +189,18 @@ fn store_packed<const B: usize>(
     pack: &Packing,
     vec: impl Fn(usize) -> uint8x16_t,
 ) {
-    let front = ldb(&pack.front);
+    let front = load_u8(&pack.front);
     let mut prev = vec(0);
     for i in 1..count {
         // SAFETY: NEON is baseline on aarch64.
-        st8(&mut out[B * (i - 1)..], unsafe { vqtbl1q_u8(prev, front) });
+        store_u8(&mut out[B * (i - 1)..], unsafe { vqtbl1q_u8(prev, front) });
         if i + 1 < count {
             prev = vec(i);
         } else {
             let last = vec(i);
             // SAFETY: NEON is baseline on aarch64.
-            let v = unsafe { vqtbl2q_u8(uint8x16x2_t(prev, last), ldb(&pack.last)) };
-            st8(&mut out[B * count - 16..], v);
+            let v = unsafe { vqtbl2q_u8(uint8x16x2_t(prev, last), load_u8(&pack.last)) };
+            store_u8(&mut out[B * count - 16..], v);
         }
     }
 }
@@ -268,20 +233,20 @@ pub(super) fn compress(p: &Poly, d: u32, out: &mut [u8]) {
                 // SAFETY: NEON is baseline on aarch64.
                 let r = unsafe {
                     let v: [uint8x16_t; 4] = core::array::from_fn(|k| {
-                        vreinterpretq_u8_u16(compress8::<4>(load(&c[8 * k..])))
+                        vreinterpretq_u8_u16(compress8::<4>(load_s16(&c[8 * k..])))
                     });
                     let n0 = vuzp1q_u8(v[0], v[1]);
                     let n1 = vuzp1q_u8(v[2], v[3]);
                     vsliq_n_u8::<4>(vuzp1q_u8(n0, n1), vuzp2q_u8(n0, n1))
                 };
-                st8(o, r);
+                store_u8(o, r);
             }
         }
         5 => store_packed::<10>(&mut out[..160], 16, &PACK10, |i| {
             // SAFETY: NEON is baseline on aarch64.
             unsafe {
-                let a = vreinterpretq_u8_u16(compress8::<5>(load(&c[16 * i..])));
-                let b = vreinterpretq_u8_u16(compress8::<5>(load(&c[16 * i + 8..])));
+                let a = vreinterpretq_u8_u16(compress8::<5>(load_s16(&c[16 * i..])));
+                let b = vreinterpretq_u8_u16(compress8::<5>(load_s16(&c[16 * i + 8..])));
                 let n = vreinterpretq_u16_u8(vuzp1q_u8(a, b));
                 let l1 = vsliq_n_u16::<5>(n, vshrq_n_u16::<8>(n));
                 let l2 = merge64::<20>(merge32::<10>(l1));
@@ -289,12 +254,12 @@ pub(super) fn compress(p: &Poly, d: u32, out: &mut [u8]) {
             }
         }),
         10 => store_packed::<10>(&mut out[..320], 32, &PACK10, |i| {
-            let v = compress8::<10>(load(&c[8 * i..]));
+            let v = compress8::<10>(load_s16(&c[8 * i..]));
             // SAFETY: NEON is baseline on aarch64.
             unsafe { vreinterpretq_u8_u64(merge64::<20>(merge32::<10>(v))) }
         }),
         11 => store_packed::<11>(&mut out[..352], 32, &PACK11, |i| {
-            let v = compress8::<11>(load(&c[8 * i..]));
+            let v = compress8::<11>(load_s16(&c[8 * i..]));
             // SAFETY: NEON is baseline on aarch64.
             unsafe {
                 let l = merge64::<22>(merge32::<11>(v));
@@ -367,12 +332,12 @@ const UNPACK11: Unpack32 = unpack32();
 #[inline(always)]
 fn window(bytes: &[u8], off: usize, idx: uint8x16_t) -> (uint8x16_t, uint8x16_t) {
     if off + 16 <= bytes.len() {
-        (ld8(&bytes[off..]), idx)
+        (load_u8(&bytes[off..]), idx)
     } else {
         let start = bytes.len() - 16;
         // SAFETY: NEON is baseline on aarch64.
         let idx = unsafe { vaddq_u8(idx, vdupq_n_u8((off - start) as u8)) };
-        (ld8(&bytes[start..]), idx)
+        (load_u8(&bytes[start..]), idx)
     }
 }
 
@@ -388,14 +353,14 @@ fn decompress16<const D: usize>(p: &mut Poly, bytes: &[u8], u: &Unpack16) {
     let bytes = &bytes[..32 * D];
     // SAFETY: NEON is baseline on aarch64.
     unsafe {
-        let idx = ldb(&u.idx);
-        let mask = ldu16(&u.mask);
-        let shift = lds16(&u.shift);
+        let idx = load_u8(&u.idx);
+        let mask = load_u16(&u.mask);
+        let shift = load_s16(&u.shift);
         for (k, c) in p.c.chunks_exact_mut(8).enumerate() {
             let (v, i) = window(bytes, D * k, idx);
             let x = vreinterpretq_u16_u8(vqtbl1q_u8(v, i));
             let y = vshlq_u16(vandq_u16(x, mask), shift);
-            store(c, decompress8(y));
+            store_s16(c, decompress8(y));
         }
     }
 }
@@ -407,16 +372,16 @@ pub(super) fn decompress(p: &mut Poly, d: u32, bytes: &[u8]) {
             for (c, b) in p.c.chunks_exact_mut(32).zip(bytes[..128].chunks_exact(16)) {
                 // SAFETY: NEON is baseline on aarch64.
                 unsafe {
-                    let x = ld8(b);
+                    let x = load_u8(b);
                     // Each nibble times 8 in a byte, then widened times 256: y · 2^11.
                     let lo = vandq_u8(vshlq_n_u8::<3>(x), vdupq_n_u8(0x78));
                     let hi = vandq_u8(vshrq_n_u8::<1>(x), vdupq_n_u8(0x78));
                     let a = vzip1q_u8(lo, hi);
                     let b = vzip2q_u8(lo, hi);
-                    store(&mut c[0..], decompress8(vshll_n_u8::<8>(vget_low_u8(a))));
-                    store(&mut c[8..], decompress8(vshll_high_n_u8::<8>(a)));
-                    store(&mut c[16..], decompress8(vshll_n_u8::<8>(vget_low_u8(b))));
-                    store(&mut c[24..], decompress8(vshll_high_n_u8::<8>(b)));
+                    store_s16(&mut c[0..], decompress8(vshll_n_u8::<8>(vget_low_u8(a))));
+                    store_s16(&mut c[8..], decompress8(vshll_high_n_u8::<8>(a)));
+                    store_s16(&mut c[16..], decompress8(vshll_n_u8::<8>(vget_low_u8(b))));
+                    store_s16(&mut c[24..], decompress8(vshll_high_n_u8::<8>(b)));
                 }
             }
         }
@@ -428,8 +393,8 @@ pub(super) fn decompress(p: &mut Poly, d: u32, bytes: &[u8]) {
             // SAFETY: NEON is baseline on aarch64; the shift loads read 4 i32 from references
             // to 4 i32.
             unsafe {
-                let i0 = ldb(&u.idx[0]);
-                let i1 = ldb(&u.idx[1]);
+                let i0 = load_u8(&u.idx[0]);
+                let i1 = load_u8(&u.idx[1]);
                 let s0 = vld1q_s32(u.shift[0].as_ptr());
                 let s1 = vld1q_s32(u.shift[1].as_ptr());
                 for (k, c) in p.c.chunks_exact_mut(8).enumerate() {
@@ -439,7 +404,7 @@ pub(super) fn decompress(p: &mut Poly, d: u32, bytes: &[u8]) {
                     let b = vshlq_u32(vreinterpretq_u32_u8(vqtbl1q_u8(v, j1)), s1);
                     let y = vuzp1q_u16(vreinterpretq_u16_u32(a), vreinterpretq_u16_u32(b));
                     let y = vandq_u16(y, vdupq_n_u16(0x7ff << 4));
-                    store(c, decompress8(y));
+                    store_s16(c, decompress8(y));
                 }
             }
         }
@@ -447,120 +412,11 @@ pub(super) fn decompress(p: &mut Poly, d: u32, bytes: &[u8]) {
     }
 }
 
-// ---------------------------------------------------------------------------------------
-// Sampling.
-
-/// SamplePolyCBD_2: per byte, two coefficients (bit counts of its nibbles' halves).
-#[inline(always)]
-pub(super) fn cbd2(p: &mut Poly, bytes: &[u8; 128]) {
-    for (c, b) in p.c.chunks_exact_mut(32).zip(bytes.chunks_exact(16)) {
-        // SAFETY: NEON is baseline on aarch64.
-        unsafe {
-            let x = ld8(b);
-            // Per 2-bit group, the number of set bits.
-            let d = vsubq_u8(x, vandq_u8(vshrq_n_u8::<1>(x), vdupq_n_u8(0x55)));
-            let three = vdupq_n_u8(3);
-            let lo = vandq_u8(d, vdupq_n_u8(0x0f));
-            let hi = vshrq_n_u8::<4>(d);
-            let clo = vsubq_u8(vandq_u8(lo, three), vshrq_n_u8::<2>(lo));
-            let chi = vsubq_u8(vandq_u8(hi, three), vshrq_n_u8::<2>(hi));
-            let a = vreinterpretq_s8_u8(vzip1q_u8(clo, chi));
-            let b = vreinterpretq_s8_u8(vzip2q_u8(clo, chi));
-            store(&mut c[0..], vmovl_s8(vget_low_s8(a)));
-            store(&mut c[8..], vmovl_high_s8(a));
-            store(&mut c[16..], vmovl_s8(vget_low_s8(b)));
-            store(&mut c[24..], vmovl_high_s8(b));
-        }
-    }
-}
-
-/// For each 8-bit accept mask, the TBL indices that move the accepted 16-bit lanes to the
-/// front (the rest of the vector becomes zero).
-const REJ_SHUFFLE: [[u8; 16]; 256] = {
-    let mut t = [[0xffu8; 16]; 256];
-    let mut m = 0;
-    while m < 256 {
-        let mut n = 0;
-        let mut l = 0;
-        while l < 8 {
-            if (m >> l) & 1 == 1 {
-                t[m][2 * n] = 2 * l as u8;
-                t[m][2 * n + 1] = 2 * l as u8 + 1;
-                n += 1;
-            }
-            l += 1;
-        }
-        m += 1;
-    }
-    t
-};
-
-/// The number of accepted lanes per 8-bit accept mask.
-const REJ_COUNT: [u8; 256] = {
-    let mut t = [0u8; 256];
-    let mut m = 0;
-    while m < 256 {
-        t[m] = (m as u32).count_ones() as u8;
-        m += 1;
-    }
-    t
-};
-
-/// Bytes 3j, 3j+1 (value 2j) and 3j+1, 3j+2 (value 2j+1) per lane, for 8 values from the
-/// first 12 bytes of a vector (and from bytes 4-15).
-const REJ_IDX: [[u8; 16]; 2] = {
-    let mut t = [[0u8; 16]; 2];
-    let mut h = 0;
-    while h < 2 {
-        let mut j = 0;
-        while j < 4 {
-            let base = (4 * h + 3 * j) as u8;
-            t[h][4 * j] = base;
-            t[h][4 * j + 1] = base + 1;
-            t[h][4 * j + 2] = base + 1;
-            t[h][4 * j + 3] = base + 2;
-            j += 1;
-        }
-        h += 1;
-    }
-    t
-};
-
-#[inline(always)]
-pub(super) fn rej_uniform(p: &mut Poly, mut filled: usize, bytes: &[u8]) -> usize {
-    const WEIGHTS: [u16; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
-    const SHIFT: [i16; 8] = [0, -4, 0, -4, 0, -4, 0, -4];
-    let mut pos = 0;
-    // SAFETY: NEON is baseline on aarch64.
-    unsafe {
-        let idx0 = ldb(&REJ_IDX[0]);
-        let idx1 = ldb(&REJ_IDX[1]);
-        let weights = ldu16(&WEIGHTS);
-        let shift = lds16(&SHIFT);
-        let mask12 = vdupq_n_u16(0x0fff);
-        let q = vdupq_n_u16(Q as u16);
-        let mut one = |filled: &mut usize, v: uint8x16_t, idx: uint8x16_t| {
-            let x = vreinterpretq_u16_u8(vqtbl1q_u8(v, idx));
-            let x = vandq_u16(vshlq_u16(x, shift), mask12);
-            let accept = vcltq_u16(x, q);
-            let m = (vaddvq_u16(vandq_u16(accept, weights)) & 0xff) as usize;
-            let packed = vqtbl1q_u8(vreinterpretq_u8_u16(x), ldb(&REJ_SHUFFLE[m]));
-            store(&mut p.c[*filled..], vreinterpretq_s16_u8(packed));
-            *filled += REJ_COUNT[m] as usize;
-        };
-        while filled + 16 <= N && pos + 24 <= bytes.len() {
-            one(&mut filled, ld8(&bytes[pos..]), idx0);
-            one(&mut filled, ld8(&bytes[pos + 8..]), idx1);
-            pos += 24;
-        }
-    }
-    crate::portable::encode::rej_uniform(p, filled, &bytes[pos..])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::portable::encode as portable;
+    use crate::simd::N;
 
     /// Every reduced coefficient value through every compression, against the portable code.
     #[test]

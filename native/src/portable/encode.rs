@@ -1,9 +1,9 @@
-//! Scalar serialisation, compression and sampling (FIPS 203 sections 4.2.1 and 4.2.2).
+//! Scalar serialisation and compression (FIPS 203 section 4.2.1).
 
 use super::arith::to_unsigned;
 use crate::simd::{N, Poly, Q};
 
-pub(crate) fn to_bytes12(p: &Poly, out: &mut [u8; 384]) {
+pub(crate) fn ntt_to_bytes(p: &Poly, out: &mut [u8; 384]) {
     for (pair, o) in p.c.chunks_exact(2).zip(out.chunks_exact_mut(3)) {
         let a = to_unsigned(pair[0]);
         let b = to_unsigned(pair[1]);
@@ -14,7 +14,7 @@ pub(crate) fn to_bytes12(p: &Poly, out: &mut [u8; 384]) {
 }
 
 /// Returns whether every value is below q; counts without branching on values.
-pub(crate) fn from_bytes12(p: &mut Poly, bytes: &[u8; 384]) -> bool {
+pub(crate) fn ntt_from_bytes(p: &mut Poly, bytes: &[u8; 384]) -> bool {
     let mut high = 0u16;
     for (pair, b) in p.c.chunks_exact_mut(2).zip(bytes.chunks_exact(3)) {
         let a = b[0] as u16 | ((b[1] as u16 & 0x0f) << 8);
@@ -104,38 +104,6 @@ pub(crate) fn to_msg(p: &Poly, m: &mut [u8; 32]) {
     }
 }
 
-pub(crate) fn cbd2(p: &mut Poly, bytes: &[u8; 128]) {
-    for (i, word) in bytes.chunks_exact(4).enumerate() {
-        let t = u32::from_le_bytes(word.try_into().expect("4 bytes"));
-        let d = (t & 0x5555_5555) + ((t >> 1) & 0x5555_5555);
-        for j in 0..8 {
-            let a = ((d >> (4 * j)) & 3) as i16;
-            let b = ((d >> (4 * j + 2)) & 3) as i16;
-            p.c[8 * i + j] = a - b;
-        }
-    }
-}
-
-/// Branches on the sampled values, which are public (derived from the matrix seed ρ).
-pub(crate) fn rej_uniform(p: &mut Poly, mut filled: usize, bytes: &[u8]) -> usize {
-    for b in bytes.chunks_exact(3) {
-        if filled >= N {
-            break;
-        }
-        let d1 = b[0] as u16 | ((b[1] as u16 & 0x0f) << 8);
-        let d2 = (b[1] as u16 >> 4) | ((b[2] as u16) << 4);
-        if d1 < Q as u16 {
-            p.c[filled] = d1 as i16;
-            filled += 1;
-        }
-        if d2 < Q as u16 && filled < N {
-            p.c[filled] = d2 as i16;
-            filled += 1;
-        }
-    }
-    filled
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,7 +141,7 @@ mod tests {
             bytes[0] = v as u8;
             bytes[1] = (v >> 8) as u8;
             let mut p = Poly::ZERO;
-            assert_eq!(from_bytes12(&mut p, &bytes), v < 3329, "v={v}");
+            assert_eq!(ntt_from_bytes(&mut p, &bytes), v < 3329, "v={v}");
             assert_eq!(p.c[0], v as i16);
         }
     }

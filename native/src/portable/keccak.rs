@@ -1,6 +1,8 @@
 //! Keccak-f[1600] in plain Rust. The round constants and rotation offsets are computed at
 //! compile time from their definitions in FIPS 202 (sections 3.2.2 and 3.2.5), not typed in.
 
+use crate::simd::KeccakX4;
+
 /// rc(t) of FIPS 202 Algorithm 5: the LFSR x^8 + x^6 + x^5 + x^4 + 1.
 const fn rc_bit(t: usize) -> u64 {
     if t.is_multiple_of(255) {
@@ -118,6 +120,17 @@ pub(crate) fn keccak_f1600_inline(state: &mut [u64; 25]) {
         r += 2;
     }
     *state = a;
+}
+
+/// Four states, one after the other.
+pub(crate) fn keccak_f1600_x4(state: &mut KeccakX4) {
+    for j in 0..4 {
+        let mut one: [u64; 25] = core::array::from_fn(|i| state.lanes[i][j]);
+        keccak_f1600(&mut one);
+        for (lane, v) in state.lanes.iter_mut().zip(one) {
+            lane[j] = v;
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,0 +1,111 @@
+//! Keccak-f[1600]: one state with BMI1/BMI2 (scalar code), and four at once with AVX2.
+//!
+//! Four permutations at once: lane i of the four states is one __m256i, so every step of the
+//! round is the scalar step on 256-bit registers. Rotations by 8 and 56 are byte shuffles, the
+//! others a shift pair. Each round reads the state from one array and writes the next state to
+//! another (θ, ρ, π, χ and ι fused per output plane).
+
+use super::vector::{load256, store256};
+use crate::portable::keccak::{RC, RHO, pi_source};
+use crate::simd::KeccakX4;
+use core::arch::x86_64::*;
+
+/// Rotates each 64-bit lane left by `L` (`R` = 64 - `L`).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn rol<const L: i32, const R: i32>(x: __m256i) -> __m256i {
+    if L == 0 {
+        x
+    } else if L == 8 {
+        // Byte k of each lane comes from byte k - 1.
+        let idx = _mm256_setr_epi8(
+            7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9, 10, 11, 12, 13, 14, 7, 0, 1, 2, 3, 4, 5, 6, 15, 8, 9,
+            10, 11, 12, 13, 14,
+        );
+        _mm256_shuffle_epi8(x, idx)
+    } else if L == 56 {
+        // Byte k of each lane comes from byte k + 1.
+        let idx = _mm256_setr_epi8(
+            1, 2, 3, 4, 5, 6, 7, 0, 9, 10, 11, 12, 13, 14, 15, 8, 1, 2, 3, 4, 5, 6, 7, 0, 9, 10,
+            11, 12, 13, 14, 15, 8,
+        );
+        _mm256_shuffle_epi8(x, idx)
+    } else {
+        _mm256_or_si256(_mm256_slli_epi64::<L>(x), _mm256_srli_epi64::<R>(x))
+    }
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+fn xor(a: __m256i, b: __m256i) -> __m256i {
+    _mm256_xor_si256(a, b)
+}
+
+/// One round from `a`, returned as the new state.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn round(a: &[__m256i; 25], rc: u64) -> [__m256i; 25] {
+    let c: [__m256i; 5] = core::array::from_fn(|x| {
+        xor(
+            xor(xor(a[x], a[x + 5]), xor(a[x + 10], a[x + 15])),
+            a[x + 20],
+        )
+    });
+    let d: [__m256i; 5] = [
+        xor(c[4], rol::<1, 63>(c[1])),
+        xor(c[0], rol::<1, 63>(c[2])),
+        xor(c[1], rol::<1, 63>(c[3])),
+        xor(c[2], rol::<1, 63>(c[4])),
+        xor(c[3], rol::<1, 63>(c[0])),
+    ];
+    // B[i] = ROT(A[π(i)] ^ D[π(i) mod 5], ρ[π(i)]), the lane that π moves to position i.
+    macro_rules! b {
+        ($i:literal) => {
+            rol::<{ RHO[pi_source($i)] as i32 }, { 64 - RHO[pi_source($i)] as i32 }>(xor(
+                a[pi_source($i)],
+                d[pi_source($i) % 5],
+            ))
+        };
+    }
+    macro_rules! chi {
+        ($e:ident, $y:literal, $b:expr) => {
+            let b: [__m256i; 5] = $b;
+            $e[5 * $y] = xor(b[0], _mm256_andnot_si256(b[1], b[2]));
+            $e[5 * $y + 1] = xor(b[1], _mm256_andnot_si256(b[2], b[3]));
+            $e[5 * $y + 2] = xor(b[2], _mm256_andnot_si256(b[3], b[4]));
+            $e[5 * $y + 3] = xor(b[3], _mm256_andnot_si256(b[4], b[0]));
+            $e[5 * $y + 4] = xor(b[4], _mm256_andnot_si256(b[0], b[1]));
+        };
+    }
+    let mut e = [_mm256_setzero_si256(); 25];
+    chi!(e, 0, [b!(0), b!(1), b!(2), b!(3), b!(4)]);
+    chi!(e, 1, [b!(5), b!(6), b!(7), b!(8), b!(9)]);
+    chi!(e, 2, [b!(10), b!(11), b!(12), b!(13), b!(14)]);
+    chi!(e, 3, [b!(15), b!(16), b!(17), b!(18), b!(19)]);
+    chi!(e, 4, [b!(20), b!(21), b!(22), b!(23), b!(24)]);
+    e[0] = xor(e[0], _mm256_set1_epi64x(rc as i64));
+    e
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn keccak_f1600_x4(state: &mut KeccakX4) {
+    let mut a: [__m256i; 25] = core::array::from_fn(|i| load256(&state.lanes[i], 0));
+    let mut r = 0;
+    while r < 24 {
+        let e = round(&a, RC[r]);
+        a = round(&e, RC[r + 1]);
+        r += 2;
+    }
+    for (lane, v) in state.lanes.iter_mut().zip(a) {
+        store256(lane, 0, v);
+    }
+}
+
+/// The scalar Keccak-f[1600] with BMI1/BMI2 (`andn` for χ, `rorx` for the rotations) but not
+/// AVX2, whose straight-line vectoriser makes this code slower.
+#[target_feature(enable = "bmi1,bmi2")]
+#[inline(never)]
+pub(super) fn keccak_f1600_bmi(state: &mut [u64; 25]) {
+    crate::portable::keccak::keccak_f1600_inline(state);
+}

@@ -1,0 +1,486 @@
+//! The age side of the commands (docs/age.md): `identity export --age` and
+//! `--age-plugin-identity`, `identity show --age`, `encrypt` to age recipients, and `decrypt`
+//! of age files with the vault or with `-i` identity files. The format is `suite::age`.
+
+use super::Context;
+use super::args::{DecryptArgs, EncryptArgs};
+use super::crypt_cmd::{self, Counted};
+use super::io as cio;
+use crate::error::{Error, Exit, Result};
+use crate::fs::atomic;
+use crate::identity::{PublicIdentity, peer};
+use crate::suite::age::{
+    self, AgeError, ErrorClass, Format, Identity, IdentityRef, Key, recipient,
+};
+use crate::suite::hybrid_kem::KemLevel;
+use crate::vault::storage;
+use serde_json::json;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Is this `--to` value an age key string rather than a file?
+fn is_key_string(to: &Path) -> bool {
+    to.to_str()
+        .is_some_and(|s| s.starts_with("age1") || s.starts_with("ssh-"))
+}
+
+/// Does this `encrypt` write age v1?
+pub fn wants_age(args: &EncryptArgs) -> bool {
+    args.age || !args.recipients_file.is_empty() || args.to.iter().any(|t| is_key_string(t))
+}
+
+fn key_error(what: &str, e: &recipient::KeyError) -> Error {
+    let hint = match e {
+        recipient::KeyError::ClassicRecipient
+        | recipient::KeyError::SshKey
+        | recipient::KeyError::PluginRecipient(_) => {
+            "ask for their post-quantum recipient (`age-keygen -pq`, or `nexusq identity export \
+             --age`); nexusq does not mix post-quantum and classic recipients"
+        }
+        _ => "check the recipient: it should be one age1pq1… line, copied whole",
+    };
+    Error::usage(format!("{what} {e}"), hint)
+}
+
+/// Print or write one line (a recipient or an identity line), with `--json` as an object.
+fn emit_line(
+    ctx: &Context,
+    line: &str,
+    output: Option<&Path>,
+    json: serde_json::Value,
+) -> Result<()> {
+    match output {
+        Some(o) if o != Path::new("-") => {
+            atomic::replace(o, format!("{line}\n").as_bytes())?;
+            let mut j = json;
+            j["output"] = json!(o.display().to_string());
+            ctx.out.json(&j);
+            ctx.out.note(&format!("wrote {}", o.display()));
+        }
+        _ => {
+            if ctx.global.json {
+                ctx.out.json(&json);
+            } else {
+                println!("{line}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `identity export --age`: the newest generation's X-Wing key as `age1pq1…`.
+pub fn export_recipient(
+    ctx: &Context,
+    public: &PublicIdentity,
+    output: Option<&Path>,
+) -> Result<()> {
+    let cert = public.newest();
+    let line = recipient::encode_recipient(&cert.keys.xwing);
+    let fp = public.root_id().fingerprint().to_string();
+    let json = json!({
+        "age_recipient": line,
+        "generation": cert.generation,
+        "fingerprint": fp,
+    });
+    emit_line(ctx, &line, output, json)
+}
+
+/// `identity show FILE --age`: someone's export as an age recipient, refusing what `encrypt`
+/// refuses (a revoked identity, an expired newest generation).
+pub fn show_recipient(ctx: &Context, file: &Path) -> Result<()> {
+    let what = file.display().to_string();
+    let backend = ctx.backend()?;
+    let identity =
+        peer::parse_export(&cio::read_small(file, "a public identity")?, &what, backend)?;
+    let (cert, pk) = peer::encryption_key(&identity, KemLevel::MlKem768, super::now(), false)
+        .map_err(|e| e.context(&what))?;
+    let line = recipient::encode_recipient(pk);
+    let json = json!({
+        "age_recipient": line,
+        "generation": cert.generation,
+        "fingerprint": identity.root_id().fingerprint().to_string(),
+    });
+    emit_line(ctx, &line, None, json)
+}
+
+/// `identity export --age-plugin-identity`: the identity line naming the vault (the path
+/// given with --vault, made absolute; else the default one, resolved when age runs the
+/// plugin).
+pub fn export_plugin_identity(ctx: &Context, output: Option<&Path>) -> Result<()> {
+    let path = ctx.vault_path()?;
+    // Refuse a vault that does not exist: a typo would only show when decrypting.
+    crate::vault::open(&path)?;
+    let named = ctx
+        .global
+        .vault
+        .as_ref()
+        .map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()));
+    let id = recipient::PluginIdentity {
+        vault: named
+            .as_ref()
+            .map(|p| p.as_os_str().as_encoded_bytes().to_vec()),
+    };
+    let line = id.encode();
+    let json = json!({
+        "age_plugin_identity": line,
+        "vault": named.as_ref().map(|p| p.display().to_string()),
+    });
+    ctx.out.note(&format!(
+        "put this line in an age identity file; `age -d -i FILE` then decrypts with {} through \
+         age-plugin-nexusq (it must be on PATH)",
+        match &named {
+            Some(p) => p.display().to_string(),
+            None => "the default vault".into(),
+        }
+    ));
+    emit_line(ctx, &line, output, json)
+}
+
+// ---------------------------------------------------------------------------------------------
+// encrypt
+
+/// Read a small text input (`-` is stdin); zeroized after use (identity files hold keys).
+fn read_text(path: &Path, what: &str) -> Result<zeroize::Zeroizing<String>> {
+    let bytes = if path == Path::new("-") {
+        let mut b = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(cio::SMALL_FILE_LIMIT)
+            .read_to_end(&mut b)
+            .map_err(|e| {
+                Error::io(
+                    format!("cannot read {what} from stdin: {e}"),
+                    "check the input",
+                )
+            })?;
+        b
+    } else {
+        cio::read_small(path, what)?
+    };
+    String::from_utf8(bytes)
+        .map(zeroize::Zeroizing::new)
+        .map_err(|e| {
+            zeroize::Zeroize::zeroize(&mut e.into_bytes());
+            Error::usage(
+                format!(
+                    "{} is not text (invalid UTF-8), so not {what}",
+                    path.display()
+                ),
+                "pass the right file",
+            )
+        })
+}
+
+pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
+    if args.suite != super::args::KemSuiteArg::MlKem768X25519 {
+        return Err(Error::usage(
+            "age files use ML-KEM-768 + X25519 (X-Wing) only",
+            "drop --suite, or drop --age and the age recipients",
+        ));
+    }
+    let stdin_used = args
+        .recipients_file
+        .iter()
+        .filter(|p| *p == Path::new("-"))
+        .count();
+    if stdin_used > 1 || (stdin_used == 1 && cio::is_stdio(args.input.as_deref())) {
+        return Err(Error::usage(
+            "stdin cannot carry both the data and a recipients file (or two recipients files)",
+            "pass the data or the recipients as a file",
+        ));
+    }
+    let backend = ctx.backend()?;
+    let mut keys: Vec<(Vec<u8>, String)> = Vec::new();
+    let mut exports: Vec<PathBuf> = Vec::new();
+    for to in &args.to {
+        if is_key_string(to) {
+            let s = to.to_string_lossy();
+            let pk = recipient::parse_recipient(&s).map_err(|e| key_error("--to recipient", &e))?;
+            keys.push((pk, "an age1pq1 recipient".into()));
+        } else {
+            exports.push(to.clone());
+        }
+    }
+    for file in &args.recipients_file {
+        let text = read_text(file, "an age recipients file")?;
+        let pks = recipient::parse_recipients_file(&text)
+            .map_err(|e| key_error(&format!("{}, line {}:", file.display(), e.line), &e.error))?;
+        if pks.is_empty() {
+            return Err(Error::usage(
+                format!("{} holds no recipient", file.display()),
+                "add one age1pq1… line per recipient",
+            ));
+        }
+        for pk in pks {
+            keys.push((pk, file.display().to_string()));
+        }
+    }
+    if !keys.is_empty() && !args.peer.expect_fingerprint.is_empty() {
+        return Err(Error::usage(
+            "--expect-fingerprint cannot check an age1pq1 recipient: it carries no nexusq identity",
+            "compare the age1pq1 line with its owner out of band, or encrypt to their nexusq export",
+        ));
+    }
+    // nexusq exports: checked, collapsed and with their expiry and revocation as for
+    // nexusq's own format; the newest valid generation's X-Wing key.
+    let peers = crypt_cmd::read_recipients(ctx, &exports, &args.peer.expect_fingerprint)?;
+    let now = super::now();
+    let mut summary = Vec::new();
+    for p in &peers {
+        let (cert, pk) = peer::encryption_key(
+            &p.identity,
+            KemLevel::MlKem768,
+            now,
+            args.peer.allow_expired,
+        )
+        .map_err(|e| e.context(p.path.display()))?;
+        let fp = p.identity.root_id().fingerprint().to_string();
+        ctx.out.note(&format!(
+            "encrypting to {fp}, generation {} (age mlkem768x25519)",
+            cert.generation
+        ));
+        summary.push(json!({"fingerprint": fp, "generation": cert.generation, "identity": p.path.display().to_string()}));
+        keys.push((pk.to_vec(), p.path.display().to_string()));
+    }
+    // The same key twice would only make the header longer.
+    let mut unique: Vec<(Vec<u8>, String)> = Vec::new();
+    for k in keys {
+        if !unique.iter().any(|u| u.0 == k.0) {
+            unique.push(k);
+        }
+    }
+    if unique.len() > crate::suite::file_encryption::MAX_RECIPIENTS {
+        return Err(Error::usage(
+            format!("{} recipients; nexusq encrypts to at most 64", unique.len()),
+            "split the recipients over several files",
+        ));
+    }
+    let pks: Vec<&[u8]> = unique.iter().map(|k| k.0.as_slice()).collect();
+
+    let input_name = cio::input_name(args.input.as_deref());
+    let mut input = cio::open_input(args.input.as_deref())?;
+    let output = args.output.as_deref();
+    let sink = cio::create_output(output, !args.armor)?;
+    let map = |e: AgeError| match e {
+        AgeError::Read(e) => Error::io(
+            format!("cannot read {input_name}: {e}"),
+            "check the input; nothing was written",
+        ),
+        AgeError::Write(e) => crypt_cmd::write_error(&e, output),
+        AgeError::InvalidRecipient { index, error } => Error::check(
+            format!("recipient from {}: {error}", unique[index].1),
+            "the recipient is unusable; ask its owner for a fresh one",
+        ),
+        other => Error::usage(format!("cannot encrypt: {other}"), "check the recipients"),
+    };
+    let (bytes, sink) = if args.armor {
+        let mut w =
+            age::armor::ArmorWriter::new(sink).map_err(|e| crypt_cmd::write_error(&e, output))?;
+        let n = age::encrypt(backend, &pks, &mut input, &mut w).map_err(map)?;
+        (
+            n,
+            w.finish().map_err(|e| crypt_cmd::write_error(&e, output))?,
+        )
+    } else {
+        let mut sink = sink;
+        let n = age::encrypt(backend, &pks, &mut input, &mut sink).map_err(map)?;
+        (n, sink)
+    };
+    let to_file = sink.is_file();
+    sink.commit()?;
+    if to_file {
+        let out = output.expect("a file sink has a path");
+        ctx.out.note(&format!(
+            "encrypted {bytes} bytes from {input_name} to {} age recipient(s): {}",
+            pks.len(),
+            out.display()
+        ));
+        ctx.out.json(&json!({
+            "output": out.display().to_string(),
+            "format": "age",
+            "armor": args.armor,
+            "plaintext_bytes": bytes,
+            "recipients": pks.len(),
+            "identities": summary,
+        }));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// decrypt
+
+/// The user-facing error for an age failure; `with_vault` picks the "no match" hint.
+fn decrypt_error(e: AgeError, input: &str, output: Option<&Path>, with_vault: bool) -> Error {
+    let damaged = "the file was damaged or tampered with; ask the sender for a new copy";
+    match e.class() {
+        ErrorClass::Other => match e {
+            AgeError::Write(e) => crypt_cmd::write_error(&e, output),
+            other => Error::io(
+                format!("cannot read {input}: {other}"),
+                "check the input and try again",
+            ),
+        },
+        ErrorClass::NoMatch => Error::check(
+            format!("{input} {e}"),
+            if with_vault {
+                "it was encrypted to someone else, or to a generation this vault has retired; \
+                 give the sender your `nexusq identity export --age` recipient"
+            } else {
+                "pass the identity file it was encrypted to (-i), or drop -i to use the vault"
+            },
+        ),
+        ErrorClass::Unsupported => Error::check(
+            format!("{input} {e}"),
+            "decrypt it with age itself (`age -d`), which asks for the passphrase",
+        ),
+        ErrorClass::Armor => Error::check(
+            format!("{input} {e}"),
+            "pass the file exactly as it was written (armor is strict)",
+        ),
+        ErrorClass::Header | ErrorClass::Hmac => Error::check(format!("{input} {e}"), damaged),
+        ErrorClass::Payload => match e {
+            AgeError::Payload(age::PayloadError::Truncated { .. }) => Error::check(
+                format!("{input} {e}"),
+                "the file is incomplete; copy or download it again",
+            ),
+            _ => Error::check(format!("{input} {e}"), damaged),
+        },
+    }
+}
+
+/// Read the `-i` identity files.
+fn read_identities(args: &DecryptArgs) -> Result<Vec<Identity>> {
+    let mut all = Vec::new();
+    for file in &args.identity_file {
+        if file == Path::new("-") && cio::is_stdio(args.input.as_deref()) {
+            return Err(Error::usage(
+                "stdin cannot carry both the encrypted data and the identity file",
+                "pass one of them as a file",
+            ));
+        }
+        let text = read_text(file, "an age identity file")?;
+        let ids = recipient::parse_identity_file(&text).map_err(|e| {
+            let hint = match e.error {
+                recipient::KeyError::OtherPlugin(_) => {
+                    "plugin identities are for age itself; for the vault, drop -i"
+                }
+                _ => "an identity file holds AGE-SECRET-KEY-PQ-1… or AGE-SECRET-KEY-1… lines",
+            };
+            Error::usage(
+                format!("{}, line {}: {}", file.display(), e.line, e.error),
+                hint,
+            )
+        })?;
+        if ids.is_empty() {
+            return Err(Error::usage(
+                format!("{} holds no identity", file.display()),
+                "pass an age identity file (age-keygen -pq writes one)",
+            ));
+        }
+        all.extend(ids);
+    }
+    Ok(all)
+}
+
+/// `decrypt` of an age file (binary or armored), with `-i` identities or the vault's keys.
+pub fn decrypt(
+    ctx: &Context,
+    args: &DecryptArgs,
+    input: Box<dyn Read>,
+    format: Format,
+    input_name: &str,
+) -> Result<()> {
+    let output = args.output.as_deref();
+    let with_vault = args.identity_file.is_empty();
+    let fail = |e: AgeError| decrypt_error(e, input_name, output, with_vault);
+    // The password source was checked before the input was read (crypt_cmd::decrypt).
+    let identities = read_identities(args)?;
+    let mut reader = age::reader(input, format);
+    // A file that is not one is refused before the password is asked for.
+    let header = age::Header::read(&mut reader).map_err(fail)?;
+
+    let (opened, used) = if with_vault {
+        // Only the decapsulation keys are kept; the seeds go at once. Newest generation
+        // first: files to the current export open at the first try.
+        let keys = ctx.unlock()?.into_decryption_keys();
+        let xwing: Vec<_> = keys.of_level(KemLevel::MlKem768).collect();
+        let refs: Vec<_> = xwing.iter().map(|k| IdentityRef::Hybrid(k.key())).collect();
+        let opened = header.open(&refs).map_err(fail)?;
+        let generation = xwing[opened.identity].generation();
+        if keys.is_superseded(generation) {
+            ctx.out.note(&format!(
+                "encrypted to generation {generation} of this identity (superseded): the sender \
+                 has an old recipient; give them your current `nexusq identity export --age`"
+            ));
+        }
+        (opened, json!({"generation": generation}))
+    } else {
+        let backend = ctx.backend()?;
+        let expanded: Vec<Key> = identities.iter().map(|i| i.expand(backend)).collect();
+        let refs: Vec<IdentityRef<'_>> = expanded.iter().map(Key::as_ref).collect();
+        let opened = header.open(&refs).map_err(fail)?;
+        let kind = match identities[opened.identity] {
+            Identity::Hybrid(_) => "mlkem768x25519",
+            Identity::X25519(_) => "X25519",
+        };
+        let used = json!({"identity": opened.identity + 1, "stanza_type": kind});
+        (opened, used)
+    };
+    drop(identities);
+    if let Some(p) = output.filter(|p| !cio::is_stdio(Some(p)))
+        && storage::folder_is_shared_storage(p)
+    {
+        ctx.out.warn(&format!(
+            "{} is in Android shared storage, where other apps can read the plaintext",
+            super::output::untrusted_path(p)
+        ));
+    }
+    let sink = cio::create_output(output, false)?;
+    let to_file = sink.is_file();
+    let all_or_nothing = sink.is_all_or_nothing();
+    let mut out = Counted {
+        inner: crypt_cmd::terminal_guard(sink, output),
+        written: 0,
+    };
+    match opened.decrypt_payload(&mut reader, &mut out) {
+        Ok(bytes) => {
+            out.inner.into_inner().commit()?;
+            let out_name = match output {
+                Some(p) if to_file => p.display().to_string(),
+                _ => "stdout".into(),
+            };
+            ctx.out.note(&format!(
+                "decrypted {bytes} bytes of an age file from {input_name} to {out_name}; the \
+                 file is authentic but its sender is not authenticated"
+            ));
+            if to_file {
+                let mut j = json!({
+                    "output": out_name,
+                    "bytes": bytes,
+                    "format": "age",
+                    "armored": format == Format::Armored,
+                });
+                if let (Some(o), Some(u)) = (j.as_object_mut(), used.as_object()) {
+                    o.extend(u.clone());
+                }
+                ctx.out.json(&j);
+            }
+            Ok(())
+        }
+        Err(e) => {
+            let written = (!all_or_nothing).then(|| {
+                let _ = out.flush();
+                out.written
+            });
+            drop(out);
+            let err = fail(e);
+            Err(match written {
+                Some(n) if err.exit() == Exit::CheckFailed => {
+                    crypt_cmd::partial_stdout(err, n, output)
+                }
+                _ => err,
+            })
+        }
+    }
+}

@@ -1,0 +1,373 @@
+//! What every command needs: the global options, the options of this command that say where
+//! passwords come from and how the vault is saved, the backend, and the output.
+
+use super::args::{
+    BackendArg, Command, EarlyArgs, GlobalArgs, IdentityCommand, NewPasswordArgs, PasswordArgs,
+    VaultCommand, WriterArgs,
+};
+use super::hardening;
+use super::output::Output;
+use super::password;
+use crate::error::{Error, Result};
+use crate::secret::Password;
+use crate::suite::{Backend, BackendChoice};
+use crate::vault::{SaveOptions, storage};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Which of the per-command option groups a command takes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Takes {
+    password: bool,
+    new_password: bool,
+    writer: bool,
+}
+
+/// The password, new-password and writer options the command was given after its name.
+fn command_options(command: &Command) -> (Takes, PasswordArgs, NewPasswordArgs, WriterArgs) {
+    let none = (
+        Takes::default(),
+        PasswordArgs::default(),
+        NewPasswordArgs::default(),
+        WriterArgs::default(),
+    );
+    let unlocks = |p: &PasswordArgs| {
+        let takes = Takes {
+            password: true,
+            ..Takes::default()
+        };
+        (
+            takes,
+            p.clone(),
+            NewPasswordArgs::default(),
+            WriterArgs::default(),
+        )
+    };
+    let writes = |p: &PasswordArgs, w: &WriterArgs| {
+        let takes = Takes {
+            password: true,
+            writer: true,
+            ..Takes::default()
+        };
+        (takes, p.clone(), NewPasswordArgs::default(), w.clone())
+    };
+    match command {
+        Command::Init(a) => writes(&a.password, &a.writer),
+        Command::Vault(VaultCommand::Unlock { password }) => unlocks(password),
+        Command::Vault(VaultCommand::Passwd {
+            password,
+            new_password,
+            writer,
+            ..
+        }) => {
+            let takes = Takes {
+                password: true,
+                new_password: true,
+                writer: true,
+            };
+            (
+                takes,
+                password.clone(),
+                new_password.clone(),
+                writer.clone(),
+            )
+        }
+        Command::Identity(IdentityCommand::Export { password, .. }) => unlocks(password),
+        Command::Identity(IdentityCommand::Revoke {
+            password, writer, ..
+        }) => writes(password, writer),
+        Command::Rotate(a) => writes(&a.password, &a.writer),
+        Command::Sign(a) => unlocks(&a.password),
+        Command::Decapsulate(a) => unlocks(&a.password),
+        Command::Decrypt(a) => unlocks(&a.password),
+        Command::Vault(VaultCommand::Open)
+        | Command::Identity(IdentityCommand::Show { .. } | IdentityCommand::History)
+        | Command::Verify(_)
+        | Command::Encapsulate(_)
+        | Command::Encrypt(_)
+        | Command::Bench(_)
+        | Command::Report(_)
+        | Command::Doctor
+        | Command::Manpage
+        | Command::Completions { .. } => none,
+    }
+}
+
+/// The command's own options, else those given before its name; an early option the command
+/// does not take is a usage error (it would otherwise be ignored in silence).
+fn merge_options(
+    early: &EarlyArgs,
+    command: &Command,
+) -> Result<(PasswordArgs, NewPasswordArgs, WriterArgs)> {
+    let (takes, password, new_password, writer) = command_options(command);
+    let refuse = |what: &str, applies: &str| {
+        Err(Error::usage(
+            format!("{what} does not apply to this command"),
+            format!("{what} is for {applies}; see `nexusq <command> --help`"),
+        ))
+    };
+    if early.password.any() && !takes.password {
+        return refuse(
+            "--password-file/--password-fd",
+            "the commands that unlock the vault",
+        );
+    }
+    if early.new_password.any() && !takes.new_password {
+        return refuse(
+            "--new-password-file/--new-password-fd",
+            "`nexusq vault passwd`",
+        );
+    }
+    if early.writer.any() && !takes.writer {
+        return refuse(
+            "--lock-timeout/--allow-shared-storage",
+            "the commands that save the vault (init, vault passwd, rotate, identity revoke)",
+        );
+    }
+    let password = if password.any() {
+        password
+    } else {
+        early.password.clone()
+    };
+    let new_password = if new_password.any() {
+        new_password
+    } else {
+        early.new_password.clone()
+    };
+    let writer = WriterArgs {
+        lock_timeout: writer.lock_timeout.or(early.writer.lock_timeout),
+        allow_shared_storage: writer.allow_shared_storage || early.writer.allow_shared_storage,
+    };
+    Ok((password, new_password, writer))
+}
+
+/// The backend from `--backend`, else a non-empty `$NEXUSQ_BACKEND`, else rustcrypto.
+pub(super) fn backend_choice(flag: Option<BackendArg>, env: Option<&str>) -> Result<BackendChoice> {
+    use clap::ValueEnum;
+    let arg = match (flag, env.filter(|s| !s.is_empty())) {
+        (Some(arg), _) => arg,
+        (None, Some(name)) => BackendArg::from_str(name, false).map_err(|_| {
+            Error::usage(
+                format!("NEXUSQ_BACKEND={name:?} names no backend"),
+                "set NEXUSQ_BACKEND to rustcrypto or native, or unset it",
+            )
+        })?,
+        (None, None) => return Ok(BackendChoice::default()),
+    };
+    Ok(match arg {
+        BackendArg::RustCrypto => BackendChoice::RustCrypto,
+        BackendArg::Native => BackendChoice::Native,
+    })
+}
+
+/// What every command needs: the global options, its password and save options, and the
+/// output.
+pub struct Context {
+    pub global: GlobalArgs,
+    pub out: Output,
+    password: PasswordArgs,
+    new_password: NewPasswordArgs,
+    writer: WriterArgs,
+}
+
+impl Context {
+    /// The context of `command`, with the options given before its name merged in.
+    pub fn new(global: GlobalArgs, early: &EarlyArgs, command: &Command) -> Result<Self> {
+        let out = Output::new(global.json);
+        let (password, new_password, writer) = merge_options(early, command)?;
+        Ok(Context {
+            global,
+            out,
+            password,
+            new_password,
+            writer,
+        })
+    }
+
+    pub fn vault_path(&self) -> Result<PathBuf> {
+        storage::default_vault_path(
+            self.global.vault.as_deref(),
+            std::env::var_os("NEXUSQ_VAULT"),
+            storage::platform_data_dir(),
+        )
+        .ok_or_else(|| {
+            Error::usage(
+                "cannot tell where the vault lives: no --vault, no NEXUSQ_VAULT and no home folder",
+                "pass --vault PATH or set NEXUSQ_VAULT",
+            )
+        })
+    }
+
+    pub fn backend(&self) -> Result<&'static dyn Backend> {
+        let env = std::env::var("NEXUSQ_BACKEND").ok();
+        backend_choice(self.global.backend, env.as_deref())?.backend()
+    }
+
+    /// How a writer locks and where it may save (defaults for commands without the options).
+    pub fn save_options(&self) -> Result<SaveOptions> {
+        let t = self
+            .writer
+            .lock_timeout
+            .unwrap_or(crate::vault::lock::DEFAULT_TIMEOUT.as_secs_f64());
+        if !t.is_finite() || !(0.0..=86_400.0).contains(&t) {
+            return Err(Error::usage(
+                format!("--lock-timeout {t} is not a number of seconds between 0 and 86400"),
+                "pass e.g. --lock-timeout 30",
+            ));
+        }
+        Ok(SaveOptions {
+            lock_timeout: Duration::from_secs_f64(t),
+            allow_shared_storage: self.writer.allow_shared_storage,
+        })
+    }
+
+    fn read_password(
+        &self,
+        source: &password::Source,
+        what: &str,
+        confirm: bool,
+    ) -> Result<Password> {
+        for failure in hardening::harden_process() {
+            self.out
+                .warn(&format!("could not harden the process: {failure}"));
+        }
+        let read = password::read(source, what, confirm)?;
+        for w in &read.warnings {
+            self.out.warn(w);
+        }
+        Ok(read.password)
+    }
+
+    pub fn password_source(&self) -> password::Source {
+        password::Source::from_options(
+            self.password.password_file.as_ref(),
+            self.password.password_fd,
+        )
+    }
+
+    /// The vault password; `confirm` asks twice on a terminal.
+    pub fn password(&self, confirm: bool) -> Result<Password> {
+        self.read_password(&self.password_source(), "password", confirm)
+    }
+
+    /// Warn when the vault sits in Android shared storage, where other apps can read it.
+    pub fn warn_if_shared_storage(&self, path: &std::path::Path) {
+        if crate::fs::paths::folder_is_shared_storage(path) {
+            self.out.warn(&format!(
+                "{} is in Android shared storage, where other apps can read it; move it to Termux's home",
+                path.display()
+            ));
+        }
+    }
+
+    /// Open the vault, ask for the password and unlock it (secret section only).
+    pub fn unlock(&self) -> Result<crate::vault::Unlocked> {
+        let path = self.vault_path()?;
+        let backend = self.backend()?;
+        self.warn_if_shared_storage(&path);
+        let file = crate::vault::open(&path)?;
+        let password = self.password(false)?;
+        file.unlock(&password, &crate::vault::Argon2id, backend)
+    }
+
+    /// The new password of `vault passwd` (asked twice on a terminal).
+    pub fn new_password(&self) -> Result<Password> {
+        let source = password::Source::from_options(
+            self.new_password.new_password_file.as_ref(),
+            self.new_password.new_password_fd,
+        );
+        self.read_password(&source, "new password", true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::args::Cli;
+    use clap::Parser;
+
+    fn parse(args: &[&str]) -> std::result::Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("nexusq").chain(args.iter().copied()))
+    }
+
+    fn context(args: &[&str]) -> Result<Context> {
+        let cli = parse(args).expect("parses");
+        Context::new(cli.global, &cli.early, &cli.command)
+    }
+
+    #[test]
+    fn backend_from_flag_env_or_default() {
+        let rc = BackendChoice::RustCrypto;
+        let native = BackendChoice::Native;
+        assert_eq!(backend_choice(None, None).unwrap(), rc);
+        assert_eq!(backend_choice(None, Some("")).unwrap(), rc);
+        assert_eq!(backend_choice(None, Some("native")).unwrap(), native);
+        assert_eq!(
+            backend_choice(Some(BackendArg::RustCrypto), Some("native")).unwrap(),
+            rc
+        );
+        // A bad environment value is a usage error naming the variable, unless the flag wins.
+        let e = backend_choice(None, Some("Native")).unwrap_err();
+        assert_eq!(e.exit(), crate::error::Exit::Usage);
+        assert!(e.message().contains("NEXUSQ_BACKEND"), "{}", e.message());
+        assert_eq!(
+            backend_choice(Some(BackendArg::Native), Some("x")).unwrap(),
+            native
+        );
+        assert!(parse(&["--backend", "bogus", "doctor"]).is_err());
+    }
+
+    #[test]
+    fn per_command_options_before_or_after_the_command() {
+        // After the command name, and before it.
+        for args in [
+            &["sign", "--password-file", "pw"][..],
+            &["--password-file", "pw", "sign"][..],
+        ] {
+            let ctx = context(args).unwrap();
+            assert_eq!(ctx.password_source(), password::Source::File("pw".into()));
+        }
+        let ctx = context(&["--lock-timeout", "3", "rotate", "--allow-shared-storage"]).unwrap();
+        let save = ctx.save_options().unwrap();
+        assert_eq!(save.lock_timeout, Duration::from_secs(3));
+        assert!(save.allow_shared_storage);
+        let ctx = context(&[
+            "--new-password-fd",
+            "4",
+            "vault",
+            "passwd",
+            "--password-fd",
+            "3",
+        ])
+        .unwrap();
+        assert_eq!(ctx.password_source(), password::Source::Fd(3));
+        assert_eq!(ctx.new_password.new_password_fd, Some(4));
+        // The command's own value wins over an early one.
+        let ctx = context(&["--password-fd", "3", "decrypt", "--password-fd", "5"]).unwrap();
+        assert_eq!(ctx.password_source(), password::Source::Fd(5));
+        // Defaults for a command that saves nothing.
+        let ctx = context(&["vault", "open"]).unwrap();
+        assert_eq!(
+            ctx.save_options().unwrap().lock_timeout,
+            Duration::from_secs(10)
+        );
+        assert!(ctx.password_source().is_terminal());
+    }
+
+    #[test]
+    fn options_a_command_does_not_take_are_refused() {
+        // After the name, clap refuses them; before it, the context does (exit 2).
+        assert!(parse(&["encrypt", "--to", "x", "--new-password-file", "n"]).is_err());
+        assert!(parse(&["verify", "--sig", "s", "--password-file", "pw"]).is_err());
+        assert!(parse(&["sign", "--lock-timeout", "1"]).is_err());
+        for args in [
+            &["--new-password-file", "n", "encrypt", "--to", "x"][..],
+            &["--password-file", "pw", "vault", "open"][..],
+            &["--allow-shared-storage", "sign"][..],
+        ] {
+            let e = context(args).err().expect("refused");
+            assert_eq!(e.exit(), crate::error::Exit::Usage, "{args:?}");
+            assert!(e.message().contains("does not apply"), "{}", e.message());
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! Files in general, for everything that writes them: the vault's saves, `-o` outputs, init's
+//! revocation statement and exports (docs/vault-format.md section 9, docs/file-encryption.md).
+//!
+//! - [`atomic`]: a file that appears whole or not at all (temporary file, fsync, rename, folder
+//!   fsync), and create-new files.
+//! - [`output`]: what an `-o PATH` is (a file to replace, a device or FIFO to write into, one of
+//!   our own descriptors) and the writer for it.
+//! - [`cleanup`]: the temporary files that exist right now, removed on SIGINT, SIGTERM, SIGHUP.
+//! - [`paths`]: parent folders, symbolic links, Android shared storage.
+//! - [`save_io`]: the seam every file-system step goes through, so tests can fail any one.
+//!
+//! A leaf: it knows nothing of vaults, identities or the command line.
+
+pub mod atomic;
+pub mod cleanup;
+pub mod output;
+pub mod paths;
+pub mod save_io;
+
+pub use atomic::{AtomicFile, create_new, remove_stale_temps, replace, temp_path};
+pub use output::{OutputFile, OutputKind};
+pub use paths::{folder_is_shared_storage, is_shared_storage, parent_folder, resolve_links};
+pub use save_io::{RealIo, SaveIo, with_save_io};

@@ -1,0 +1,499 @@
+//! The `identity-v1` state machine of the age plugin protocol (C2SP age-plugin.md), as the
+//! plugin side, over any reader and writer (the binary passes stdin and stdout).
+//!
+//! Phase 1 (client): `add-identity` and `recipient-stanza` commands until `done`; anything else
+//! is grease and ignored. Phase 2 (plugin): for each file with `mlkem768x25519` stanzas, the
+//! keys that the identity names are fetched once (through [`KeySource`], which may ask the
+//! client for the vault password with `request-secret`), tried on the stanzas, and the file
+//! key is sent with `file-key`; errors go to the client as `error identity` / `error stanza`,
+//! then `done`. Frames use the header's stanza format ([`super::stanza`]), read strictly; a
+//! malformed frame ends the conversation with [`PluginError::Protocol`], never a panic.
+//! This module knows nothing of terminals or vaults.
+
+use super::recipient::PluginIdentity;
+use super::stanza::{FormatError, LineReader, Stanza};
+use super::{IdentityRef, mlkem768x25519, unwrap_stanza};
+use crate::suite::hybrid_kem::DecapsulationKey;
+use std::fmt;
+use std::io::{self, BufRead, Write};
+use zeroize::Zeroizing;
+
+/// The most bytes the client may send in phase 1 (stanzas of many files).
+pub const MAX_PHASE1_LEN: usize = 64 * 1024 * 1024;
+
+#[derive(Debug)]
+pub enum PluginError {
+    /// The client broke the protocol (a malformed or unexpected frame).
+    Protocol(&'static str),
+    Io(io::Error),
+}
+
+impl fmt::Display for PluginError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PluginError::Protocol(why) => write!(f, "age plugin protocol error: {why}"),
+            PluginError::Io(e) => write!(f, "age plugin I/O error: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for PluginError {}
+
+impl From<FormatError> for PluginError {
+    fn from(e: FormatError) -> Self {
+        match e {
+            FormatError::Invalid(why) => PluginError::Protocol(why),
+            FormatError::Truncated => PluginError::Protocol("the client's input ended mid-frame"),
+            FormatError::Io(e) => PluginError::Io(e),
+        }
+    }
+}
+
+/// Asks the client for a secret: `Ok(None)` when it could not (`fail`).
+pub type AskSecret<'a> = dyn FnMut(&str) -> Result<Option<Zeroizing<Vec<u8>>>, PluginError> + 'a;
+
+/// Where the keys of an identity come from (the plugin binary: the vault it names).
+pub trait KeySource {
+    /// The X-Wing decapsulation keys (expanded) of every key `identity` names, in the order to
+    /// try them. `Err(message)`: it is unusable (a wrong password, a missing vault); the
+    /// message goes to the client, which shows it.
+    fn keys(
+        &mut self,
+        identity: &PluginIdentity,
+        ask: &mut AskSecret<'_>,
+    ) -> Result<Vec<DecapsulationKey>, String>;
+}
+
+struct Conn<'a, R: BufRead + ?Sized, W: Write> {
+    lines: LineReader<'a, R>,
+    out: W,
+}
+
+impl<R: BufRead + ?Sized, W: Write> Conn<'_, R, W> {
+    fn receive(&mut self) -> Result<Stanza, PluginError> {
+        let first = self
+            .lines
+            .next_line()?
+            .ok_or(PluginError::Protocol("the client closed the connection"))?;
+        if !first.starts_with(b"-> ") {
+            return Err(PluginError::Protocol("a frame does not start with \"-> \""));
+        }
+        Ok(Stanza::read(&first, &mut self.lines)?)
+    }
+
+    fn send(&mut self, tag: &str, args: &[&str], body: &[u8]) -> Result<(), PluginError> {
+        let mut frame = Zeroizing::new(Vec::new());
+        Stanza {
+            tag: tag.into(),
+            args: args.iter().map(|a| a.to_string()).collect(),
+            body: body.to_vec(),
+        }
+        .encode(&mut frame);
+        self.out
+            .write_all(&frame)
+            .and_then(|()| self.out.flush())
+            .map_err(PluginError::Io)
+    }
+
+    /// Send a command of phase 2 and read the client's answer: its body on `ok`, `None` on
+    /// `fail`.
+    fn command(
+        &mut self,
+        tag: &str,
+        args: &[&str],
+        body: &[u8],
+    ) -> Result<Option<Zeroizing<Vec<u8>>>, PluginError> {
+        self.send(tag, args, body)?;
+        let reply = self.receive()?;
+        match reply.tag.as_str() {
+            "ok" => Ok(Some(Zeroizing::new(reply.body))),
+            "fail" => Ok(None),
+            _ => Err(PluginError::Protocol(
+                "the client answered with neither ok nor fail",
+            )),
+        }
+    }
+}
+
+/// One file's stanzas, in the order received.
+struct File {
+    index: String,
+    stanzas: Vec<Stanza>,
+    /// A file key was sent, or an error about one of its stanzas.
+    settled: bool,
+}
+
+/// Run identity-v1 with the client on `input`/`output`, until the final `done`.
+pub fn run_identity_v1<R: BufRead + ?Sized, W: Write>(
+    input: &mut R,
+    output: W,
+    source: &mut dyn KeySource,
+) -> Result<(), PluginError> {
+    let mut conn = Conn {
+        lines: LineReader::new(input, false, Some(MAX_PHASE1_LEN)),
+        out: output,
+    };
+
+    // Phase 1.
+    let mut identities: Vec<String> = Vec::new();
+    let mut files: Vec<File> = Vec::new();
+    loop {
+        let s = conn.receive()?;
+        match s.tag.as_str() {
+            "done" => break,
+            "add-identity" => {
+                let [id] = s.args.as_slice() else {
+                    return Err(PluginError::Protocol(
+                        "add-identity must have exactly one argument",
+                    ));
+                };
+                identities.push(id.clone());
+            }
+            "recipient-stanza" => {
+                let (index, rest) = s
+                    .args
+                    .split_first()
+                    .ok_or(PluginError::Protocol("recipient-stanza has no file index"))?;
+                let (tag, args) = rest
+                    .split_first()
+                    .ok_or(PluginError::Protocol("recipient-stanza has no stanza type"))?;
+                let n = parse_index(index)?;
+                match files.last() {
+                    Some(f) if f.index == *index => {}
+                    Some(f) if parse_index(&f.index)? >= n => {
+                        return Err(PluginError::Protocol(
+                            "recipient-stanza file indices must increase",
+                        ));
+                    }
+                    _ => files.push(File {
+                        index: index.clone(),
+                        stanzas: Vec::new(),
+                        settled: false,
+                    }),
+                }
+                files.last_mut().expect("pushed").stanzas.push(Stanza {
+                    tag: tag.clone(),
+                    args: args.to_vec(),
+                    body: s.body,
+                });
+            }
+            _ => {} // grease, or a command of a later revision
+        }
+    }
+    // Phase 2 has no byte limit of its own; replies are small.
+    conn.lines = LineReader::new(conn.lines.into_inner(), false, None);
+
+    // Identities first: an unknown or invalid one is an error, and then nothing is unwrapped.
+    let mut parsed = Vec::with_capacity(identities.len());
+    let mut bad = false;
+    for (i, id) in identities.iter().enumerate() {
+        match PluginIdentity::parse(id) {
+            Ok(p) => parsed.push(p),
+            Err(e) => {
+                bad = true;
+                let msg = format!("not an AGE-PLUGIN-NEXUSQ-1 identity: it {e}");
+                conn.command("error", &["identity", &i.to_string()], msg.as_bytes())?;
+            }
+        }
+    }
+    if bad {
+        return conn.send("done", &[], &[]);
+    }
+
+    // Structural checks of our stanzas: an invalid one settles its file with an error.
+    for f in &mut files {
+        for (j, s) in f.stanzas.iter().enumerate() {
+            if s.tag == mlkem768x25519::TAG
+                && let Err(e) = mlkem768x25519::check(s)
+            {
+                let msg = format!("invalid mlkem768x25519 stanza: {e}");
+                conn.command(
+                    "error",
+                    &["stanza", &f.index, &j.to_string()],
+                    msg.as_bytes(),
+                )?;
+                f.settled = true;
+                break;
+            }
+        }
+    }
+    let wanted = |f: &File| !f.settled && f.stanzas.iter().any(|s| s.tag == mlkem768x25519::TAG);
+
+    for (i, identity) in parsed.iter().enumerate() {
+        if !files.iter().any(wanted) {
+            break;
+        }
+        let mut protocol: Option<PluginError> = None;
+        let keys = {
+            let conn = &mut conn;
+            let protocol = &mut protocol;
+            let mut ask = |message: &str| -> Result<Option<Zeroizing<Vec<u8>>>, PluginError> {
+                conn.command("request-secret", &[], message.as_bytes())
+                    .map_err(|e| {
+                        *protocol = Some(e);
+                        PluginError::Protocol("request-secret failed")
+                    })
+            };
+            source.keys(identity, &mut ask)
+        };
+        if let Some(e) = protocol {
+            return Err(e);
+        }
+        let keys = match keys {
+            Ok(k) => k,
+            Err(msg) => {
+                conn.command("error", &["identity", &i.to_string()], msg.as_bytes())?;
+                continue;
+            }
+        };
+        for f in files.iter_mut().filter(|f| wanted(f)) {
+            'stanzas: for (j, s) in f.stanzas.iter().enumerate() {
+                for key in &keys {
+                    match unwrap_stanza(IdentityRef::Hybrid(key), s) {
+                        Ok(None) => {}
+                        Ok(Some(file_key)) => {
+                            conn.command("file-key", &[&f.index], file_key.0.expose())?;
+                            f.settled = true;
+                            break 'stanzas;
+                        }
+                        Err(e) => {
+                            let msg = e.to_string();
+                            conn.command(
+                                "error",
+                                &["stanza", &f.index, &j.to_string()],
+                                msg.as_bytes(),
+                            )?;
+                            f.settled = true;
+                            break 'stanzas;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    conn.send("done", &[], &[])
+}
+
+fn parse_index(s: &str) -> Result<u64, PluginError> {
+    let ok =
+        !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) && (s == "0" || !s.starts_with('0'));
+    ok.then(|| s.parse::<u64>().ok())
+        .flatten()
+        .ok_or(PluginError::Protocol(
+            "a file index is not a decimal number",
+        ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::secret::SecretBytes;
+    use crate::suite::age::{FileKey, Header, encrypt};
+    use crate::suite::hybrid_kem::{self, KemLevel};
+    use crate::suite::rustcrypto::RustCrypto;
+
+    /// A vault stand-in: one password, some seeds; counts how often it was asked.
+    struct Fake {
+        password: &'static [u8],
+        seeds: Vec<SecretBytes<32>>,
+        calls: usize,
+    }
+
+    impl KeySource for Fake {
+        fn keys(
+            &mut self,
+            identity: &PluginIdentity,
+            ask: &mut AskSecret<'_>,
+        ) -> Result<Vec<DecapsulationKey>, String> {
+            self.calls += 1;
+            assert_eq!(identity.vault.as_deref(), Some(&b"/v.nxq"[..]));
+            match ask("Enter the password of the nexusq vault /v.nxq") {
+                Ok(Some(p)) if p.as_slice() == self.password => Ok(self
+                    .seeds
+                    .iter()
+                    .map(|s| DecapsulationKey::from_seed(&RustCrypto, KemLevel::MlKem768, s))
+                    .collect()),
+                Ok(Some(_)) => Err("wrong password for the nexusq vault /v.nxq".into()),
+                Ok(None) => Err("no password given".into()),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+    }
+
+    fn identity() -> String {
+        PluginIdentity {
+            vault: Some(b"/v.nxq".to_vec()),
+        }
+        .encode()
+    }
+
+    /// An age file to `seed`'s key: its stanzas as recipient-stanza frames, and the header.
+    fn file_to(seed: &SecretBytes<32>, index: usize) -> (String, Header) {
+        let pk = hybrid_kem::public_key(&RustCrypto, KemLevel::MlKem768, seed);
+        let mut file = Vec::new();
+        encrypt(&RustCrypto, &[&pk], &mut &b"x"[..], &mut file).unwrap();
+        let header = Header::read(&mut &file[..]).unwrap();
+        let mut frames = Vec::new();
+        for s in &header.stanzas {
+            let mut st = s.clone();
+            st.args.insert(0, st.tag.clone());
+            st.args.insert(0, index.to_string());
+            st.tag = "recipient-stanza".into();
+            st.encode(&mut frames);
+        }
+        (String::from_utf8(frames).unwrap(), header)
+    }
+
+    fn ok_with(body: &[u8]) -> String {
+        let mut out = Vec::new();
+        Stanza {
+            tag: "ok".into(),
+            args: vec![],
+            body: body.to_vec(),
+        }
+        .encode(&mut out);
+        String::from_utf8(out).unwrap()
+    }
+
+    fn run(input: &str, fake: &mut Fake) -> (Result<(), PluginError>, Vec<Stanza>) {
+        let mut out = Vec::new();
+        let r = run_identity_v1(&mut input.as_bytes(), &mut out, fake);
+        // Parse what the plugin said, frame by frame.
+        let mut said = Vec::new();
+        let mut rd = &out[..];
+        let mut lines = LineReader::new(&mut rd, false, None);
+        while let Some(first) = lines.next_line().unwrap() {
+            said.push(Stanza::read(&first, &mut lines).unwrap());
+        }
+        (r, said)
+    }
+
+    fn tags(said: &[Stanza]) -> Vec<&str> {
+        said.iter().map(|s| s.tag.as_str()).collect()
+    }
+
+    #[test]
+    fn unwraps_two_files_after_one_password_prompt_with_grease() {
+        let (a, b) = (SecretBytes::random(), SecretBytes::random());
+        let (f0, h0) = file_to(&a, 0);
+        let (f1, h1) = file_to(&b, 1);
+        let input = format!(
+            "-> add-identity {}\n\n-> grease x y\nAAAA\n{f0}{f1}-> done\n\n{}{}{}",
+            identity(),
+            ok_with(b"right"),
+            ok_with(b""),
+            ok_with(b"")
+        );
+        let mut fake = Fake {
+            password: b"right",
+            seeds: vec![SecretBytes::random(), a, b],
+            calls: 0,
+        };
+        let (r, said) = run(&input, &mut fake);
+        r.unwrap();
+        assert_eq!(
+            tags(&said),
+            ["request-secret", "file-key", "file-key", "done"]
+        );
+        assert_eq!(fake.calls, 1);
+        for (s, h, i) in [(&said[1], &h0, "0"), (&said[2], &h1, "1")] {
+            assert_eq!(s.args, [i]);
+            let key = FileKey(SecretBytes::from_slice(&s.body).unwrap());
+            h.verify_mac(&key).unwrap();
+        }
+    }
+
+    #[test]
+    fn wrong_password_is_an_identity_error_and_no_key() {
+        let a = SecretBytes::random();
+        let (f0, _) = file_to(&a, 0);
+        let input = format!(
+            "-> add-identity {}\n\n{f0}-> done\n\n{}{}",
+            identity(),
+            ok_with(b"wrong"),
+            ok_with(b"")
+        );
+        let mut fake = Fake {
+            password: b"right",
+            seeds: vec![a],
+            calls: 0,
+        };
+        let (r, said) = run(&input, &mut fake);
+        r.unwrap();
+        assert_eq!(tags(&said), ["request-secret", "error", "done"]);
+        assert_eq!(said[1].args, ["identity", "0"]);
+        assert!(String::from_utf8_lossy(&said[1].body).contains("wrong password"));
+    }
+
+    #[test]
+    fn unknown_stanza_types_are_ignored_without_asking() {
+        let input = format!(
+            "-> add-identity {}\n\n-> recipient-stanza 0 X25519 {}\n{}\n-> recipient-stanza 0 example.com/enigma\n\n-> done\n\n",
+            identity(),
+            "A".repeat(43),
+            "A".repeat(43)
+        );
+        let mut fake = Fake {
+            password: b"right",
+            seeds: vec![],
+            calls: 0,
+        };
+        let (r, said) = run(&input, &mut fake);
+        r.unwrap();
+        assert_eq!(tags(&said), ["done"]);
+        assert_eq!(fake.calls, 0);
+    }
+
+    #[test]
+    fn invalid_stanza_and_foreign_identity_are_reported() {
+        let input = "-> add-identity AGE-PLUGIN-OTHER-1QQQQQQQ\n\n-> done\n\n-> ok\n\n".to_string();
+        let mut fake = Fake {
+            password: b"right",
+            seeds: vec![],
+            calls: 0,
+        };
+        let (r, said) = run(&input, &mut fake);
+        r.unwrap();
+        assert_eq!(tags(&said), ["error", "done"]);
+        assert_eq!(said[0].args, ["identity", "0"]);
+
+        let input = format!(
+            "-> add-identity {}\n\n-> recipient-stanza 0 mlkem768x25519 AAAA\n{}\n-> done\n\n-> ok\n\n",
+            identity(),
+            "A".repeat(43)
+        );
+        let (r, said) = run(&input, &mut fake);
+        r.unwrap();
+        assert_eq!(tags(&said), ["error", "done"]);
+        assert_eq!(said[0].args, ["stanza", "0", "0"]);
+        assert_eq!(fake.calls, 0);
+    }
+
+    #[test]
+    fn malformed_frames_are_clean_errors() {
+        let id = identity();
+        let mut fake = Fake {
+            password: b"right",
+            seeds: vec![],
+            calls: 0,
+        };
+        let (a, b) = (SecretBytes::random(), SecretBytes::random());
+        let (f1, _) = file_to(&a, 1);
+        let (f0, _) = file_to(&b, 0);
+        for bad in [
+            "garbage\n".to_string(),
+            format!("-> add-identity {id}\n"), // no body line, input ends
+            format!("-> add-identity {id}\nAAA=\n-> done\n\n"), // padded base64
+            format!("-> add-identity {id}\r\n\n-> done\n\n"), // CR
+            "-> add-identity\n\n-> done\n\n".to_string(),
+            "-> recipient-stanza 01 mlkem768x25519 A\n\n-> done\n\n".to_string(),
+            format!("{f1}{f0}-> done\n\n"), // indices go back
+            String::new(),                  // closed at once
+            format!("-> add-identity {id}\n\n{f0}-> done\n\n-> bogus\n\n"), // bad reply
+            format!("-> add-identity {id}\n\n{f0}-> done\n\n"), // no reply at all
+        ] {
+            let (r, _) = run(&bad, &mut fake);
+            assert!(matches!(r, Err(PluginError::Protocol(_))), "{bad:?}: {r:?}");
+        }
+    }
+}

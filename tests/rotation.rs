@@ -408,8 +408,18 @@ fn root_operations_interoperate_across_backends() {
         );
         run(other, &["rotate", "--reason", "made by the other"]);
         for backend in [maker, other] {
-            let h: serde_json::Value =
-                serde_json::from_slice(&run(backend, &["--json", "identity", "history"])).unwrap();
+            // `identity history` reads the public section only: no password option.
+            let o = v
+                .cmd()
+                .args(["--backend", backend, "--json", "identity", "history"])
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "{backend}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let h: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
             assert_eq!(h["chain_verified"], true, "{backend}: {h}");
             assert_eq!(h["generations"].as_array().unwrap().len(), 3);
             assert_eq!(h["revocations"], 1);

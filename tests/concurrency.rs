@@ -81,7 +81,7 @@ impl Fixture {
             return false;
         };
         match file.unlock(&pw, &Argon2id, &RustCrypto) {
-            Ok(u) => u.root().is_ok(),
+            Ok(u) => u.root(&RustCrypto).is_ok(),
             Err(_) => false,
         }
     }
@@ -167,7 +167,7 @@ fn replace_password(path: &Path, from: &str, to: &str) {
         .unwrap()
         .unlock(&password(from), &Argon2id, &RustCrypto)
         .unwrap();
-    let root = unlocked.root().unwrap();
+    let root = unlocked.root(&RustCrypto).unwrap();
     let params = KdfParams {
         memory_kib: 8192,
         iterations: 1,

@@ -521,7 +521,7 @@ fn password(text: &str) -> Password {
 /// Unlock the vault at `path` with `pw`, root seed included.
 fn unlock(path: &Path, pw: &str) -> Result<Unlocked, Error> {
     let u = vault::open(path)?.unlock(&password(pw), &Argon2id, &RustCrypto)?;
-    u.root()?;
+    u.root(&RustCrypto)?;
     Ok(u)
 }
 
@@ -579,7 +579,7 @@ fn classify(cmd: Command, t: &Trial, old: Option<&Old>, inj: &Injector) -> Resul
             let der = nexusq::armor::decode(revocation::ARMOR_KIND, &text)
                 .map_err(|e| format!("revocation statement: {e:?}"))?;
             let rev = Revocation::decode(&der).map_err(|e| format!("revocation: {e:?}"))?;
-            if !rev.verify(&u.file.public.root_pk) {
+            if !rev.verify(&RustCrypto, &u.file.public.root_pk) {
                 return Err("the revocation statement is not for this vault".into());
             }
             Ok(State::New)

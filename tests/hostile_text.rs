@@ -82,7 +82,9 @@ fn attacker(victim_fp: &str, data: &[u8]) -> Attacker {
     let mut cert = id.public.newest().clone();
     cert.version = certificate::VERSION_1;
     cert.reason = cert_reason.clone();
-    cert.signature = id.root.sign(&cert.to_be_signed(), certificate::CONTEXT);
+    cert.signature = id
+        .root
+        .sign(&RustCrypto, &cert.to_be_signed(), certificate::CONTEXT);
     let revocation_reason = format!("\x1b]0;owned\x07\u{202e}{}", "\x1b[1A".repeat(30));
     let mut rev = Revocation {
         root_id,
@@ -91,7 +93,9 @@ fn attacker(victim_fp: &str, data: &[u8]) -> Attacker {
         reason: revocation_reason.clone(),
         signature: Vec::new(),
     };
-    rev.signature = id.root.sign(&rev.to_be_signed(), revocation::CONTEXT);
+    rev.signature = id
+        .root
+        .sign(&RustCrypto, &rev.to_be_signed(), revocation::CONTEXT);
     let export = PublicIdentity {
         root_pk: id.public.root_pk,
         certificates: vec![cert.clone()],
@@ -180,7 +184,9 @@ fn reasons_in_an_export_cannot_rewrite_the_terminal() {
     // A version 2 certificate may not hold such a reason at all: a damaged export.
     let mut cert = a.id.public.newest().clone();
     cert.reason = a.cert_reason.clone();
-    cert.signature = a.id.root.sign(&cert.to_be_signed(), certificate::CONTEXT);
+    cert.signature =
+        a.id.root
+            .sign(&RustCrypto, &cert.to_be_signed(), certificate::CONTEXT);
     let v2 = PublicIdentity {
         certificates: vec![cert],
         revocations: vec![],

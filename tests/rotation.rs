@@ -53,7 +53,7 @@ impl Vault {
         let pw = Password::new(Zeroizing::new(PASSWORD.into()));
         vault::open(&self.path)
             .and_then(|f| f.unlock(&pw, &Argon2id, &RustCrypto))
-            .and_then(|u| u.root().map(|_| ()))
+            .and_then(|u| u.root(&RustCrypto).map(|_| ()))
             .is_ok()
     }
 }
@@ -363,6 +363,143 @@ fn revoke_publishes_the_statement_from_init() {
         .arg(&v.pw)
         .assert()
         .code(1);
+}
+
+/// Every root operation on `--backend native` interoperates with the default backend: a vault
+/// made, rotated (with a revocation) and revoked on one backend has certificates and
+/// revocations the other verifies (identity history, identity show, signature verification,
+/// encapsulation to it), and the other backend can rotate it further.
+#[test]
+fn root_operations_interoperate_across_backends() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (maker, other) in [("native", "rustcrypto"), ("rustcrypto", "native")] {
+        let pw = tmp.path().join(format!("{maker}.pw"));
+        let v = TestVault {
+            dir: tmp.path().to_path_buf(),
+            path: tmp.path().join(format!("{maker}.nxq")),
+            pw: common::private_file(&pw, format!("{PASSWORD}\n")),
+        };
+        v.cmd()
+            .args(["--backend", maker, "init"])
+            .args(common::SMALL_KDF)
+            .arg("--password-file")
+            .arg(&v.pw)
+            .assert()
+            .success();
+        let run = |backend: &str, args: &[&str]| {
+            let o = v
+                .cmd()
+                .args(["--backend", backend])
+                .args(args)
+                .arg("--password-file")
+                .arg(&v.pw)
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "{backend} {args:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            o.stdout
+        };
+        run(
+            maker,
+            &["rotate", "--compromised", "--reason", "made by the maker"],
+        );
+        run(other, &["rotate", "--reason", "made by the other"]);
+        for backend in [maker, other] {
+            // `identity history` reads the public section only: no password option.
+            let o = v
+                .cmd()
+                .args(["--backend", backend, "--json", "identity", "history"])
+                .output()
+                .unwrap();
+            assert!(
+                o.status.success(),
+                "{backend}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let h: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert_eq!(h["chain_verified"], true, "{backend}: {h}");
+            assert_eq!(h["generations"].as_array().unwrap().len(), 3);
+            assert_eq!(h["revocations"], 1);
+        }
+        // A signature by generation 3, verified on both backends against the vault and
+        // against an export made by the maker.
+        let data = v.dir.join(format!("{maker}.data"));
+        std::fs::write(&data, b"signed across backends").unwrap();
+        let sig = v.dir.join(format!("{maker}.sig"));
+        let mut sign = vec!["sign".to_string(), data.display().to_string()];
+        sign.extend(["-o".into(), sig.display().to_string()]);
+        run(maker, &sign.iter().map(String::as_str).collect::<Vec<_>>());
+        let export = v.dir.join(format!("{maker}.export"));
+        run(
+            maker,
+            &[
+                "identity",
+                "export",
+                "--full-history",
+                "-o",
+                &export.display().to_string(),
+            ],
+        );
+        for backend in [maker, other] {
+            for identity in [None, Some(&export)] {
+                let mut c = v.cmd();
+                c.args(["--backend", backend, "verify"])
+                    .arg(&data)
+                    .arg("--sig")
+                    .arg(&sig);
+                if let Some(p) = identity {
+                    c.arg("--identity").arg(p);
+                }
+                c.assert().success();
+            }
+            let shown: serde_json::Value = serde_json::from_slice(
+                &v.cmd()
+                    .args(["--backend", backend, "--json", "identity", "show"])
+                    .arg(&export)
+                    .output()
+                    .unwrap()
+                    .stdout,
+            )
+            .unwrap();
+            assert_eq!(shown["revoked"], false, "{backend}: {shown}");
+            let ct = v.dir.join(format!("{maker}-{backend}.env"));
+            v.cmd()
+                .args(["--backend", backend, "encapsulate", "--to"])
+                .arg(&export)
+                .arg("-o")
+                .arg(&ct)
+                .assert()
+                .success();
+        }
+        // The whole-identity revocation from init, published by the other backend, verified
+        // by the maker.
+        let statement = format!("{}.revocation.asc", v.path.display());
+        let revoked = v.dir.join(format!("{maker}.revoked"));
+        run(
+            other,
+            &[
+                "identity",
+                "revoke",
+                &statement,
+                "-o",
+                &revoked.display().to_string(),
+            ],
+        );
+        let shown: serde_json::Value = serde_json::from_slice(
+            &v.cmd()
+                .args(["--backend", maker, "--json", "identity", "show"])
+                .arg(&revoked)
+                .output()
+                .unwrap()
+                .stdout,
+        )
+        .unwrap();
+        assert_eq!(shown["revoked"], true, "{shown}");
+        assert_eq!(shown["revocations"].as_array().unwrap().len(), 2, "{shown}");
+    }
 }
 
 #[test]

@@ -59,6 +59,7 @@ fn fixture() -> &'static Fixture {
         let gen2 = GenerationSecrets::generate(2);
         let cert2 = Certificate::issue(
             &victim.root,
+            &RustCrypto,
             root_id,
             2,
             T0 + 100,
@@ -69,6 +70,7 @@ fn fixture() -> &'static Fixture {
         );
         let revoke_before_2 = Revocation::issue(
             &victim.root,
+            &RustCrypto,
             root_id,
             RevocationScope::SigningKeysBefore(2),
             T0 + 100,
@@ -77,6 +79,7 @@ fn fixture() -> &'static Fixture {
         let fork_secrets = GenerationSecrets::generate(1);
         let forked1 = Certificate::issue(
             &victim.root,
+            &RustCrypto,
             root_id,
             1,
             T0,
@@ -398,12 +401,13 @@ fn generations_supersession_revocation_and_forks() {
 fn a_signature_cannot_be_reattributed_to_another_root() {
     let f = fixture();
     let attacker = RootSecret::generate();
-    let attacker_pk = attacker.public_key();
+    let attacker_pk = attacker.public_key(&RustCrypto);
     let attacker_id = RootId::of(&attacker_pk);
     let victim_cert = f.victim.public.newest();
     // Same generation, same keys (all three, the victim's), a plausible validity.
     let stolen = Certificate::issue(
         &attacker,
+        &RustCrypto,
         attacker_id,
         victim_cert.generation,
         victim_cert.created,
@@ -417,7 +421,7 @@ fn a_signature_cannot_be_reattributed_to_another_root() {
         certificates: vec![stolen.clone()],
         revocations: vec![],
     };
-    attacker_identity.verify_signatures().unwrap();
+    attacker_identity.verify_signatures(&RustCrypto).unwrap();
     let mut forged = f.sig1.clone();
     forged.root_pk = attacker_pk;
     forged.certificate = stolen;
@@ -648,7 +652,7 @@ fn hostile_lengths_and_versions_are_refused_without_panic() {
     assert!(e.message().contains("PUBLIC IDENTITY"), "{}", e.message());
     // A certificate naming another root than the signature's root key.
     let mut other = f.sig1.clone();
-    other.root_pk = RootSecret::generate().public_key();
+    other.root_pk = RootSecret::generate().public_key(&RustCrypto);
     assert!(DetachedSignature::decode(&other.encode()).is_err());
 }
 
@@ -1174,10 +1178,11 @@ fn cli_reattribution_is_refused() {
     assert_eq!(sig.certificate, victim_cert);
 
     let attacker = RootSecret::generate();
-    let attacker_pk = attacker.public_key();
+    let attacker_pk = attacker.public_key(&RustCrypto);
     let attacker_id = RootId::of(&attacker_pk);
     let stolen = Certificate::issue(
         &attacker,
+        &RustCrypto,
         attacker_id,
         victim_cert.generation,
         victim_cert.created,

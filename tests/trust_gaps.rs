@@ -161,14 +161,18 @@ fn version_1_certificates_still_verify() {
     // Generation 1 as nexusq wrote it before version 2: no revocation field.
     let mut v1 = id.public.newest().clone();
     v1.version = certificate::VERSION_1;
-    v1.signature = id.root.sign(&v1.to_be_signed(), certificate::CONTEXT);
+    v1.signature = id
+        .root
+        .sign(&RustCrypto, &v1.to_be_signed(), certificate::CONTEXT);
     assert_eq!(v1.encode()[4], 1);
     let old = PublicIdentity {
         root_pk: id.public.root_pk,
         certificates: vec![v1.clone()],
         revocations: vec![],
     };
-    let parsed = nexusq::identity::peer::parse_export(old.to_armor().as_bytes(), "old").unwrap();
+    let parsed =
+        nexusq::identity::peer::parse_export(old.to_armor().as_bytes(), "old", &RustCrypto)
+            .unwrap();
     assert_eq!(parsed, old);
     let seeds1 = id.secrets.generations[0].sig.as_ref().unwrap();
     let digest = signature::digest(DATA);
@@ -194,6 +198,7 @@ fn version_1_certificates_still_verify() {
     let gen2 = GenerationSecrets::generate(2);
     let cert2 = Certificate::issue(
         &id.root,
+        &RustCrypto,
         root_id,
         2,
         now - 500,
@@ -207,12 +212,13 @@ fn version_1_certificates_still_verify() {
         ..old.clone()
     };
     mixed.check_structure().unwrap();
-    mixed.verify_signatures().unwrap();
+    mixed.verify_signatures(&RustCrypto).unwrap();
     let ok = signature::verify(&RustCrypto, trust(&mixed), &sig1, &digest).unwrap();
     assert!(ok.superseded);
     // And the version 1 statement still revokes generation 1 where it is all there is.
     let statement = Revocation::issue(
         &id.root,
+        &RustCrypto,
         root_id,
         RevocationScope::SigningKeysBefore(2),
         now,
@@ -501,9 +507,10 @@ fn revoking_signing_keys_does_not_claim_the_identity_is_revoked() {
         .unwrap()
         .unlock(&password_of(&v), &Argon2id, &RustCrypto)
         .unwrap();
-    let root = unlocked.root().unwrap();
+    let root = unlocked.root(&RustCrypto).unwrap();
     let statement = Revocation::issue(
         &root,
+        &RustCrypto,
         unlocked.file.public.root_id(),
         RevocationScope::SigningKeysBefore(2),
         nexusq::time::now(),

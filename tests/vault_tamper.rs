@@ -84,7 +84,7 @@ fn untouched_vault_unlocks_and_opens_its_root() {
         .unwrap()
         .unlock(&password(), &Argon2id, &RustCrypto)
         .unwrap();
-    assert!(unlocked.root().is_ok());
+    assert!(unlocked.root(&RustCrypto).is_ok());
 }
 
 #[test]
@@ -176,7 +176,7 @@ fn every_save_draws_fresh_seal_salt_and_nonces() {
         .unwrap()
         .unlock(&password(), &Argon2id, &RustCrypto)
         .unwrap();
-    let root = unlocked.root().unwrap();
+    let root = unlocked.root(&RustCrypto).unwrap();
     let mut headers = vec![first.header.clone()];
     for _ in 0..5 {
         let bytes = unlocked.encode(&root);

@@ -47,6 +47,7 @@ fn main() {
             "oqs",
             "oqs-sys",
             "slh-dsa",
+            "pqcrypto-sphincsplus",
             "nexusq",
             "nexusq-native",
         ];

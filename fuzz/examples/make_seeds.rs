@@ -185,5 +185,20 @@ fn main() {
         write("corpus/native_mldsa", "seed-any-key.bin", &any);
         let _ = vk;
     }
+
+    // Native SLH-DSA: mode, context length, context, then a key, signature and message, or a
+    // patch of the fixed key's signature (see the target).
+    {
+        use nexusq_native::slhdsa_shake128f as slh;
+        let (vk, sk) = slh::keygen_internal(&[4; 16], &[5; 16], &[6; 16]);
+        let ctx = b"fuzz";
+        let msg = b"a message";
+        let sig = slh::sign(&sk, msg, ctx, Some(&[7; 16])).unwrap();
+        let any = [&[1u8, 4][..], ctx, vk.as_bytes(), sig.as_bytes(), msg].concat();
+        write("corpus/native_slhdsa", "seed-any-key.bin", &any);
+        let patch = [&[2u8, 0][..], &8000u16.to_le_bytes(), &[0x80; 4]].concat();
+        write("corpus/native_slhdsa", "seed-patch.bin", &patch);
+        write("corpus/native_slhdsa", "seed-signing-key.bin", sk.as_bytes());
+    }
     eprintln!("seeds and fixtures written");
 }

@@ -6,6 +6,8 @@ use nexusq::armor;
 use nexusq::identity::PublicIdentity;
 use nexusq::identity::peer;
 use nexusq::identity::public::ARMOR_KIND;
+use nexusq::suite::native::Native;
+use nexusq::suite::rustcrypto::RustCrypto;
 
 fn check_binary(raw: &[u8]) {
     if let Ok(id) = PublicIdentity::decode(raw) {
@@ -14,7 +16,14 @@ fn check_binary(raw: &[u8]) {
             id.check_structure().is_ok(),
             "decode accepted a bad structure"
         );
-        if id.verify_signatures().is_ok() {
+        // The root signatures on both backends: the same verdict.
+        let verified = id.verify_signatures(&Native).is_ok();
+        assert_eq!(
+            verified,
+            id.verify_signatures(&RustCrypto).is_ok(),
+            "backends disagree on the root signatures"
+        );
+        if verified {
             // What `identity show` and `encrypt --to` do next must not panic either.
             let _ = id.check_full_history();
             let _ = peer::is_revoked(&id);
@@ -42,5 +51,5 @@ fuzz_target!(|data: &[u8]| {
             check_binary(&raw);
         }
     }
-    let _ = peer::parse_export(data, "fuzz input");
+    let _ = peer::parse_export(data, "fuzz input", &Native);
 });

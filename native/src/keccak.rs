@@ -141,6 +141,9 @@ pub(crate) fn shake256<S: Simd>(parts: &[&[u8]], out: &mut [u8]) {
 /// The permutation of `W` interleaved states, by the width's method of the implementation.
 pub(crate) trait Permute<S: Simd> {
     fn permute(&mut self);
+    /// [`Simd::keccak_f1600_x4_out2`] or its eight-way form: lanes 17 to 24 taken as zero,
+    /// only lanes 0 and 1 meaningful afterwards.
+    fn permute_out2(&mut self);
 }
 
 impl<S: Simd> Permute<S> for KeccakX4 {
@@ -148,12 +151,20 @@ impl<S: Simd> Permute<S> for KeccakX4 {
     fn permute(&mut self) {
         S::keccak_f1600_x4(self)
     }
+    #[inline(always)]
+    fn permute_out2(&mut self) {
+        S::keccak_f1600_x4_out2(self)
+    }
 }
 
 impl<S: Simd> Permute<S> for KeccakX8 {
     #[inline(always)]
     fn permute(&mut self) {
         S::keccak_f1600_x8(self)
+    }
+    #[inline(always)]
+    fn permute_out2(&mut self) {
+        S::keccak_f1600_x8_out2(self)
     }
 }
 
@@ -226,6 +237,50 @@ mod tests {
     use crate::dispatch::{available, run, with_implementation};
     use sha3::Digest as _;
     use sha3::digest::{ExtendableOutput, Update, XofReader};
+
+    /// The out2 permutations (one block absorbed, lanes 0 and 1 read) give the lanes of the
+    /// whole portable permutation, on every implementation, one, four and eight at a time.
+    #[test]
+    fn out2_permutations_match_the_whole_permutation() {
+        use crate::portable::keccak::keccak_f1600 as reference;
+        let mut rng = crate::conformance::Rng::new(0x0b10c);
+        for imp in available() {
+            with_implementation(imp, || {
+                for _ in 0..20 {
+                    let mut one = [0u64; 25];
+                    one[..17].iter_mut().for_each(|l| *l = rng.next());
+                    let mut x4 = KeccakX4::ZERO;
+                    let mut x8 = KeccakX8::ZERO;
+                    for i in 0..17 {
+                        x4.lanes[i].iter_mut().for_each(|l| *l = rng.next());
+                        x8.lanes[i].iter_mut().for_each(|l| *l = rng.next());
+                    }
+                    let (o1, o4, o8) = (one, x4.clone(), x8.clone());
+                    run!(|S| {
+                        S::keccak_f1600_out2(&mut one);
+                        S::keccak_f1600_x4_out2(&mut x4);
+                        S::keccak_f1600_x8_out2(&mut x8);
+                    });
+                    let mut want = o1;
+                    reference(&mut want);
+                    assert_eq!(one[..2], want[..2], "{imp:?} x1");
+                    let whole = |lane: &dyn Fn(usize) -> u64| {
+                        let mut st: [u64; 25] = core::array::from_fn(lane);
+                        reference(&mut st);
+                        [st[0], st[1]]
+                    };
+                    for j in 0..4 {
+                        let want = whole(&|i| o4.lanes[i][j]);
+                        assert_eq!([x4.lanes[0][j], x4.lanes[1][j]], want, "{imp:?} x4");
+                    }
+                    for j in 0..8 {
+                        let want = whole(&|i| o8.lanes[i][j]);
+                        assert_eq!([x8.lanes[0][j], x8.lanes[1][j]], want, "{imp:?} x8");
+                    }
+                }
+            });
+        }
+    }
 
     /// Every sponge against the `sha3` and `shake` crates, for input lengths across block
     /// boundaries and in two parts, on every implementation.

@@ -1,7 +1,8 @@
-//! `nexusq-native`: nexusq's own ML-KEM (FIPS 203) and ML-DSA-65 (FIPS 204), written once
-//! over small vector-operations traits (`simd::Simd`; `mldsa::ops::DsaSimd`, which extends it)
-//! with `portable`, `avx2` and `avx512` (x86-64), and `neon` and `neon-sha3` (aarch64)
-//! implementations, chosen once at run time (DESIGN.md section 7).
+//! `nexusq-native`: nexusq's own ML-KEM (FIPS 203), ML-DSA-65 (FIPS 204) and
+//! SLH-DSA-SHAKE-128f (FIPS 205), written once over small vector-operations traits
+//! (`simd::Simd`; `mldsa::ops::DsaSimd`, which extends it) with `portable`, `avx2` and `avx512`
+//! (x86-64), and `neon` and `neon-sha3` (aarch64) implementations, chosen once at run time
+//! (DESIGN.md section 7).
 //!
 //! # Shape
 //!
@@ -19,15 +20,25 @@
 //!     sign(sk, msg, ctx, rnd)        -> Result<Signature> (pure ML-DSA; rnd = 0: deterministic)
 //!     sign_internal(sk, m_prime, rnd), sign_mu(sk, mu, rnd)   for the vectors / external μ
 //!     verify(vk, msg, ctx, sig), verify_internal, verify_mu   -> bool
+//! slhdsa_shake128f:
+//!     VerifyingKey / SigningKey / Signature::from_bytes   length checks
+//!     keygen_internal(sk_seed, sk_prf, pk_seed) -> (VerifyingKey, SigningKey)
+//!     sign(sk, msg, ctx, addrnd)     -> Result<Signature> (pure; addrnd None: deterministic)
+//!     sign_internal(sk, m_prime, addrnd), verify_internal(vk, m_prime, sig)   for the vectors
+//!     verify(vk, msg, ctx, sig)      -> bool
 //! ```
 //!
+//! SLH-DSA is nothing but SHAKE256 calls; it uses only the implementations' Keccak
+//! permutations, four or eight states at a time (`slhdsa`), and a one-block variant that
+//! returns two lanes (`Simd::keccak_f1600_out2`; NEON's own in `slh_keccak.rs`).
+//!
 //! Every function computes the same bytes whichever implementation runs; the tests force each
-//! implementation this CPU has and compare them with the known-answer vectors and the `ml-kem`
-//! and `ml-dsa` crates.
+//! implementation this CPU has and compare them with the known-answer vectors and the `ml-kem`,
+//! `ml-dsa` and `slh-dsa` crates.
 //!
 //! # Layout: one file per concept in every implementation
 //!
-//! The algorithms (`mlkem/`, `mldsa/`) are written once over the traits. Each implementation
+//! The algorithms (`mlkem/`, `mldsa/`, `slhdsa/`) are written once over the traits. Each implementation
 //! is a folder (`portable/`, `avx2/`, `avx512/`, `neon/`) with the same file name for the same
 //! concept (as in libcrux); an implementation that has no code of its own for a concept has
 //! no such file and forwards those trait methods to one that does.
@@ -44,6 +55,7 @@
 //! | `dsa_sample.rs` | ML-DSA sampling | ✓ | ✓ ² | avx2 | ✓ |
 //! | `dsa_pack.rs` | ML-DSA bit packing | ✓ | ✓ | avx2 | ✓ |
 //! | `modmath.rs` | compile-time arithmetic for tables | ✓ | – | – | – |
+//! | `slh_keccak.rs` | SLH-DSA's one-block, two-lane-output Keccak | ³ | ³ | ³ | ✓ |
 //!
 //! - `mod.rs`: the `Simd` and `DsaSimd` impls are one `fn signature => function;` line per
 //!   method, for the macros of `delegate.rs`: `calls!` (safe functions) and `target_calls!`
@@ -62,12 +74,14 @@
 //! - `dsa_sample.rs`: the rejection steps of RejNTTPoly and RejBoundedPoly.
 //! - `dsa_pack.rs`: bit packing and unpacking of t1, t0, η, z and w1.
 //! - `modmath.rs`: the modular arithmetic that builds every implementation's constant tables.
+//! - `slh_keccak.rs`: `keccak_f1600_out2` and its four-way form (lanes 17 to 24 zero on input,
+//!   only lanes 0 and 1 of the output computed in the last round).
 //!
 //! "avx2": that implementation has no file for the concept and forwards those methods to
 //! `Avx2`'s. ¹ The NTT, inverse NTT, pointwise products, reduce, caddq and Decompose on
 //! 512-bit vectors; the rest forwarded to `Avx2`. ² RejNTTPoly's step; RejBoundedPoly's
 //! (secret input) is the portable function. `Neon` and `NeonSha3` share `neon/` and differ
-//! only in their Keccak.
+//! only in their Keccak. ³ The trait's default body (the whole permutation).
 //!
 //! New code follows the table: work for an existing concept goes into that concept's file of
 //! each implementation (issue 21's speed work), a helper that two files of one implementation
@@ -92,6 +106,7 @@ mod mldsa;
 mod mlkem;
 mod portable;
 mod simd;
+mod slhdsa;
 
 #[cfg(target_arch = "x86_64")]
 mod avx2;
@@ -104,3 +119,4 @@ pub use dispatch::{Implementation, available, selected, with_implementation};
 pub use error::Error;
 pub use mldsa::mldsa65;
 pub use mlkem::{mlkem768, mlkem1024};
+pub use slhdsa::slhdsa_shake128f;

@@ -113,6 +113,29 @@ pub(crate) trait Simd: Copy + 'static {
         four.zeroize();
     }
 
+    /// Keccak-f[1600] of one block of SHAKE256 absorbed into the zero state (SLH-DSA's F, H
+    /// and PRF): of the state whose lanes 0 to 16 are `state`'s and whose lanes 17 to 24 are
+    /// zero (whatever `state` holds there), when only lanes 0 and 1 of the result are read.
+    /// Afterwards lanes 0 and 1 hold the result and the others are unspecified, so an
+    /// implementation may skip most of the last round. The default zeroes lanes 17 to 24 and
+    /// runs the whole permutation.
+    fn keccak_f1600_out2(state: &mut [u64; 25]) {
+        state[17..].fill(0);
+        Self::keccak_f1600(state)
+    }
+
+    /// [`Simd::keccak_f1600_out2`] on four states.
+    fn keccak_f1600_x4_out2(state: &mut KeccakX4) {
+        state.lanes[17..].fill([0; 4]);
+        Self::keccak_f1600_x4(state)
+    }
+
+    /// [`Simd::keccak_f1600_out2`] on eight states.
+    fn keccak_f1600_x8_out2(state: &mut KeccakX8) {
+        state.lanes[17..].fill([0; 8]);
+        Self::keccak_f1600_x8(state)
+    }
+
     /// Forward NTT. Input: standard order, |c| < q. Output: NTT domain, reduced.
     fn ntt(p: &mut Poly);
 

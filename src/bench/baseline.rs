@@ -46,7 +46,7 @@ pub const ROWS: [(&str, Kind, &str); 12] = [
     (
         "SLH-DSA-SHAKE-128f keygen",
         Kind::Crypto,
-        "root public key from 48 bytes of seeds (hypertree top-layer root)",
+        "root public key from 48 bytes of seeds (backend slhdsa_keygen: hypertree top-layer root)",
     ),
     (
         "Ed25519 sign",
@@ -151,8 +151,8 @@ pub struct Progress<'a> {
     pub total: usize,
 }
 
-/// Measure the 12 rows, one operation after another, with `backend` for the ML-KEM and ML-DSA
-/// parts. The throwaway vault is made after the crypto rows and removed before returning.
+/// Measure the 12 rows, one operation after another, with `backend` for the ML-KEM, ML-DSA
+/// and SLH-DSA parts. The throwaway vault is made after the crypto rows and removed before returning.
 pub fn run(
     backend: &dyn Backend,
     config: &Config,
@@ -166,7 +166,7 @@ pub fn run(
         ops::hybrid_encaps(backend, KemLevel::MlKem1024),
         ops::hybrid_decaps(backend, KemLevel::MlKem1024)?,
         ops::mldsa65_keygen(backend),
-        ops::slh_dsa_keygen(),
+        ops::slh_dsa_keygen(backend),
         ops::ed25519_sign(),
         ops::ed25519_verify(),
         ops::aes_gcm_encrypt(AES_CHUNK_LEN),

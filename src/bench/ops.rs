@@ -278,10 +278,10 @@ pub fn mldsa65_verify(backend: &dyn Backend) -> Result<Op<'_>> {
 // Shared primitives
 
 /// SLH-DSA-SHAKE-128f KeyGen_internal from fresh 48 bytes of seeds (the root key).
-pub fn slh_dsa_keygen() -> Op<'static> {
-    Op::new("SLH-DSA-SHAKE-128f keygen", || {
+pub fn slh_dsa_keygen(backend: &dyn Backend) -> Op<'_> {
+    Op::new("SLH-DSA-SHAKE-128f keygen", move || {
         let root = RootSecret::from_seeds(SecretBytes::<{ root_sig::SEED_LEN }>::random());
-        Ok(time(|| root.public_key()))
+        Ok(time(|| root.public_key(backend)))
     })
 }
 
@@ -582,7 +582,7 @@ mod tests {
             mldsa65_keygen(b),
             mldsa65_sign(b),
             mldsa65_verify(b).unwrap(),
-            slh_dsa_keygen(),
+            slh_dsa_keygen(b),
             ed25519_sign(),
             ed25519_verify(),
             aes_gcm_encrypt(64 * 1024),

@@ -89,7 +89,9 @@ pub fn export_recipient(
 /// refuses (a revoked identity, an expired newest generation).
 pub fn show_recipient(ctx: &Context, file: &Path) -> Result<()> {
     let what = file.display().to_string();
-    let identity = peer::parse_export(&cio::read_small(file, "a public identity")?, &what)?;
+    let backend = ctx.backend()?;
+    let identity =
+        peer::parse_export(&cio::read_small(file, "a public identity")?, &what, backend)?;
     let (cert, pk) = peer::encryption_key(&identity, KemLevel::MlKem768, super::now(), false)
         .map_err(|e| e.context(&what))?;
     let line = recipient::encode_recipient(pk);

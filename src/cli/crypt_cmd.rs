@@ -86,11 +86,12 @@ pub(super) fn read_recipients(
     expect_fingerprint: &[String],
 ) -> Result<Vec<Peer>> {
     let expected = peer::parse_fingerprints(expect_fingerprint)?;
+    let backend = ctx.backend()?;
     let mut peers: Vec<Peer> = Vec::new();
     for path in paths {
         let bytes = cio::read_small(path, "a public identity")?;
         let name = super::output::untrusted_path(path);
-        let identity = peer::parse_export(&bytes, &name)?;
+        let identity = peer::parse_export(&bytes, &name, backend)?;
         let root_id = identity.root_id();
         peer::check_expected(&root_id, &expected).map_err(|e| e.context(&name))?;
         let certificates = identity

@@ -16,15 +16,15 @@ pub fn export(
     let path = ctx.vault_path()?;
     let file = vault::open(&path)?;
     let with_password = unlock || !ctx.password_source().is_terminal();
+    let backend = ctx.backend()?;
     let public = if with_password {
-        let backend = ctx.backend()?;
         let password = ctx.password(false)?;
         file.unlock(&password, &Argon2id, backend)?.file.public
     } else {
         file.public
     };
     // Cheap insurance either way: every certificate must carry the root's signature.
-    public.verify_signatures().map_err(|e| {
+    public.verify_signatures(backend).map_err(|e| {
         Error::vault(
             format!("the vault's public identity does not verify: {}", e.0),
             "the vault is damaged or was tampered with; restore it from a backup",
@@ -122,6 +122,7 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
     let identity = crate::identity::peer::parse_export(
         &super::io::read_small(file, "a public identity")?,
         &what,
+        ctx.backend()?,
     )?;
     let now = super::now();
     let fp = identity.root_id().fingerprint().to_string();
@@ -193,11 +194,12 @@ pub fn history(ctx: &Context) -> Result<()> {
     let path = ctx.vault_path()?;
     let file = vault::open(&path)?;
     let public = &file.public;
+    let backend = ctx.backend()?;
     // Structure (root, order, no fork, prev_hash chain) was checked when the vault was read;
     // here also the full history from generation 1 and every root signature.
     let chain = public
         .check_full_history()
-        .and_then(|_| public.verify_signatures())
+        .and_then(|_| public.verify_signatures(backend))
         .map_err(|e| e.0);
     let now = super::now();
     let newest = public.newest().generation;

@@ -44,7 +44,7 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
     let backend = ctx.backend()?;
     let expected = peer::parse_fingerprints(&args.peer.expect_fingerprint)?;
     let what = super::output::untrusted_path(&args.to);
-    let identity = peer::parse_export(&read_small(&args.to, "a public identity")?, &what)?;
+    let identity = peer::parse_export(&read_small(&args.to, "a public identity")?, &what, backend)?;
     let root_id = identity.root_id();
     let fp = root_id.fingerprint();
     ctx.out.note(&format!(

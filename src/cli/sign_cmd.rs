@@ -109,7 +109,7 @@ fn verify_inner(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     let (trust, source) = match (&args.identity, expected) {
         (Some(path), _) => {
             let what = super::output::untrusted_path(path);
-            identity = peer::parse_export(&read_small(path, "a public identity")?, &what)?;
+            identity = peer::parse_export(&read_small(path, "a public identity")?, &what, backend)?;
             (
                 Trust::Identity {
                     identity: &identity,
@@ -135,7 +135,7 @@ fn verify_inner(ctx: &Context, args: &VerifyArgs) -> Result<()> {
                 ));
             }
             identity = crate::vault::open(&path)?.public;
-            identity.verify_signatures().map_err(|e| {
+            identity.verify_signatures(backend).map_err(|e| {
                 Error::vault(
                     format!("the vault's public identity does not verify: {}", e.0),
                     "the vault is damaged or was tampered with; restore it from a backup",

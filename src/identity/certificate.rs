@@ -16,8 +16,8 @@
 //! are still read and verified as they were, and their reasons are escaped when shown.
 
 use super::root_id::RootId;
-use crate::suite::SuiteId;
 use crate::suite::root_sig::{self, RootSecret};
+use crate::suite::{Backend, SuiteId};
 use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
 use sha3::{Digest, Sha3_256};
 
@@ -89,6 +89,7 @@ impl Certificate {
     #[allow(clippy::too_many_arguments)]
     pub fn issue(
         root: &RootSecret,
+        backend: &dyn Backend,
         root_id: RootId,
         generation: u32,
         created: u64,
@@ -99,6 +100,7 @@ impl Certificate {
     ) -> Self {
         Self::sign(
             root,
+            backend,
             Certificate {
                 version: VERSION,
                 root_id,
@@ -116,7 +118,7 @@ impl Certificate {
 
     /// Sign `body` with the root (its `signature` field is replaced). Callers check the
     /// reason ([`reason_defect`]) and the revocation field first.
-    pub fn sign(root: &RootSecret, mut body: Certificate) -> Self {
+    pub fn sign(root: &RootSecret, backend: &dyn Backend, mut body: Certificate) -> Self {
         assert!(
             reason_defect(&body.reason).is_none(),
             "callers check the reason"
@@ -130,7 +132,7 @@ impl Certificate {
                 || (2..=body.generation).contains(&body.signing_revoked_before),
             "callers check the revocation field"
         );
-        body.signature = root.sign(&body.to_be_signed(), CONTEXT);
+        body.signature = root.sign(backend, &body.to_be_signed(), CONTEXT);
         body
     }
 
@@ -271,9 +273,15 @@ impl Certificate {
     }
 
     /// Valid iff root_id matches the trusted root key and the root's signature verifies.
-    pub fn verify(&self, root_pk: &[u8]) -> bool {
+    pub fn verify(&self, backend: &dyn Backend, root_pk: &[u8]) -> bool {
         RootId::of(root_pk) == self.root_id
-            && root_sig::verify(root_pk, &self.to_be_signed(), CONTEXT, &self.signature)
+            && root_sig::verify(
+                backend,
+                root_pk,
+                &self.to_be_signed(),
+                CONTEXT,
+                &self.signature,
+            )
     }
 
     pub fn is_expired(&self, now: u64) -> bool {
@@ -295,6 +303,7 @@ pub const CLOCK_SKEW_SECS: u64 = 300;
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::suite::rustcrypto::RustCrypto;
 
     pub(crate) fn sample_keys() -> GenerationKeys {
         GenerationKeys {
@@ -307,18 +316,31 @@ pub(crate) mod tests {
     #[test]
     fn round_trip_and_verify() {
         let root = RootSecret::generate();
-        let pk = root.public_key();
+        let pk = root.public_key(&RustCrypto);
         let id = RootId::of(&pk);
-        let cert = Certificate::issue(&root, id, 1, 10, 20, sample_keys(), [0; 32], "first".into());
+        let cert = Certificate::issue(
+            &root,
+            &RustCrypto,
+            id,
+            1,
+            10,
+            20,
+            sample_keys(),
+            [0; 32],
+            "first".into(),
+        );
         let bytes = cert.encode();
         let back = Certificate::decode(&bytes).unwrap();
         assert_eq!(back, cert);
-        assert!(back.verify(&pk));
-        let other = RootSecret::generate().public_key();
-        assert!(!back.verify(&other), "another root must not validate it");
+        assert!(back.verify(&RustCrypto, &pk));
+        let other = RootSecret::generate().public_key(&RustCrypto);
+        assert!(
+            !back.verify(&RustCrypto, &other),
+            "another root must not validate it"
+        );
         let mut tampered = back.clone();
         tampered.reason = "firsT".into();
-        assert!(!tampered.verify(&pk));
+        assert!(!tampered.verify(&RustCrypto, &pk));
         for cut in [0, 5, bytes.len() / 2, bytes.len() - 1] {
             assert!(Certificate::decode(&bytes[..cut]).is_err());
         }
@@ -329,18 +351,28 @@ pub(crate) mod tests {
 
     /// Sign a body as it is, bypassing `sign`'s checks: what a hostile or older root can make.
     fn signed_raw(root: &RootSecret, mut c: Certificate) -> Certificate {
-        c.signature = root.sign(&c.to_be_signed(), CONTEXT);
+        c.signature = root.sign(&RustCrypto, &c.to_be_signed(), CONTEXT);
         c
     }
 
     #[test]
     fn version_2_layout_and_revocation_field() {
         let root = RootSecret::generate();
-        let pk = root.public_key();
+        let pk = root.public_key(&RustCrypto);
         let id = RootId::of(&pk);
-        let mut body = Certificate::issue(&root, id, 5, 10, 20, sample_keys(), [7; 32], "r".into());
+        let mut body = Certificate::issue(
+            &root,
+            &RustCrypto,
+            id,
+            5,
+            10,
+            20,
+            sample_keys(),
+            [7; 32],
+            "r".into(),
+        );
         body.signing_revoked_before = 5;
-        let cert = Certificate::sign(&root, body);
+        let cert = Certificate::sign(&root, &RustCrypto, body);
         let bytes = cert.encode();
         assert_eq!(bytes[4], 2, "version byte");
         // prev_hash at 4870, then the u32 field, then the reason (docs/identity-format.md).
@@ -350,11 +382,11 @@ pub(crate) mod tests {
         assert_eq!(bytes.len(), 21_996 + 1);
         let back = Certificate::decode(&bytes).unwrap();
         assert_eq!(back, cert);
-        assert!(back.verify(&pk));
+        assert!(back.verify(&RustCrypto, &pk));
         // The field is signed: changing it breaks the root's signature.
         let mut stripped = back.clone();
         stripped.signing_revoked_before = 0;
-        assert!(!stripped.verify(&pk));
+        assert!(!stripped.verify(&RustCrypto, &pk));
         // Out of range: 1 (revokes nothing, never written) and beyond the own generation.
         for bad in [1u32, 6, u32::MAX] {
             let mut b = bytes.clone();
@@ -367,10 +399,19 @@ pub(crate) mod tests {
     #[test]
     fn version_1_certificates_still_decode_and_verify() {
         let root = RootSecret::generate();
-        let pk = root.public_key();
+        let pk = root.public_key(&RustCrypto);
         let id = RootId::of(&pk);
-        let mut v1 =
-            Certificate::issue(&root, id, 1, 10, 20, sample_keys(), [0; 32], String::new());
+        let mut v1 = Certificate::issue(
+            &root,
+            &RustCrypto,
+            id,
+            1,
+            10,
+            20,
+            sample_keys(),
+            [0; 32],
+            String::new(),
+        );
         v1.version = VERSION_1;
         // Written before reasons were checked: a v1 reason may hold anything UTF-8.
         v1.reason = "old\x1b[2K".into();
@@ -381,7 +422,7 @@ pub(crate) mod tests {
         let back = Certificate::decode(&bytes).unwrap();
         assert_eq!((back.version, back.signing_revoked_before), (1, 0));
         assert_eq!(back, v1);
-        assert!(back.verify(&pk));
+        assert!(back.verify(&RustCrypto, &pk));
         // Version 3 is a newer nexusq's.
         let mut b = bytes.clone();
         b[4] = 3;
@@ -396,11 +437,20 @@ pub(crate) mod tests {
     #[test]
     fn version_2_reasons_hold_no_control_characters() {
         let root = RootSecret::generate();
-        let id = RootId::of(&root.public_key());
+        let id = RootId::of(&root.public_key(&RustCrypto));
         for hostile in ["\r\x1b[3Afingerprint: x", "a\nb", "\u{9b}", "x\u{202e}y"] {
             assert!(reason_defect(hostile).is_some(), "{hostile:?}");
-            let mut c =
-                Certificate::issue(&root, id, 1, 10, 20, sample_keys(), [0; 32], String::new());
+            let mut c = Certificate::issue(
+                &root,
+                &RustCrypto,
+                id,
+                1,
+                10,
+                20,
+                sample_keys(),
+                [0; 32],
+                String::new(),
+            );
             c.reason = hostile.into();
             let c = signed_raw(&root, c);
             let e = Certificate::decode(&c.encode()).unwrap_err();
@@ -417,9 +467,10 @@ pub(crate) mod tests {
     #[test]
     fn signing_time_window_allows_a_few_minutes_of_skew() {
         let root = RootSecret::generate();
-        let id = RootId::of(&root.public_key());
+        let id = RootId::of(&root.public_key(&RustCrypto));
         let c = Certificate::issue(
             &root,
+            &RustCrypto,
             id,
             1,
             1_000,
@@ -435,6 +486,7 @@ pub(crate) mod tests {
         assert!(!c.covers_signing_time(5_000 + CLOCK_SKEW_SECS + 1));
         let early = Certificate::issue(
             &root,
+            &RustCrypto,
             id,
             1,
             10,

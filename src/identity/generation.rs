@@ -308,14 +308,24 @@ mod tests {
         use crate::suite::root_sig::RootSecret;
         use crate::suite::rustcrypto::RustCrypto;
         let root = RootSecret::generate();
-        let id = RootId::of(&root.public_key());
+        let id = RootId::of(&root.public_key(&RustCrypto));
         let section = section(&[3, 3]);
         let certs: Vec<Certificate> = section
             .generations
             .iter()
             .map(|g| {
                 let keys = g.public_keys(&RustCrypto).unwrap();
-                Certificate::issue(&root, id, g.generation, 0, 1, keys, [0; 32], String::new())
+                Certificate::issue(
+                    &root,
+                    &RustCrypto,
+                    id,
+                    g.generation,
+                    0,
+                    1,
+                    keys,
+                    [0; 32],
+                    String::new(),
+                )
             })
             .collect();
         // Generation 1 still has its signing seeds: refused.

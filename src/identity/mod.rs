@@ -38,7 +38,7 @@ pub struct NewIdentity {
 impl NewIdentity {
     pub fn generate(backend: &dyn Backend, now: u64) -> Self {
         let root = RootSecret::generate();
-        let root_pk = root.public_key();
+        let root_pk = root.public_key(backend);
         let root_id = RootId::of(&root_pk);
         let gen1 = GenerationSecrets::generate(1);
         let keys = gen1
@@ -46,6 +46,7 @@ impl NewIdentity {
             .expect("a new generation holds every key");
         let cert = Certificate::issue(
             &root,
+            backend,
             root_id,
             1,
             now,
@@ -56,6 +57,7 @@ impl NewIdentity {
         );
         let revocation = Revocation::issue(
             &root,
+            backend,
             root_id,
             RevocationScope::Identity,
             now,

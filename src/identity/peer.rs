@@ -6,11 +6,12 @@ use super::public::{ARMOR_KIND, PublicIdentity};
 use super::revocation::RevocationScope;
 use super::root_id::{Fingerprint, RootId};
 use crate::error::{Error, Result};
+use crate::suite::Backend;
 use crate::suite::hybrid_kem::{self, KemLevel};
 
 /// Decode an exported identity (strict armor), check its structure and every root signature.
 /// Any defect is exit 1: it is someone else's file, not our vault.
-pub fn parse_export(bytes: &[u8], what: &str) -> Result<PublicIdentity> {
+pub fn parse_export(bytes: &[u8], what: &str, backend: &dyn Backend) -> Result<PublicIdentity> {
     let hint = "ask its owner for a fresh `nexusq identity export`";
     let raw = crate::armor::decode(ARMOR_KIND, bytes).map_err(|e| {
         Error::check(
@@ -24,7 +25,7 @@ pub fn parse_export(bytes: &[u8], what: &str) -> Result<PublicIdentity> {
             hint,
         )
     })?;
-    identity.verify_signatures().map_err(|e| {
+    identity.verify_signatures(backend).map_err(|e| {
         Error::check(
             format!("{what} does not verify: {}", e.0),
             "it was altered or forged; get a fresh export from its owner",
@@ -198,10 +199,10 @@ mod tests {
     fn export_defects_are_exit_1() {
         let new = NewIdentity::generate(&RustCrypto, 1_000);
         let armored = new.public.export(false).to_armor();
-        assert!(parse_export(armored.as_bytes(), "x").is_ok());
+        assert!(parse_export(armored.as_bytes(), "x", &RustCrypto).is_ok());
         // Truncations spread over the armored text (armor.rs tests every one).
         for cut in (0..armored.len()).step_by(97).chain([armored.len() - 1]) {
-            let e = parse_export(&armored.as_bytes()[..cut], "x").unwrap_err();
+            let e = parse_export(&armored.as_bytes()[..cut], "x", &RustCrypto).unwrap_err();
             assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
         }
         // Flips inside the decoded identity, re-armored so only the inner checks see them.
@@ -210,7 +211,7 @@ mod tests {
             let mut b = raw.clone();
             b[i] ^= 0x04;
             let text = crate::armor::encode(ARMOR_KIND, &b);
-            let e = parse_export(text.as_bytes(), "x").unwrap_err();
+            let e = parse_export(text.as_bytes(), "x", &RustCrypto).unwrap_err();
             assert_eq!(e.exit(), crate::error::Exit::CheckFailed, "flip at {i}");
         }
     }

@@ -8,8 +8,8 @@
 use super::certificate::Certificate;
 use super::revocation::Revocation;
 use super::root_id::RootId;
-use crate::suite::SuiteId;
 use crate::suite::root_sig;
+use crate::suite::{Backend, SuiteId};
 use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
 use std::collections::BTreeMap;
 
@@ -157,16 +157,20 @@ impl PublicIdentity {
     }
 
     /// Every certificate and revocation is signed by this root (slow: SLH-DSA verification).
-    pub fn verify_signatures(&self) -> DecodeResult<()> {
+    pub fn verify_signatures(&self, backend: &dyn Backend) -> DecodeResult<()> {
         for c in &self.certificates {
-            if !c.verify(&self.root_pk) {
+            if !c.verify(backend, &self.root_pk) {
                 return Err(DecodeError(format!(
                     "the root's signature on the certificate for generation {} does not verify",
                     c.generation
                 )));
             }
         }
-        if self.revocations.iter().any(|r| !r.verify(&self.root_pk)) {
+        if self
+            .revocations
+            .iter()
+            .any(|r| !r.verify(backend, &self.root_pk))
+        {
             return Err(DecodeError(
                 "a revocation's root signature does not verify".into(),
             ));
@@ -211,16 +215,18 @@ mod tests {
     use super::*;
     use crate::identity::certificate::tests::sample_keys;
     use crate::suite::root_sig::RootSecret;
+    use crate::suite::rustcrypto::RustCrypto;
 
     fn chain(n: u32) -> (RootSecret, PublicIdentity) {
         let root = RootSecret::generate();
-        let root_pk = root.public_key();
+        let root_pk = root.public_key(&RustCrypto);
         let id = RootId::of(&root_pk);
         let mut certs: Vec<Certificate> = Vec::new();
         for g in 1..=n {
             let prev = certs.last().map(|c| c.hash()).unwrap_or([0; 32]);
             certs.push(Certificate::issue(
                 &root,
+                &RustCrypto,
                 id,
                 g,
                 1,
@@ -245,7 +251,7 @@ mod tests {
         let (_, p) = chain(3);
         let back = PublicIdentity::decode(&p.encode()).unwrap();
         assert_eq!(back, p);
-        back.verify_signatures().unwrap();
+        back.verify_signatures(&RustCrypto).unwrap();
         back.check_full_history().unwrap();
         let exported = PublicIdentity::decode(&p.export(false).encode()).unwrap();
         assert_eq!(exported.certificates.len(), 1);
@@ -268,7 +274,11 @@ mod tests {
         let mut fork = p.clone();
         let mut c = p.certificates[1].clone();
         c.reason = "fork".into();
-        c.signature = root.sign(&c.to_be_signed(), crate::identity::certificate::CONTEXT);
+        c.signature = root.sign(
+            &RustCrypto,
+            &c.to_be_signed(),
+            crate::identity::certificate::CONTEXT,
+        );
         fork.certificates.insert(2, c);
         assert!(fork.check_structure().unwrap_err().0.contains("fork"));
 
@@ -312,7 +322,7 @@ mod tests {
         tampered.certificates[2].reason = "nothing to see".into();
         assert!(
             tampered
-                .verify_signatures()
+                .verify_signatures(&RustCrypto)
                 .unwrap_err()
                 .0
                 .contains("generation 3")

@@ -12,6 +12,7 @@
 
 use super::certificate::{MAX_REASON_LEN, reason_defect};
 use super::root_id::RootId;
+use crate::suite::Backend;
 use crate::suite::root_sig::{self, RootSecret};
 use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
 
@@ -38,6 +39,7 @@ pub struct Revocation {
 impl Revocation {
     pub fn issue(
         root: &RootSecret,
+        backend: &dyn Backend,
         root_id: RootId,
         scope: RevocationScope,
         created: u64,
@@ -51,7 +53,7 @@ impl Revocation {
             reason,
             signature: Vec::new(),
         };
-        r.signature = root.sign(&r.to_be_signed(), CONTEXT);
+        r.signature = root.sign(backend, &r.to_be_signed(), CONTEXT);
         r
     }
 
@@ -109,30 +111,42 @@ impl Revocation {
         })
     }
 
-    pub fn verify(&self, root_pk: &[u8]) -> bool {
+    pub fn verify(&self, backend: &dyn Backend, root_pk: &[u8]) -> bool {
         RootId::of(root_pk) == self.root_id
-            && root_sig::verify(root_pk, &self.to_be_signed(), CONTEXT, &self.signature)
+            && root_sig::verify(
+                backend,
+                root_pk,
+                &self.to_be_signed(),
+                CONTEXT,
+                &self.signature,
+            )
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suite::native::Native;
+    use crate::suite::rustcrypto::RustCrypto;
 
+    /// Issued by one backend, verified by both.
     #[test]
     fn round_trip_and_verify() {
         let root = RootSecret::generate();
-        let pk = root.public_key();
+        let pk = root.public_key(&RustCrypto);
         let id = RootId::of(&pk);
-        for scope in [
-            RevocationScope::Identity,
-            RevocationScope::SigningKeysBefore(4),
+        for (scope, issuer) in [
+            (RevocationScope::Identity, &Native as &dyn Backend),
+            (RevocationScope::SigningKeysBefore(4), &RustCrypto),
         ] {
-            let rev = Revocation::issue(&root, id, scope, 99, "lost phone".into());
+            let rev = Revocation::issue(&root, issuer, id, scope, 99, "lost phone".into());
             let back = Revocation::decode(&rev.encode()).unwrap();
             assert_eq!(back, rev);
-            assert!(back.verify(&pk));
-            assert!(!back.verify(&RootSecret::generate().public_key()));
+            let other = RootSecret::generate().public_key(&Native);
+            for verifier in [&Native as &dyn Backend, &RustCrypto] {
+                assert!(back.verify(verifier, &pk));
+                assert!(!back.verify(verifier, &other));
+            }
         }
     }
 }

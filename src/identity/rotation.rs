@@ -150,6 +150,7 @@ pub fn rotate(
     };
     let cert = Certificate::sign(
         root,
+        backend,
         Certificate {
             version: certificate::VERSION,
             root_id,
@@ -176,6 +177,7 @@ pub fn rotate(
     let revoked_signing_before = opts.compromised.then(|| {
         public.revocations.push(Revocation::issue(
             root,
+            backend,
             root_id,
             RevocationScope::SigningKeysBefore(generation),
             now,
@@ -197,8 +199,12 @@ pub fn rotate(
 
 /// Add a root-signed revocation statement to the identity, after checking it is this root's.
 /// Returns false when it was already there.
-pub fn publish_revocation(public: &mut PublicIdentity, revocation: Revocation) -> Result<bool> {
-    if !revocation.verify(&public.root_pk) {
+pub fn publish_revocation(
+    public: &mut PublicIdentity,
+    revocation: Revocation,
+    backend: &dyn Backend,
+) -> Result<bool> {
+    if !revocation.verify(backend, &public.root_pk) {
         return Err(Error::check(
             "the revocation statement is not signed by this vault's root key",
             "it belongs to another identity, or was altered; use the one `nexusq init` wrote for this vault",
@@ -215,6 +221,7 @@ pub fn publish_revocation(public: &mut PublicIdentity, revocation: Revocation) -
 mod tests {
     use super::*;
     use crate::identity::NewIdentity;
+    use crate::suite::native::Native;
     use crate::suite::rustcrypto::RustCrypto;
 
     fn opts() -> RotateOptions {
@@ -234,15 +241,23 @@ mod tests {
             ..
         } = NewIdentity::generate(&RustCrypto, 100);
         let fp = public.root_id();
+        // Generations 2 and 4 certified by the native backend: every certificate verifies
+        // on both.
         for expected in 2..=4 {
-            let r = rotate(&mut public, &mut secrets, &root, &RustCrypto, 200, &opts()).unwrap();
+            let backend: &dyn Backend = if expected % 2 == 0 {
+                &Native
+            } else {
+                &RustCrypto
+            };
+            let r = rotate(&mut public, &mut secrets, &root, backend, 200, &opts()).unwrap();
             assert_eq!(r.generation, expected);
             assert_eq!(r.not_after, 200 + 30 * SECONDS_PER_DAY);
         }
         assert_eq!(public.root_id(), fp, "the fingerprint never changes");
         public.check_structure().unwrap();
         public.check_full_history().unwrap();
-        public.verify_signatures().unwrap();
+        public.verify_signatures(&RustCrypto).unwrap();
+        public.verify_signatures(&Native).unwrap();
         secrets
             .check_against(&public.certificates, &RustCrypto)
             .unwrap();
@@ -264,7 +279,7 @@ mod tests {
             .check_against(&public.certificates, &RustCrypto)
             .unwrap();
         assert_eq!(public.revocations.len(), 1);
-        public.verify_signatures().unwrap();
+        public.verify_signatures(&RustCrypto).unwrap();
     }
 
     #[test]
@@ -299,7 +314,7 @@ mod tests {
         }
         assert!(public.certificates.iter().all(|c| c.version == 2));
         public.check_structure().unwrap();
-        public.verify_signatures().unwrap();
+        public.verify_signatures(&RustCrypto).unwrap();
         // A vault from before version 2 certificates: the fact is only in its statement, and
         // the next certificate picks it up from there.
         let mut old = public.clone();
@@ -401,8 +416,8 @@ mod tests {
         let a = NewIdentity::generate(&RustCrypto, 1);
         let b = NewIdentity::generate(&RustCrypto, 1);
         let mut public = a.public.clone();
-        assert!(publish_revocation(&mut public, b.revocation).is_err());
-        assert!(publish_revocation(&mut public, a.revocation.clone()).unwrap());
-        assert!(!publish_revocation(&mut public, a.revocation).unwrap());
+        assert!(publish_revocation(&mut public, b.revocation, &RustCrypto).is_err());
+        assert!(publish_revocation(&mut public, a.revocation.clone(), &Native).unwrap());
+        assert!(!publish_revocation(&mut public, a.revocation, &RustCrypto).unwrap());
     }
 }

@@ -397,7 +397,7 @@ pub fn verify(
         ));
     }
     // Then the key must be the root's: the certificate verifies under the trusted root.
-    if !cert.verify(&root_pk) {
+    if !cert.verify(backend, &root_pk) {
         return Err(fail(
             format!(
                 "the signer's certificate (generation {g}) is not signed by the root key of {fp}"
@@ -413,8 +413,8 @@ pub fn verify(
     }
     check_signing_time(cert, sig.signed_at, &fp)?;
     if let Some(id) = identity {
-        check_fork(id, cert, &root_pk, &fp)?;
-        check_revocations(id, g, &root_pk, &fp)?;
+        check_fork(backend, id, cert, &root_pk, &fp)?;
+        check_revocations(backend, id, g, &root_pk, &fp)?;
     }
 
     let newest_known = identity
@@ -434,6 +434,7 @@ pub fn verify(
 /// Two different valid certificates for one generation, or a certificate that does not chain
 /// with its known neighbours, mean the root signed conflicting histories.
 fn check_fork(
+    backend: &dyn Backend,
     id: &PublicIdentity,
     cert: &Certificate,
     root_pk: &[u8],
@@ -449,7 +450,7 @@ fn check_fork(
         )
     };
     for known in &id.certificates {
-        if known.generation == g && known != cert && known.verify(root_pk) {
+        if known.generation == g && known != cert && known.verify(backend, root_pk) {
             return Err(fork(format!(
                 "the signature's certificate for generation {g} differs from the one you know"
             )));
@@ -503,7 +504,13 @@ fn check_signing_time(cert: &Certificate, signed_at: u64, fp: &Fingerprint) -> R
 /// Root-signed revocations the trusted identity carries: statements, and (certificate version
 /// 2) the "signing keys before n" fact inside any certificate it knows. A relay can drop a
 /// statement from an export but not that field of the certificate it hands on.
-fn check_revocations(id: &PublicIdentity, g: u32, root_pk: &[u8], fp: &Fingerprint) -> Result<()> {
+fn check_revocations(
+    backend: &dyn Backend,
+    id: &PublicIdentity,
+    g: u32,
+    root_pk: &[u8],
+    fp: &Fingerprint,
+) -> Result<()> {
     // The highest applicable one, so the message names the certificate that says most.
     let mut revoking: Vec<&Certificate> = id
         .certificates
@@ -511,7 +518,7 @@ fn check_revocations(id: &PublicIdentity, g: u32, root_pk: &[u8], fp: &Fingerpri
         .filter(|c| g < c.signing_revoked_before)
         .collect();
     revoking.sort_by_key(|c| std::cmp::Reverse(c.signing_revoked_before));
-    if let Some(c) = revoking.into_iter().find(|c| c.verify(root_pk)) {
+    if let Some(c) = revoking.into_iter().find(|c| c.verify(backend, root_pk)) {
         let n = c.signing_revoked_before;
         let why = if c.reason.is_empty() {
             String::new()
@@ -534,7 +541,7 @@ fn check_revocations(id: &PublicIdentity, g: u32, root_pk: &[u8], fp: &Fingerpri
             RevocationScope::Identity => true,
             RevocationScope::SigningKeysBefore(n) => g < n,
         };
-        if !applies || !r.verify(root_pk) {
+        if !applies || !r.verify(backend, root_pk) {
             continue;
         }
         let when = crate::time::rfc3339(r.created);
@@ -836,6 +843,7 @@ mod tests {
         let gen2 = GenerationSecrets::generate(2);
         let mut body = Certificate::issue(
             &id.root,
+            &RustCrypto,
             root_id,
             2,
             1_500,
@@ -845,7 +853,7 @@ mod tests {
             "phone stolen".into(),
         );
         body.signing_revoked_before = 2;
-        let cert2 = Certificate::sign(&id.root, body);
+        let cert2 = Certificate::sign(&id.root, &RustCrypto, body);
         // A plain export after `rotate --compromised`, its statement stripped by a relay.
         let stripped = PublicIdentity {
             root_pk: id.public.root_pk,

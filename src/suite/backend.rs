@@ -1,7 +1,7 @@
-//! The one small interface between `suite` and the ML-KEM / ML-DSA implementations
-//! (DESIGN.md section 7): the deterministic FIPS 203/204 internal functions, so both backends
-//! produce identical bytes and tests can pin every random input. Everything else (X25519,
-//! Ed25519, SLH-DSA, AES-GCM, Argon2id) is shared by both backends and lives in `suite`.
+//! The one small interface between `suite` and the ML-KEM / ML-DSA / SLH-DSA implementations
+//! (DESIGN.md section 7): the deterministic FIPS 203/204/205 internal functions, so both
+//! backends produce identical bytes and tests can pin every random input. Everything else
+//! (X25519, Ed25519, AES-GCM, Argon2id) is shared by both backends and lives in `suite`.
 
 use crate::secret::SecretBytes;
 
@@ -41,9 +41,14 @@ pub enum BackendError {
     InvalidEncapsulationKey,
     /// Wrong ciphertext length.
     InvalidCiphertext,
-    /// ML-DSA context longer than 255 bytes.
+    /// ML-DSA or SLH-DSA context longer than 255 bytes.
     ContextTooLong,
 }
+
+/// SLH-DSA-SHAKE-128f's SK.seed || SK.prf || PK.seed.
+pub const SLHDSA_SEEDS_LEN: usize = 48;
+pub const SLHDSA_PUBLIC_KEY_LEN: usize = 32;
+pub const SLHDSA_SIGNATURE_LEN: usize = 17088;
 
 /// One backend's ML-KEM decapsulation key, expanded from (d, z) once: implemented with the
 /// backend's own key type, which zeroizes itself on drop.
@@ -90,7 +95,7 @@ impl std::fmt::Debug for MlKemDecapsKey {
     }
 }
 
-/// ML-KEM and ML-DSA from seeds and pinned randomness.
+/// ML-KEM, ML-DSA and SLH-DSA from seeds and pinned randomness.
 pub trait Backend: Sync {
     fn name(&self) -> &'static str;
 
@@ -137,4 +142,23 @@ pub trait Backend: Sync {
 
     /// Pure ML-DSA-65 verification with context; malformed keys or signatures are invalid.
     fn mldsa65_verify(&self, vk: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> bool;
+
+    /// SLH-DSA-SHAKE-128f slh_keygen_internal(SK.seed, SK.prf, PK.seed) from the three seeds
+    /// in that order: the public key PK.seed || PK.root.
+    fn slhdsa_keygen(&self, seeds: &[u8; SLHDSA_SEEDS_LEN]) -> [u8; SLHDSA_PUBLIC_KEY_LEN];
+
+    /// Pure SLH-DSA-SHAKE-128f signature of `msg` with context `ctx` (slh_sign_internal over
+    /// `0 || len(ctx) || ctx || msg`) by the key of `seeds`, with the optional randomness
+    /// `addrnd` (`None` signs deterministically).
+    fn slhdsa_sign(
+        &self,
+        seeds: &[u8; SLHDSA_SEEDS_LEN],
+        msg: &[u8],
+        ctx: &[u8],
+        addrnd: Option<&[u8; 16]>,
+    ) -> Result<Vec<u8>, BackendError>;
+
+    /// Pure SLH-DSA-SHAKE-128f verification with context; malformed keys or signatures are
+    /// invalid.
+    fn slhdsa_verify(&self, pk: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> bool;
 }

@@ -1,9 +1,12 @@
-//! The opt-in backend: ML-KEM and ML-DSA-65 from `nexusq-native`, whose SIMD implementation is
-//! chosen at run time. The bytes are the same as the default backend's.
+//! The opt-in backend: ML-KEM, ML-DSA-65 and SLH-DSA-SHAKE-128f from `nexusq-native`, whose
+//! SIMD implementation is chosen at run time. The bytes are the same as the default backend's.
 
-use super::backend::{Backend, BackendError, KemLevel, MlKemDecapsKey, MlKemDecapsulator};
+use super::backend::{
+    Backend, BackendError, KemLevel, MlKemDecapsKey, MlKemDecapsulator, SLHDSA_PUBLIC_KEY_LEN,
+    SLHDSA_SEEDS_LEN,
+};
 use crate::secret::SecretBytes;
-use nexusq_native::mldsa65;
+use nexusq_native::{mldsa65, slhdsa_shake128f};
 
 pub struct Native;
 
@@ -107,6 +110,41 @@ impl Backend for Native {
         };
         mldsa65::verify(&vk, msg, ctx, &sig)
     }
+
+    fn slhdsa_keygen(&self, seeds: &[u8; SLHDSA_SEEDS_LEN]) -> [u8; SLHDSA_PUBLIC_KEY_LEN] {
+        slhdsa_keys(seeds).0.to_bytes()
+    }
+
+    fn slhdsa_sign(
+        &self,
+        seeds: &[u8; SLHDSA_SEEDS_LEN],
+        msg: &[u8],
+        ctx: &[u8],
+        addrnd: Option<&[u8; 16]>,
+    ) -> Result<Vec<u8>, BackendError> {
+        let (_, sk) = slhdsa_keys(seeds);
+        let sig = slhdsa_shake128f::sign(&sk, msg, ctx, addrnd)
+            .map_err(|_| BackendError::ContextTooLong)?;
+        Ok(sig.as_bytes().to_vec())
+    }
+
+    fn slhdsa_verify(&self, pk: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> bool {
+        let (Ok(vk), Ok(sig)) = (
+            slhdsa_shake128f::VerifyingKey::from_bytes(pk),
+            slhdsa_shake128f::Signature::from_bytes(sig),
+        ) else {
+            return false;
+        };
+        slhdsa_shake128f::verify(&vk, msg, ctx, &sig)
+    }
+}
+
+/// slh_keygen_internal(SK.seed, SK.prf, PK.seed).
+fn slhdsa_keys(
+    seeds: &[u8; SLHDSA_SEEDS_LEN],
+) -> (slhdsa_shake128f::VerifyingKey, slhdsa_shake128f::SigningKey) {
+    let seed = |i: usize| seeds[16 * i..16 * (i + 1)].try_into().expect("16 bytes");
+    slhdsa_shake128f::keygen_internal(seed(0), seed(1), seed(2))
 }
 
 /// The SIMD implementations of nexusq-native on this CPU, by name (for `doctor`).

@@ -1,14 +1,15 @@
-//! The root key: SLH-DSA-SHAKE-128f (FIPS 205), pure signing with a context string.
-//! Secrets are the three 16-byte seeds SK.seed || SK.prf || PK.seed (48 bytes).
+//! The root key: SLH-DSA-SHAKE-128f (FIPS 205), pure signing with a context string, computed
+//! by the backend the user chose. Secrets are the three 16-byte seeds SK.seed || SK.prf ||
+//! PK.seed (48 bytes).
 
+use super::backend::{Backend, SLHDSA_PUBLIC_KEY_LEN, SLHDSA_SEEDS_LEN, SLHDSA_SIGNATURE_LEN};
 use crate::secret::{SecretBytes, random_array};
-use slh_dsa::{Shake128f, Signature, SigningKey, VerifyingKey};
 
-pub const SEED_LEN: usize = 48;
-pub const PUBLIC_KEY_LEN: usize = 32;
-pub const SIGNATURE_LEN: usize = 17088;
+pub const SEED_LEN: usize = SLHDSA_SEEDS_LEN;
+pub const PUBLIC_KEY_LEN: usize = SLHDSA_PUBLIC_KEY_LEN;
+pub const SIGNATURE_LEN: usize = SLHDSA_SIGNATURE_LEN;
 
-/// The root's secret seeds, expanded to a signing key only while needed.
+/// The root's secret seeds; the backend expands them to a signing key only while it signs.
 pub struct RootSecret {
     seeds: SecretBytes<SEED_LEN>,
 }
@@ -28,24 +29,27 @@ impl RootSecret {
         &self.seeds
     }
 
-    fn signing_key(&self) -> SigningKey<Shake128f> {
-        let s = self.seeds.expose();
-        SigningKey::slh_keygen_internal(&s[..16], &s[16..32], &s[32..48])
-    }
-
-    pub fn public_key(&self) -> [u8; PUBLIC_KEY_LEN] {
-        let mut out = [0u8; PUBLIC_KEY_LEN];
-        out.copy_from_slice(&self.signing_key().as_ref().to_bytes());
-        out
+    /// PK.seed || PK.root (a key generation: about a thirtieth of a signature).
+    pub fn public_key(&self, backend: &dyn Backend) -> [u8; PUBLIC_KEY_LEN] {
+        backend.slhdsa_keygen(self.seeds.expose())
     }
 
     /// Hedged SLH-DSA signature of `msg` under `ctx` (at most 255 bytes, always a constant here).
-    pub fn sign(&self, msg: &[u8], ctx: &[u8]) -> Vec<u8> {
-        let opt_rand: [u8; 16] = random_array();
-        self.signing_key()
-            .try_sign_with_context(msg, ctx, Some(&opt_rand))
+    pub fn sign(&self, backend: &dyn Backend, msg: &[u8], ctx: &[u8]) -> Vec<u8> {
+        self.sign_with_randomness(backend, msg, ctx, &random_array())
+    }
+
+    /// The same with the optional randomness given, so tests can compare backends.
+    pub fn sign_with_randomness(
+        &self,
+        backend: &dyn Backend,
+        msg: &[u8],
+        ctx: &[u8],
+        addrnd: &[u8; 16],
+    ) -> Vec<u8> {
+        backend
+            .slhdsa_sign(self.seeds.expose(), msg, ctx, Some(addrnd))
             .expect("context strings are short constants")
-            .to_vec()
     }
 }
 
@@ -56,34 +60,68 @@ impl std::fmt::Debug for RootSecret {
 }
 
 /// Verify an SLH-DSA-SHAKE-128f signature; any malformed input is simply "not valid".
-pub fn verify(public_key: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> bool {
-    let Ok(vk) = VerifyingKey::<Shake128f>::try_from(public_key) else {
-        return false;
-    };
-    let Ok(sig) = Signature::<Shake128f>::try_from(sig) else {
-        return false;
-    };
-    vk.try_verify_with_context(msg, ctx, &sig).is_ok()
+pub fn verify(
+    backend: &dyn Backend,
+    public_key: &[u8],
+    msg: &[u8],
+    ctx: &[u8],
+    sig: &[u8],
+) -> bool {
+    backend.slhdsa_verify(public_key, msg, ctx, sig)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suite::native::Native;
+    use crate::suite::rustcrypto::RustCrypto;
+
+    const BACKENDS: [&dyn Backend; 2] = [&RustCrypto, &Native];
 
     #[test]
     fn sign_verify_and_reject() {
         let root = RootSecret::generate();
-        let pk = root.public_key();
-        let sig = root.sign(b"message", b"nexusq/test");
-        assert_eq!(sig.len(), SIGNATURE_LEN);
-        assert!(verify(&pk, b"message", b"nexusq/test", &sig));
-        assert!(!verify(&pk, b"messagE", b"nexusq/test", &sig));
-        assert!(!verify(&pk, b"message", b"nexusq/other", &sig));
-        assert!(!verify(&pk, b"message", b"nexusq/test", &sig[1..]));
-        assert!(!verify(&pk[1..], b"message", b"nexusq/test", &sig));
+        for b in BACKENDS {
+            let pk = root.public_key(b);
+            let sig = root.sign(b, b"message", b"nexusq/test");
+            assert_eq!(sig.len(), SIGNATURE_LEN);
+            for v in BACKENDS {
+                assert!(verify(v, &pk, b"message", b"nexusq/test", &sig));
+                assert!(!verify(v, &pk, b"messagE", b"nexusq/test", &sig));
+                assert!(!verify(v, &pk, b"message", b"nexusq/other", &sig));
+                assert!(!verify(v, &pk, b"message", b"nexusq/test", &sig[1..]));
+                assert!(!verify(v, &pk[1..], b"message", b"nexusq/test", &sig));
+            }
+        }
     }
 
-    /// FIPS 205 keygen vectors from NIST ACVP: our seed layout gives the published public keys.
+    /// Both backends give the same public key and, with the randomness pinned, the same
+    /// signature bytes.
+    #[test]
+    fn backends_agree_byte_for_byte() {
+        let root = RootSecret::from_seeds(SecretBytes::from_slice(&[0x5a; SEED_LEN]).unwrap());
+        let [rc, native] = BACKENDS;
+        assert_eq!(root.public_key(rc), root.public_key(native));
+        let addrnd = [0xa5; 16];
+        let a = root.sign_with_randomness(rc, b"m", b"nexusq/test", &addrnd);
+        let b = root.sign_with_randomness(native, b"m", b"nexusq/test", &addrnd);
+        assert!(
+            a == b,
+            "pinned-randomness signatures differ between backends"
+        );
+        assert!(
+            rc.slhdsa_sign(root.seeds().expose(), b"m", &[0; 256], None)
+                .is_err()
+        );
+        assert!(
+            native
+                .slhdsa_sign(root.seeds().expose(), b"m", &[0; 256], None)
+                .is_err()
+        );
+    }
+
+    /// FIPS 205 keygen vectors from NIST ACVP: our seed layout gives the published public keys,
+    /// on both backends.
     #[test]
     fn acvp_keygen_vectors() {
         let path = concat!(
@@ -103,7 +141,9 @@ mod tests {
                 seeds.extend(h("skPrf"));
                 seeds.extend(h("pkSeed"));
                 let root = RootSecret::from_seeds(SecretBytes::from_slice(&seeds).unwrap());
-                assert_eq!(root.public_key().to_vec(), h("pk"));
+                for b in BACKENDS {
+                    assert_eq!(root.public_key(b).to_vec(), h("pk"), "{}", b.name());
+                }
                 n += 1;
             }
         }

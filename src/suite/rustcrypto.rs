@@ -1,9 +1,13 @@
-//! The default backend: RustCrypto's `ml-kem` and `ml-dsa`.
+//! The default backend: RustCrypto's `ml-kem`, `ml-dsa` and `slh-dsa`.
 
-use super::backend::{Backend, BackendError, KemLevel, MlKemDecapsKey, MlKemDecapsulator};
+use super::backend::{
+    Backend, BackendError, KemLevel, MlKemDecapsKey, MlKemDecapsulator, SLHDSA_PUBLIC_KEY_LEN,
+    SLHDSA_SEEDS_LEN,
+};
 use crate::secret::SecretBytes;
 use ml_dsa::{KeyExport as _, MlDsa65, signature::Keypair as _};
 use ml_kem::{Decapsulate as _, DecapsulationKey, EncapsulationKey, MlKem768, MlKem1024, Seed};
+use slh_dsa::Shake128f;
 use zeroize::Zeroize;
 
 pub struct RustCrypto;
@@ -116,6 +120,41 @@ impl Backend for RustCrypto {
         };
         vk.verify_with_context(msg, ctx, &sig)
     }
+
+    fn slhdsa_keygen(&self, seeds: &[u8; SLHDSA_SEEDS_LEN]) -> [u8; SLHDSA_PUBLIC_KEY_LEN] {
+        let sk = slhdsa_signing_key(seeds);
+        let mut out = [0u8; SLHDSA_PUBLIC_KEY_LEN];
+        out.copy_from_slice(&sk.as_ref().to_bytes());
+        out
+    }
+
+    fn slhdsa_sign(
+        &self,
+        seeds: &[u8; SLHDSA_SEEDS_LEN],
+        msg: &[u8],
+        ctx: &[u8],
+        addrnd: Option<&[u8; 16]>,
+    ) -> Result<Vec<u8>, BackendError> {
+        slhdsa_signing_key(seeds)
+            .try_sign_with_context(msg, ctx, addrnd.map(|r| &r[..]))
+            .map(|sig| sig.to_vec())
+            .map_err(|_| BackendError::ContextTooLong)
+    }
+
+    fn slhdsa_verify(&self, pk: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> bool {
+        let Ok(vk) = slh_dsa::VerifyingKey::<Shake128f>::try_from(pk) else {
+            return false;
+        };
+        let Ok(sig) = slh_dsa::Signature::<Shake128f>::try_from(sig) else {
+            return false;
+        };
+        vk.try_verify_with_context(msg, ctx, &sig).is_ok()
+    }
+}
+
+/// slh_keygen_internal(SK.seed, SK.prf, PK.seed).
+fn slhdsa_signing_key(seeds: &[u8; SLHDSA_SEEDS_LEN]) -> slh_dsa::SigningKey<Shake128f> {
+    slh_dsa::SigningKey::slh_keygen_internal(&seeds[..16], &seeds[16..32], &seeds[32..])
 }
 
 #[cfg(test)]

@@ -142,7 +142,7 @@ impl Unlocked {
 
     /// Decrypt the root seed (only for init, rotate, passwd, revoke) and check it gives the
     /// root public key.
-    pub fn root(&self) -> Result<RootSecret> {
+    pub fn root(&self, backend: &dyn Backend) -> Result<RootSecret> {
         let h = &self.file.header;
         let aead_key = seal::derive_key(&self.key, &h.seal_salt, seal::ROOT_LABEL);
         let plain = seal::open(
@@ -159,7 +159,7 @@ impl Unlocked {
             )
         })?;
         let root = RootSecret::from_seeds(seeds);
-        if root.public_key() != self.file.public.root_pk {
+        if root.public_key(backend) != self.file.public.root_pk {
             return Err(Error::vault(
                 "the vault's root secret does not match its root public key",
                 "the vault is damaged; restore it from a backup copy",
@@ -377,7 +377,7 @@ pub fn change_password(
             "run `nexusq vault passwd` again, so the new parameters start from the current ones",
         ));
     }
-    let root = unlocked.root()?;
+    let root = unlocked.root(backend)?;
     let params = new_params.unwrap_or_else(|| unlocked.params().at_least_default());
     params
         .check_bounds(kdf::device_ram_bytes())
@@ -402,7 +402,7 @@ pub fn rotate(
     check_save_location(path, opts)?;
     let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
     let mut unlocked = open(path)?.unlock(password, &Argon2id, backend)?;
-    let root = unlocked.root()?;
+    let root = unlocked.root(backend)?;
     let Unlocked { file, secrets, .. } = &mut unlocked;
     let report = crate::identity::rotation::rotate(
         &mut file.public,
@@ -429,9 +429,12 @@ pub fn publish_revocation(
     check_save_location(path, opts)?;
     let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
     let mut unlocked = open(path)?.unlock(password, &Argon2id, backend)?;
-    let root = unlocked.root()?;
-    let added =
-        crate::identity::rotation::publish_revocation(&mut unlocked.file.public, revocation)?;
+    let root = unlocked.root(backend)?;
+    let added = crate::identity::rotation::publish_revocation(
+        &mut unlocked.file.public,
+        revocation,
+        backend,
+    )?;
     if added {
         save(path, &unlocked.encode(&root))?;
     }

@@ -1,12 +1,13 @@
-//! ML-KEM, ML-DSA and SLH-DSA arena: nexusq-native against RustCrypto `ml-kem` / `ml-dsa`,
-//! `aws-lc-rs`, `libcrux-ml-kem` / `libcrux-ml-dsa`, `pqcrypto-mlkem` / `pqcrypto-mldsa` and
-//! liboqs (keygen, encaps, decaps for ML-KEM-768 and ML-KEM-1024; keygen, sign, verify for
-//! ML-DSA-65 and SLH-DSA-SHAKE-128f). Writes nexusq's evidence format (`nexusq::bench`,
-//! docs/bench.schema.json). See README.md.
+//! ML-KEM, ML-DSA and SLH-DSA arena: nexusq-native against RustCrypto `ml-kem` / `ml-dsa` /
+//! `slh-dsa`, `aws-lc-rs`, `libcrux-ml-kem` / `libcrux-ml-dsa`, `pqcrypto-mlkem` /
+//! `pqcrypto-mldsa` / `pqcrypto-sphincsplus` and liboqs (keygen, encaps, decaps for ML-KEM-768
+//! and ML-KEM-1024; keygen, sign, verify for ML-DSA-65 and SLH-DSA-SHAKE-128f). Writes nexusq's
+//! evidence format (`nexusq::bench`, docs/bench.schema.json). See README.md.
 
 mod dsa;
 mod libs;
 mod oqs;
+mod slh;
 
 use libs::{Kem, NATIVE, Op, Param, Timed};
 use nexusq::bench::environment::{Build, Environment, build::profile_of};
@@ -171,17 +172,18 @@ fn run(args: &Args) -> Result<(), String> {
     );
     let kems = libs::kems()?;
     let dsas = dsa::all()?;
-    let slhs = vec![oqs::LiboqsSlh::new()?];
+    let slhs = slh::all()?;
+    let liboqs_slh = oqs::LiboqsSlh::new()?;
     check(&kems)?;
     dsa::check(&dsas)?;
-    for slh in &slhs {
-        oqs::check_slh(slh)?;
-    }
+    slh::check(&slhs)?;
+    oqs::check_slh(&liboqs_slh)?;
     eprintln!("sanity checks passed");
 
     let benches = kems.iter().map(|k| k.as_ref() as &dyn Timed);
     let benches = benches.chain(dsas.iter().map(|d| d.as_ref() as &dyn Timed));
-    let benches = benches.chain(slhs.iter().map(|s| s as &dyn Timed));
+    let benches = benches.chain(slhs.iter().map(|s| s.as_ref() as &dyn Timed));
+    let benches = benches.chain(std::iter::once(&liboqs_slh as &dyn Timed));
     let mut tasks: Vec<Task> = Vec::new();
     for bench in benches {
         let (samples_per_round, batch) = bench.param().sampling(args.samples, args.batch);

@@ -7,7 +7,7 @@ use crate::portable::keccak::{RC, RHO, pi_source};
 use crate::simd::KeccakX4;
 use core::arch::aarch64::*;
 
-type State = [uint64x2_t; 25];
+pub(super) type State = [uint64x2_t; 25];
 
 /// Lane i of states (j, j+1) of the four.
 #[inline(always)]
@@ -30,7 +30,7 @@ fn store_pair(s: &mut KeccakX4, j: usize, a: &State) {
 
 /// The operations of a Keccak round on one lane (u64) or two (uint64x2_t), for the generic
 /// round below.
-trait Lane: Copy {
+pub(super) trait Lane: Copy {
     fn xor(a: Self, b: Self) -> Self;
     /// rotl(a, N) with M = 64 - N.
     fn rotl<const N: i32, const M: i32>(a: Self) -> Self;
@@ -117,7 +117,7 @@ fn permute<L: Lane>(a: &mut [L; 25]) {
 }
 
 #[inline(always)]
-fn round<L: Lane>(a: &mut [L; 25], rc: u64) {
+pub(super) fn round<L: Lane>(a: &mut [L; 25], rc: u64) {
     {
         let c: [L; 5] = core::array::from_fn(|x| {
             L::xor(
@@ -164,24 +164,29 @@ macro_rules! rho_pi_sha3 {
     };
 }
 
+/// One round with the SHA-3 instructions.
+#[target_feature(enable = "sha3")]
+#[inline]
+pub(super) fn round_sha3(a: &mut State, rc: u64) {
+    let c: [uint64x2_t; 5] = core::array::from_fn(|x| {
+        veor3q_u64(veor3q_u64(a[x], a[x + 5], a[x + 10]), a[x + 15], a[x + 20])
+    });
+    let d: [uint64x2_t; 5] = core::array::from_fn(|x| vrax1q_u64(c[(x + 4) % 5], c[(x + 1) % 5]));
+    let mut b = [vdupq_n_u64(0); 25];
+    rho_pi_sha3!(a, d, b; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24);
+    for y in 0..5 {
+        for x in 0..5 {
+            a[x + 5 * y] = vbcaxq_u64(b[x + 5 * y], b[(x + 2) % 5 + 5 * y], b[(x + 1) % 5 + 5 * y]);
+        }
+    }
+    a[0] = veorq_u64(a[0], vdupq_n_u64(rc));
+}
+
 /// The 24 rounds with the SHA-3 instructions.
 #[target_feature(enable = "sha3")]
 fn permute_sha3(a: &mut State) {
     for rc in RC {
-        let c: [uint64x2_t; 5] = core::array::from_fn(|x| {
-            veor3q_u64(veor3q_u64(a[x], a[x + 5], a[x + 10]), a[x + 15], a[x + 20])
-        });
-        let d: [uint64x2_t; 5] =
-            core::array::from_fn(|x| vrax1q_u64(c[(x + 4) % 5], c[(x + 1) % 5]));
-        let mut b = [vdupq_n_u64(0); 25];
-        rho_pi_sha3!(a, d, b; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24);
-        for y in 0..5 {
-            for x in 0..5 {
-                a[x + 5 * y] =
-                    vbcaxq_u64(b[x + 5 * y], b[(x + 2) % 5 + 5 * y], b[(x + 1) % 5 + 5 * y]);
-            }
-        }
-        a[0] = veorq_u64(a[0], vdupq_n_u64(rc));
+        round_sha3(a, rc);
     }
 }
 

@@ -13,6 +13,7 @@ mod dsa_sample;
 mod encode;
 mod keccak;
 mod sample;
+mod slh_keccak;
 mod vector;
 
 use crate::delegate::{dsa_arith, dsa_pack, dsa_sample, kem_arith, kem_encode, kem_sample};
@@ -35,6 +36,14 @@ impl Simd for Neon {
 
     fn keccak_f1600_x4(state: &mut KeccakX4) {
         keccak::x4_plain(state);
+    }
+
+    fn keccak_f1600_out2(state: &mut [u64; 25]) {
+        slh_keccak::x1_scalar(state);
+    }
+
+    fn keccak_f1600_x4_out2(state: &mut KeccakX4) {
+        slh_keccak::x4_plain(state);
     }
 
     kem_arith!(calls arith);
@@ -67,6 +76,16 @@ impl Simd for NeonSha3 {
     fn keccak_f1600_x4(state: &mut KeccakX4) {
         // SAFETY: as above.
         unsafe { keccak::x4_sha3(state) }
+    }
+
+    fn keccak_f1600_out2(state: &mut [u64; 25]) {
+        // SAFETY: as above.
+        unsafe { slh_keccak::x1_sha3(state) }
+    }
+
+    fn keccak_f1600_x4_out2(state: &mut KeccakX4) {
+        // SAFETY: as above.
+        unsafe { slh_keccak::x4_sha3(state) }
     }
 
     kem_arith!(forward Neon);

@@ -71,7 +71,9 @@ fuzz_target!(|data: &[u8]| {
         (vk_bytes, sig_bytes, data)
     } else {
         let at = take(&mut data, 2);
-        let at = usize::from(u16::from_le_bytes([at[0], *at.get(1).unwrap_or(&0)]));
+        // The input may end inside the offset: missing bytes count as zero.
+        let byte = |i: usize| at.get(i).copied().unwrap_or(0);
+        let at = usize::from(u16::from_le_bytes([byte(0), byte(1)]));
         let mut sig = fixed().sig.to_vec();
         for (i, b) in take(&mut data, 64).iter().enumerate() {
             sig[(at + i) % slh::SIGNATURE_LEN] ^= b;

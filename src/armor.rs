@@ -103,6 +103,34 @@ pub const ENCRYPTED_FILE_KIND: &str = "ENCRYPTED FILE";
 /// Input bytes per armor line (64 base64 characters).
 const LINE_BYTES: usize = LINE / 4 * 3;
 
+/// Why a base64 body line was refused by [`decode_line`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum LineError {
+    /// Not base64 (or padding before the end).
+    Invalid,
+    /// Base64, but not the one canonical encoding of its bytes.
+    NonCanonical,
+}
+
+/// Decode one armor body line (1 to 64 characters; the caller checks the length and order
+/// rules of its format) and accept only the canonical encoding. nexusq's armor and age's share
+/// this.
+pub(crate) fn decode_line(content: &[u8]) -> Result<([u8; LINE_BYTES], usize), LineError> {
+    debug_assert!(!content.is_empty() && content.len() <= LINE);
+    let mut decoded = [0u8; LINE_BYTES];
+    let n = STANDARD
+        .decode_slice(content, &mut decoded)
+        .map_err(|_| LineError::Invalid)?;
+    let mut again = [0u8; LINE];
+    let m = STANDARD
+        .encode_slice(&decoded[..n], &mut again)
+        .expect("at most 48 bytes");
+    if again[..m] != *content {
+        return Err(LineError::NonCanonical);
+    }
+    Ok((decoded, n))
+}
+
 /// Writes armored text as data arrives: the BEGIN line at once, a 64-character line per 48
 /// bytes, and the last line and the END line on [`ArmorWriter::finish`]. LF endings. The
 /// output is byte for byte what [`encode`] gives for the same data.
@@ -320,19 +348,12 @@ impl<R: Read> ArmorReader<R> {
         if content.is_empty() || content.len() > LINE || self.saw_last_line {
             return Err(self.fail("has a base64 line of the wrong length"));
         }
-        let mut decoded = [0u8; LINE_BYTES];
-        let n = match STANDARD.decode_slice(content, &mut decoded) {
-            Ok(n) => n,
-            Err(_) => return Err(self.fail("has invalid base64")),
-        };
         // Only the one canonical encoding is accepted (the same check as `decode`).
-        let mut again = [0u8; LINE];
-        let m = STANDARD
-            .encode_slice(&decoded[..n], &mut again)
-            .expect("at most 48 bytes");
-        if again[..m] != *content {
-            return Err(self.fail("has non-canonical base64"));
-        }
+        let (decoded, n) = match decode_line(content) {
+            Ok(d) => d,
+            Err(LineError::Invalid) => return Err(self.fail("has invalid base64")),
+            Err(LineError::NonCanonical) => return Err(self.fail("has non-canonical base64")),
+        };
         self.saw_last_line = content.len() < LINE || content.last() == Some(&b'=');
         self.saw_body = true;
         self.decoded = decoded;

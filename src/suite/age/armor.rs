@@ -9,6 +9,7 @@
 //! carrying an [`ArmorError`], returned again on every later read. Data of the lines before a
 //! defect has already been returned: the caller authenticates what it reads (STREAM does).
 
+use crate::armor::LineError;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use std::io::{self, BufRead, BufReader, BufWriter, Read, Write};
@@ -263,18 +264,13 @@ impl<R: Read> ArmorReader<R> {
         if content.is_empty() || content.len() > LINE {
             return Err(self.fail("has a line of the wrong length"));
         }
-        let mut decoded = [0u8; LINE_BYTES];
-        let n = match STANDARD.decode_slice(content, &mut decoded) {
-            Ok(n) => n,
-            Err(_) => return Err(self.fail("has invalid base64 (or padding not at the end)")),
+        let (decoded, n) = match crate::armor::decode_line(content) {
+            Ok(d) => d,
+            Err(LineError::Invalid) => {
+                return Err(self.fail("has invalid base64 (or padding not at the end)"));
+            }
+            Err(LineError::NonCanonical) => return Err(self.fail("has non-canonical base64")),
         };
-        let mut again = [0u8; LINE];
-        let m = STANDARD
-            .encode_slice(&decoded[..n], &mut again)
-            .expect("at most 48 bytes");
-        if again[..m] != *content {
-            return Err(self.fail("has non-canonical base64"));
-        }
         self.saw_last = content.len() < LINE || content.last() == Some(&b'=');
         self.decoded = decoded;
         self.pos = 0;

@@ -416,10 +416,8 @@ mod tests {
     /// `Argon2id::derive` calls, so a broken or swapped dependency is caught.
     #[test]
     fn rfc9106_argon2id_vector() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../shared/vectors/rfc/rfc-vectors.json"
-        );
+        nexusq_testkit::skip_without_vectors!();
+        let path = nexusq_testkit::vector_path("rfc/rfc-vectors.json");
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         let a = &v["argon2id_rfc9106"][0];

@@ -153,6 +153,16 @@ pub trait KeyDerivation {
 /// The real Argon2id.
 pub struct Argon2id;
 
+/// How many times this process ran [`Argon2id`] (tests check that a command unlocks once).
+static ARGON2ID_RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+impl Argon2id {
+    /// The number of derivations this process has run so far.
+    pub fn runs() -> u64 {
+        ARGON2ID_RUNS.load(std::sync::atomic::Ordering::Relaxed)
+    }
+}
+
 impl KeyDerivation for Argon2id {
     fn derive(
         &self,
@@ -160,6 +170,7 @@ impl KeyDerivation for Argon2id {
         salt: &[u8; SALT_LEN],
         params: &KdfParams,
     ) -> Result<SecretBytes<32>> {
+        ARGON2ID_RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let p = argon2::Params::new(
             params.memory_kib,
             params.iterations,

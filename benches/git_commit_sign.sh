@@ -4,12 +4,17 @@
 # t = 3) and the password in $NEXUSQ_PASSWORD_FILE. Without the agent every signed commit
 # unlocks the vault, so the difference is mostly one Argon2id run. Prints the median and
 # nearest-rank p95 wall time in ms. The machine should be quiet: say its load.
-#   benches/git_commit_sign.sh            # RUNS=15 rounds
+#   benches/git_commit_sign.sh            # RUNS=15 rounds, release build
+#   BIN_DIR=target/debug benches/git_commit_sign.sh   # binaries already built (the dev
+#                                         # profile builds nexusq and its deps at opt-level 3)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-15}
-cargo build -q --release --locked --bin nexusq --bin nexusq-git-sign
-bin=$PWD/${CARGO_TARGET_DIR:-target}/release
+if [ -z "${BIN_DIR:-}" ]; then
+    cargo build -q --release --locked --bin nexusq --bin nexusq-git-sign
+    BIN_DIR=${CARGO_TARGET_DIR:-target}/release
+fi
+bin=$(cd "$BIN_DIR" && pwd)
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 (umask 077 && printf 'git benchmark password\n' >"$dir/pw")

@@ -125,9 +125,9 @@ fn payload_digest() -> Result<[u8; 64]> {
     })
 }
 
-/// The password for signing, in this order: the agent (issue 18; its client is not on main
-/// yet, so this is the one place to add it), the file named by `$NEXUSQ_PASSWORD_FILE`, the
-/// terminal (`/dev/tty`, since git holds stdin and stdout). None of them: a clean refusal.
+/// The password for signing (when no agent answered, see [`sign_digest`]): the file named by
+/// `$NEXUSQ_PASSWORD_FILE`, else the terminal (`/dev/tty`, since git holds stdin and stdout).
+/// Neither: a clean refusal.
 fn signing_password(vault: &Path) -> Result<Password> {
     if let Some(file) = password::env_password_file() {
         return password::read_env_password_file(&file, |w| eprintln!("{NAME}: warning: {w}"));
@@ -148,6 +148,22 @@ fn signing_password(vault: &Path) -> Result<Password> {
         super::output::untrusted_path(vault)
     );
     Ok(password::read(&password::Source::Terminal, "password", false)?.password)
+}
+
+/// A compact signature of `digest` by the vault's newest generation. The one place that
+/// chooses the key source: when the agent (issue 18) lands, ask it first here
+/// (`agent::client::connect(path)` then `sign(..)`, whose full signature's `.compact()` is
+/// the answer) and fall back to the password below when it is absent or fails.
+fn sign_digest(
+    file: vault::VaultFile,
+    path: &Path,
+    backend: &'static dyn Backend,
+    digest: &[u8; 64],
+) -> Result<Signature> {
+    let password = signing_password(path)?;
+    let unlocked = file.unlock(&password, &vault::Argon2id, backend)?;
+    drop(password);
+    Signer::new(backend, &unlocked.file.public, &unlocked.secrets, true).sign(digest)
 }
 
 /// `--status-fd=N -bsau KEY`: a compact signature of stdin on stdout, SIG_CREATED on N.
@@ -181,16 +197,8 @@ fn sign(status_fd: u32, key: &str) -> Result<i32> {
         eprintln!("{NAME}: warning: could not harden the process: {failure}");
     }
     let digest = payload_digest()?;
-    let password = signing_password(&path)?;
-    let unlocked = file.unlock(&password, &vault::Argon2id, backend)?;
-    drop(password);
-    let signer = Signer::new(backend, &unlocked.file.public, &unlocked.secrets, true);
-    let sig = signer.sign(&digest)?;
-    drop(unlocked);
-    let signed_at = match &sig {
-        Signature::Compact(s) => s.signed_at,
-        Signature::Full(s) => s.signed_at,
-    };
+    let sig = sign_digest(file, &path, backend, &digest)?;
+    let signed_at = sig.signed_at();
     let text = gitsign::armor(&sig);
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())
@@ -266,10 +274,7 @@ fn verify(status_fd: u32, sig_file: &Path) -> Result<i32> {
         identity,
         expected: None,
     };
-    let signed_at = match &sig {
-        Signature::Compact(s) => s.signed_at,
-        Signature::Full(s) => s.signed_at,
-    };
+    let signed_at = sig.signed_at();
     match signature::verify_classified(backend, trust, &sig, &digest) {
         Ok(ok) => {
             status.push_str(&gitsign::outcome_lines(

@@ -75,13 +75,6 @@ impl<'a> Signer<'a> {
     }
 }
 
-fn signed_at(sig: &Signature) -> u64 {
-    match sig {
-        Signature::Full(s) => s.signed_at,
-        Signature::Compact(s) => s.signed_at,
-    }
-}
-
 /// `DIR/<name>.sig`, or `FILE.sig` beside FILE.
 fn sig_path_for(file: &Path, dir: Option<&Path>) -> Result<PathBuf> {
     let name = file.file_name().ok_or_else(|| {
@@ -136,7 +129,7 @@ fn sign_one(ctx: &Context, args: &SignArgs, input: Option<&PathBuf>) -> Result<(
     let text = sig.to_armor();
     let fp = sig.root_id().fingerprint().to_string();
     let generation = sig.generation();
-    let signed_at = signed_at(&sig);
+    let signed_at = sig.signed_at();
     let output = args.output.as_deref().filter(|p| *p != Path::new("-"));
     match output {
         Some(path) => {
@@ -242,7 +235,7 @@ fn sign_files(ctx: &Context, args: &SignArgs, files: &[PathBuf]) -> Result<()> {
         done.push(json!({
             "input": file.display().to_string(),
             "output": target.display().to_string(),
-            "signed_at": signed_at(&sig),
+            "signed_at": sig.signed_at(),
         }));
         last = Some(sig);
     }
@@ -357,7 +350,7 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
     ctx.out.json(&json!({
         "fingerprint": fp,
         "generation": sig.generation(),
-        "signed_at": signed_at(&sig),
+        "signed_at": sig.signed_at(),
         "compact": args.compact,
         "manifest": path.display().to_string(),
         "files": entries.len(),

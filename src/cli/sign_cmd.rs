@@ -26,17 +26,39 @@ fn hash_input(input: Option<&Path>, reader: Box<dyn std::io::Read>) -> Result<[u
 
 pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
     let input = args.input.as_deref();
-    super::password::check_source(&ctx.password_source(), is_stdio(input), "the data to sign")?;
+    let agent = super::agent_cmd::for_command(ctx, args.no_agent);
+    if agent.is_none() {
+        super::password::check_source(
+            &ctx.password_source(),
+            is_stdio(input),
+            "the data to sign",
+        )?;
+    }
     let backend = ctx.backend()?;
     // Open the data first, so a missing FILE fails before the password is asked for.
     let reader = open_input(input)?;
-    let unlocked = ctx.unlock()?;
-    let digest = hash_input(input, reader)?;
-    let signed_at = super::now();
-    let rnd = Zeroizing::new(random_array::<32>());
-    let public = &unlocked.file.public;
-    let sig = signature::sign_newest(backend, public, &unlocked.secrets, &digest, signed_at, &rnd)?;
-    drop(unlocked);
+    let sig = match agent {
+        Some(agent) => {
+            // Only the digest crosses the socket; the agent signs with nexusq's context.
+            let public = crate::vault::open(&ctx.vault_path()?)?.public;
+            let digest = hash_input(input, reader)?;
+            let signed_at = super::now();
+            match agent.sign(backend, &public, &digest, signed_at) {
+                Ok(sig) => sig,
+                Err(why) => {
+                    super::agent_cmd::fallback_note(ctx, &why);
+                    super::password::check_source(&ctx.password_source(), false, "")?;
+                    sign_unlocked(ctx, backend, &digest)?
+                }
+            }
+        }
+        None => {
+            let unlocked = ctx.unlock()?;
+            let digest = hash_input(input, reader)?;
+            sign_with(backend, unlocked, &digest)?
+        }
+    };
+    let signed_at = sig.signed_at;
     let text = sig.to_armor();
     let fp = sig.root_id().fingerprint().to_string();
     let generation = sig.generation();
@@ -78,6 +100,32 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Unlock with the password and sign `digest` with the newest generation.
+fn sign_unlocked(
+    ctx: &Context,
+    backend: &dyn crate::suite::Backend,
+    digest: &[u8; 64],
+) -> Result<DetachedSignature> {
+    sign_with(backend, ctx.unlock()?, digest)
+}
+
+fn sign_with(
+    backend: &dyn crate::suite::Backend,
+    unlocked: crate::vault::Unlocked,
+    digest: &[u8; 64],
+) -> Result<DetachedSignature> {
+    let rnd = Zeroizing::new(random_array::<32>());
+    let public = &unlocked.file.public;
+    signature::sign_newest(
+        backend,
+        public,
+        &unlocked.secrets,
+        digest,
+        super::now(),
+        &rnd,
+    )
 }
 
 pub fn verify(ctx: &Context, args: &VerifyArgs) -> Result<()> {

@@ -22,7 +22,7 @@
 
 use super::SuiteId;
 use super::backend::Backend;
-use super::hybrid_kem::{self, DecapsulationKey, KemError, KemLevel};
+use super::hybrid_kem::{self, KemError, KemLevel};
 use crate::secret::{SecretBytes, random_array};
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use aes_gcm::{Aes256Gcm, Nonce, Tag};
@@ -150,8 +150,9 @@ impl std::error::Error for FileError {}
 /// One recipient: which hybrid KEM, and that KEM's public key.
 pub type Recipient<'a> = (KemLevel, &'a [u8]);
 
-/// One key to try when decrypting: an expanded hybrid decapsulation key (it knows its suite).
-pub type Candidate<'a> = &'a DecapsulationKey;
+/// One key to try when decrypting: an expanded hybrid decapsulation key, or the agent's (it
+/// knows its suite).
+pub type Candidate<'a> = &'a dyn crate::suite::hybrid_kem::Decapsulate;
 
 // ---------------------------------------------------------------------------------------------
 // Key schedule
@@ -467,11 +468,11 @@ impl Header {
     pub fn open(&self, candidates: &[Candidate<'_>]) -> Result<OpenedHeader, FileError> {
         for (stanza_index, stanza) in self.stanzas.iter().enumerate() {
             for (candidate, key) in candidates.iter().enumerate() {
-                let level = key.level();
+                let level = key.kem_level();
                 if level != stanza.level {
                     continue;
                 }
-                let Ok(ss) = key.decapsulate(&stanza.kem_ct) else {
+                let Ok(ss) = key.decapsulate_ct(&stanza.kem_ct) else {
                     // A low-order X25519 ephemeral key: this stanza is for nobody.
                     continue;
                 };

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-const CHECKS: [&str; 12] = [
+const CHECKS: [&str; 13] = [
     "platform",
     "vault_path",
     "vault_file",
@@ -29,6 +29,7 @@ const CHECKS: [&str; 12] = [
     "native_backend",
     "terminal",
     "process_hardening",
+    "agent",
 ];
 
 fn nexusq() -> Command {

@@ -3,8 +3,8 @@
 //! wedged agent costs a command at most that long before it falls back to the password.
 
 use super::protocol::{self, Request, Response, Status};
-use crate::identity::signature::{self, DetachedSignature};
 use crate::identity::PublicIdentity;
+use crate::identity::signature::{self, DetachedSignature};
 use crate::secret::SecretBytes;
 use crate::suite::hybrid_kem::{Decapsulate, KemError, KemLevel};
 use crate::suite::{Backend, hybrid_sig};
@@ -194,9 +194,10 @@ impl Agent {
             ));
         }
         let ctx = signature::context(&public.root_id(), generation, signed_at);
-        if !hybrid_sig::verify_prehashed(backend, &cert.keys.mldsa65_ed25519, digest, &ctx, &sig)
-        {
-            return Err("the agent's signature does not verify under the vault's certificate".into());
+        if !hybrid_sig::verify_prehashed(backend, &cert.keys.mldsa65_ed25519, digest, &ctx, &sig) {
+            return Err(
+                "the agent's signature does not verify under the vault's certificate".into(),
+            );
         }
         Ok(DetachedSignature {
             root_pk: public.root_pk,
@@ -231,7 +232,8 @@ impl Agent {
             .keys
             .iter()
             .filter_map(|&(generation, suite)| {
-                let level = crate::suite::SuiteId::from_u16(suite).and_then(KemLevel::from_suite)?;
+                let level =
+                    crate::suite::SuiteId::from_u16(suite).and_then(KemLevel::from_suite)?;
                 only.is_none_or(|l| l == level).then_some(RemoteKey {
                     agent: self,
                     generation,

@@ -3,12 +3,12 @@
 //! secret is zeroized on drop.
 
 use crate::error::{Error, Result};
+use crate::identity::generation::SigSeeds;
 use crate::identity::signature;
 use crate::identity::{Certificate, DecryptionKeys, PublicIdentity, SecretSection};
-use crate::identity::generation::SigSeeds;
 use crate::secret::SecretBytes;
-use crate::suite::{Backend, SuiteId};
 use crate::suite::hybrid_kem::KemLevel;
+use crate::suite::{Backend, SuiteId};
 use sha2::{Digest, Sha256};
 
 pub struct AgentKeys {

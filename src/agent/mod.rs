@@ -24,7 +24,9 @@ pub const CLIENT_TIMEOUT: Duration = Duration::from_millis(1500);
 /// `$TMPDIR/nexusq-<uid>` (`/tmp` without `$TMPDIR`; Termux sets it to `$PREFIX/tmp`).
 pub fn socket_folder() -> PathBuf {
     let uid = rustix::process::getuid().as_raw();
-    match std::env::var_os("XDG_RUNTIME_DIR").filter(|d| !d.is_empty() && Path::new(d).is_absolute()) {
+    match std::env::var_os("XDG_RUNTIME_DIR")
+        .filter(|d| !d.is_empty() && Path::new(d).is_absolute())
+    {
         Some(dir) => PathBuf::from(dir).join("nexusq"),
         None => {
             let tmp = std::env::var_os("TMPDIR")
@@ -38,7 +40,8 @@ pub fn socket_folder() -> PathBuf {
 /// The vault as the agent names it: its resolved absolute path (links followed), else the path
 /// made absolute.
 pub fn vault_identity(vault: &Path) -> PathBuf {
-    std::fs::canonicalize(vault).unwrap_or_else(|_| std::path::absolute(vault).unwrap_or(vault.to_path_buf()))
+    std::fs::canonicalize(vault)
+        .unwrap_or_else(|_| std::path::absolute(vault).unwrap_or(vault.to_path_buf()))
 }
 
 /// The socket of the agent for `vault`: named for a hash of the vault's resolved path, so two
@@ -120,7 +123,16 @@ mod tests {
         assert_eq!(parse_duration("15m").unwrap(), Duration::from_secs(900));
         assert_eq!(parse_duration("2h").unwrap(), Duration::from_secs(7200));
         assert_eq!(parse_duration("45").unwrap(), Duration::from_secs(45));
-        for bad in ["", "m", "0s", "8d", "1.5h", "-1s", "3w", "99999999999999999999s"] {
+        for bad in [
+            "",
+            "m",
+            "0s",
+            "8d",
+            "1.5h",
+            "-1s",
+            "3w",
+            "99999999999999999999s",
+        ] {
             assert!(parse_duration(bad).is_err(), "{bad}");
         }
     }

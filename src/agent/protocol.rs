@@ -80,7 +80,9 @@ impl std::fmt::Debug for Response {
         match self {
             Response::Error(m) => write!(f, "Error({m:?})"),
             Response::Status(s) => write!(f, "Status({s:?})"),
-            Response::Signature { generation, .. } => write!(f, "Signature(generation {generation})"),
+            Response::Signature { generation, .. } => {
+                write!(f, "Signature(generation {generation})")
+            }
             Response::Secret(_) => f.write_str("Secret(redacted)"),
             Response::Stopping => f.write_str("Stopping"),
         }

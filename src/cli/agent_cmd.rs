@@ -63,6 +63,10 @@ pub fn for_command(ctx: &Context, no_agent: bool) -> Option<client::Agent> {
 
 /// The one message of a command that could not use the agent.
 pub fn fallback_note(ctx: &Context, why: &str) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
     ctx.out.note(&format!(
         "the key agent could not be used ({why}); using the password instead"
     ));
@@ -127,7 +131,9 @@ pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
         };
         let public = unlocked.file.public.clone();
         drop(unlocked);
-        return serve_here(ctx, &vault, &socket, &public, secrets, backend, idle, max, true);
+        return serve_here(
+            ctx, &vault, &socket, &public, secrets, backend, idle, max, true,
+        );
     }
     let handover = unlocked.secrets.encode();
     let public = unlocked.file.public.clone();
@@ -145,7 +151,8 @@ pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
         "idle_seconds": idle.as_secs(),
         "max_seconds": max.as_secs(),
     }));
-    ctx.out.data(&format!("agent listening on {}", socket.display()));
+    ctx.out
+        .data(&format!("agent listening on {}", socket.display()));
     ctx.out.note(&format!(
         "agent started for {} ({fp}), pid {pid}; it stops after {} idle or {} in all \
          (`nexusq lock` stops it now)",
@@ -284,7 +291,8 @@ fn serve_here(
         )
     })?;
     if foreground {
-        ctx.out.data(&format!("agent listening on {}", socket.display()));
+        ctx.out
+            .data(&format!("agent listening on {}", socket.display()));
         ctx.out.note(&format!(
             "agent for {} in the foreground (pid {}); Ctrl-C, `nexusq lock` or {} idle ends it",
             super::output::untrusted_path(vault),
@@ -465,12 +473,14 @@ pub fn stop(ctx: &Context) -> Result<()> {
         }
         client::Lookup::Unusable(why) => {
             let _ = server::clear_stale(&socket);
-            ctx.out
-                .note(&format!("no agent was serving ({why}); removed its stale socket"));
+            ctx.out.note(&format!(
+                "no agent was serving ({why}); removed its stale socket"
+            ));
             false
         }
     };
-    ctx.out.json(&json!({"stopped": stopped, "vault": vault.display().to_string()}));
+    ctx.out
+        .json(&json!({"stopped": stopped, "vault": vault.display().to_string()}));
     Ok(())
 }
 

@@ -2,8 +2,8 @@
 //! passwords come from and how the vault is saved, the backend, and the output.
 
 use super::args::{
-    AgentCommand, BackendArg, Command, EarlyArgs, GlobalArgs, IdentityCommand, NewPasswordArgs, PasswordArgs,
-    VaultCommand, WriterArgs,
+    AgentCommand, BackendArg, Command, EarlyArgs, GlobalArgs, IdentityCommand, NewPasswordArgs,
+    PasswordArgs, VaultCommand, WriterArgs,
 };
 use super::hardening;
 use super::output::Output;

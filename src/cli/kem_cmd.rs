@@ -132,13 +132,25 @@ pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
     }
     // The agent, when it runs and holds that key; else the password.
     let agent = super::agent_cmd::for_command(ctx, args.no_agent).filter(|a| {
-        a.status().keys.contains(&(generation, level.suite().to_u16()))
+        a.status()
+            .keys
+            .contains(&(generation, level.suite().to_u16()))
     });
     if let Some(agent) = agent {
         let ours = crate::vault::open(&path)?.public.root_id();
         if agent.status().root_id == ours.0 {
             match agent.decapsulate(generation, level, &ciphertext) {
-                Ok(ss) => return finish_decapsulate(ctx, &what, &ss, envelope.as_ref(), ours, generation, level),
+                Ok(ss) => {
+                    return finish_decapsulate(
+                        ctx,
+                        &what,
+                        &ss,
+                        envelope.as_ref(),
+                        ours,
+                        generation,
+                        level,
+                    );
+                }
                 Err(why) => super::agent_cmd::fallback_note(ctx, &why),
             }
         } else {
@@ -169,7 +181,15 @@ pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
         )
     })?;
     drop(keys);
-    finish_decapsulate(ctx, &what, &ss, envelope.as_ref(), root_id, generation, level)
+    finish_decapsulate(
+        ctx,
+        &what,
+        &ss,
+        envelope.as_ref(),
+        root_id,
+        generation,
+        level,
+    )
 }
 
 /// Check the envelope's confirmation tag, then print the secret.

@@ -2,8 +2,8 @@
 //! No crypto here: commands call `vault` and `identity`, and print what they return.
 
 pub mod age_cmd;
-pub mod agent_cmd;
 pub mod age_plugin;
+pub mod agent_cmd;
 pub mod args;
 mod bench_cmd;
 pub mod context;

@@ -28,11 +28,7 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
     let input = args.input.as_deref();
     let agent = super::agent_cmd::for_command(ctx, args.no_agent);
     if agent.is_none() {
-        super::password::check_source(
-            &ctx.password_source(),
-            is_stdio(input),
-            "the data to sign",
-        )?;
+        super::password::check_source(&ctx.password_source(), is_stdio(input), "the data to sign")?;
     }
     let backend = ctx.backend()?;
     // Open the data first, so a missing FILE fails before the password is asked for.

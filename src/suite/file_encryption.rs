@@ -615,6 +615,7 @@ pub fn decrypt<R: Read + ?Sized, W: Write + ?Sized>(
 mod tests {
     use super::*;
     use crate::identity::{GenerationSecrets, SecretSection};
+    use crate::suite::hybrid_kem::DecapsulationKey;
     use crate::suite::rustcrypto::RustCrypto;
 
     const BACKEND: &RustCrypto = &RustCrypto;
@@ -720,7 +721,7 @@ mod tests {
                 let (out, d) = dec(&k.candidates(), &file).unwrap();
                 assert_eq!(out, plain, "{level:?} {size}");
                 assert_eq!(d.stanza, 0);
-                assert_eq!(k.candidates()[d.candidate].level(), level);
+                assert_eq!(k.candidates()[d.candidate].kem_level(), level);
             }
         }
     }
@@ -814,7 +815,8 @@ mod tests {
             generations: vec![gen1, gen2],
         };
         let keys = vault.decryption_keys(BACKEND);
-        let candidates: Vec<Candidate<'_>> = keys.iter().map(|k| k.key()).collect();
+        let candidates: Vec<Candidate<'_>> =
+            keys.iter().map(|k| k.key() as Candidate<'_>).collect();
         let (out, d) = dec(&candidates, &file).unwrap();
         assert_eq!(out, plain);
         assert_eq!(d.candidate, 2, "generation 1's X-Wing key");

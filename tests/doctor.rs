@@ -243,7 +243,7 @@ fn human_report_lists_every_check_with_hints_and_a_summary() {
     }
     assert!(stdout.contains("hint: "), "{stdout}");
     let last = stdout.lines().last().unwrap();
-    assert!(last.starts_with("12 checks: "), "{last}");
+    assert!(last.starts_with("13 checks: "), "{last}");
     assert!(last.contains("warning"), "{last}");
 }
 

@@ -3,6 +3,7 @@
 //! Data flows one way: `cli` -> `identity` / `vault` -> `suite` -> backend. Nothing below `cli`
 //! prints; nothing below `suite` knows about files.
 
+pub mod agent;
 pub mod armor;
 pub mod bench;
 pub mod cli;

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-const CHECKS: [&str; 12] = [
+const CHECKS: [&str; 13] = [
     "platform",
     "vault_path",
     "vault_file",
@@ -29,6 +29,7 @@ const CHECKS: [&str; 12] = [
     "native_backend",
     "terminal",
     "process_hardening",
+    "agent",
 ];
 
 fn nexusq() -> Command {
@@ -242,7 +243,7 @@ fn human_report_lists_every_check_with_hints_and_a_summary() {
     }
     assert!(stdout.contains("hint: "), "{stdout}");
     let last = stdout.lines().last().unwrap();
-    assert!(last.starts_with("12 checks: "), "{last}");
+    assert!(last.starts_with("13 checks: "), "{last}");
     assert!(last.contains("warning"), "{last}");
 }
 

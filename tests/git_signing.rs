@@ -316,3 +316,65 @@ fn program_speaks_gpg_status_on_the_named_fd() {
     // Not git's command line: usage, exit 2.
     assert_eq!(run(&["--frobnicate"], b"").status.code(), Some(2));
 }
+
+/// Stops the test's agent however the test ends.
+struct AgentGuard<'a>(&'a Repo, PathBuf);
+
+impl Drop for AgentGuard<'_> {
+    fn drop(&mut self) {
+        let _ = common::bin()
+            .args(["agent", "stop"])
+            .env("NEXUSQ_VAULT", &self.0.vault.path)
+            .env("XDG_RUNTIME_DIR", &self.1)
+            .output();
+    }
+}
+
+#[test]
+fn signing_uses_a_running_agent_and_needs_no_password() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::new();
+    let run = repo.home.join("run");
+    fs::create_dir(&run).unwrap();
+    fs::set_permissions(&run, fs::Permissions::from_mode(0o700)).unwrap();
+    let out = common::bin()
+        .args(["agent", "start", "--idle", "60s", "--password-file"])
+        .arg(&repo.vault.pw)
+        .env("NEXUSQ_VAULT", &repo.vault.path)
+        .env("XDG_RUNTIME_DIR", &run)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let _guard = AgentGuard(&repo, run.clone());
+
+    fs::write(repo.dir.join("a.txt"), "a\n").unwrap();
+    repo.ok(&["add", "a.txt"]);
+    // No password file and no terminal: only the agent can sign.
+    let out = repo
+        .git(&["commit", "-q", "-S", "-m", "a"])
+        .env_remove("NEXUSQ_PASSWORD_FILE")
+        .env("XDG_RUNTIME_DIR", &run)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let out = repo.run(&["verify-commit", "HEAD"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains(&repo.fingerprint), "{}", text(&out));
+
+    // With the agent stopped, the same commit needs the password again and fails cleanly.
+    drop(_guard);
+    fs::write(repo.dir.join("b.txt"), "b\n").unwrap();
+    repo.ok(&["add", "b.txt"]);
+    let out = repo
+        .git(&["commit", "-q", "-S", "-m", "b"])
+        .env_remove("NEXUSQ_PASSWORD_FILE")
+        .env("XDG_RUNTIME_DIR", &run)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("NEXUSQ_PASSWORD_FILE"),
+        "{}",
+        text(&out)
+    );
+}

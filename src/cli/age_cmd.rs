@@ -400,7 +400,46 @@ pub fn decrypt(
     // A file that is not one is refused before the password is asked for.
     let header = age::Header::read(&mut reader).map_err(fail)?;
 
-    let (opened, used) = if with_vault {
+    // The key agent's X-Wing keys first, when it runs (only the stanzas' KEM ciphertexts
+    // cross its socket); if it fails on the way, the password.
+    let agent = if with_vault {
+        super::agent_cmd::for_command(ctx, args.no_agent)
+    } else {
+        None
+    };
+    let by_agent = match &agent {
+        Some(a) => {
+            let remote = a.remote_keys(Some(KemLevel::MlKem768));
+            let refs: Vec<IdentityRef<'_>> =
+                remote.iter().map(|k| IdentityRef::Hybrid(k)).collect();
+            match header.open(&refs) {
+                Ok(opened) => {
+                    let generation = remote[opened.identity].generation;
+                    if generation < a.status().signing_generation {
+                        ctx.out.note(&format!(
+                            "encrypted to generation {generation} of this identity (superseded): \
+                             the sender has an old recipient; give them your current \
+                             `nexusq identity export --age`"
+                        ));
+                    }
+                    Some((opened, json!({"generation": generation})))
+                }
+                Err(_) if remote.iter().any(|k| k.failed()) => {
+                    super::agent_cmd::fallback_note(
+                        ctx,
+                        "it stopped answering while opening the file",
+                    );
+                    super::password::check_source(&ctx.password_source(), false, "")?;
+                    None
+                }
+                Err(e) => return Err(fail(e)),
+            }
+        }
+        None => None,
+    };
+    let (opened, used) = if let Some(found) = by_agent {
+        found
+    } else if with_vault {
         // Only the decapsulation keys are kept; the seeds go at once. Newest generation
         // first: files to the current export open at the first try.
         let keys = ctx.unlock()?.into_decryption_keys();

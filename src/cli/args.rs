@@ -155,6 +155,11 @@ pub enum Command {
     Report(ReportArgs),
     /// Check this installation: vault, permissions, storage, CPU features, KDF cost, terminal
     Doctor,
+    /// Unlock once per session: a key agent that signs and decrypts without a password
+    #[command(subcommand)]
+    Agent(AgentCommand),
+    /// Wipe the key agent's keys and stop it (same as `nexusq agent stop`)
+    Lock,
     /// Print the man page (roff) generated from these definitions
     #[command(hide = true)]
     Manpage,
@@ -355,6 +360,9 @@ pub struct SignArgs {
     pub manifest: Option<PathBuf>,
     #[command(flatten)]
     pub password: PasswordArgs,
+    /// Do not use a running key agent: unlock with the password
+    #[arg(long)]
+    pub no_agent: bool,
 }
 
 #[derive(Args, Debug)]
@@ -418,6 +426,9 @@ pub struct DecapsulateArgs {
     pub suite: KemSuiteArg,
     #[command(flatten)]
     pub password: PasswordArgs,
+    /// Do not use a running key agent: unlock with the password
+    #[arg(long)]
+    pub no_agent: bool,
 }
 
 #[derive(Args, Debug)]
@@ -464,6 +475,48 @@ pub struct DecryptArgs {
     /// decrypt an age file with it instead of the vault, with no password. Repeatable.
     #[arg(short = 'i', long = "identity-file", value_name = "FILE")]
     pub identity_file: Vec<PathBuf>,
+    /// Do not use a running key agent: unlock with the password
+    #[arg(long)]
+    pub no_agent: bool,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum AgentCommand {
+    /// Unlock the vault and start a key agent serving it in the background
+    Start(AgentStartArgs),
+    /// Is an agent serving this vault? (exit 0 if so, 1 if not)
+    Status,
+    /// Wipe the agent's keys and stop it
+    Stop,
+    /// The background agent itself (started by `agent start`; reads its keys from stdin)
+    #[command(hide = true)]
+    Serve(AgentServeArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct AgentStartArgs {
+    /// Stop after this long without a request (30s, 15m, 2h)
+    #[arg(long, value_name = "DURATION", default_value = "15m")]
+    pub idle: String,
+    /// Stop this long after starting, however busy
+    #[arg(long, value_name = "DURATION", default_value = "8h")]
+    pub max: String,
+    /// Stop an agent already serving this vault and start a new one
+    #[arg(long)]
+    pub replace: bool,
+    /// Stay attached and serve from this process (for termux-services, systemd)
+    #[arg(long)]
+    pub foreground: bool,
+    #[command(flatten)]
+    pub password: PasswordArgs,
+}
+
+#[derive(Args, Debug)]
+pub struct AgentServeArgs {
+    #[arg(long, value_name = "DURATION")]
+    pub idle: String,
+    #[arg(long, value_name = "DURATION")]
+    pub max: String,
 }
 
 #[derive(Subcommand, Debug)]

@@ -2,8 +2,8 @@
 //! passwords come from and how the vault is saved, the backend, and the output.
 
 use super::args::{
-    BackendArg, Command, EarlyArgs, GlobalArgs, IdentityCommand, NewPasswordArgs, PasswordArgs,
-    VaultCommand, WriterArgs,
+    AgentCommand, BackendArg, Command, EarlyArgs, GlobalArgs, IdentityCommand, NewPasswordArgs,
+    PasswordArgs, VaultCommand, WriterArgs,
 };
 use super::hardening;
 use super::output::Output;
@@ -80,6 +80,9 @@ fn command_options(command: &Command) -> (Takes, PasswordArgs, NewPasswordArgs, 
         Command::Sign(a) => unlocks(&a.password),
         Command::Decapsulate(a) => unlocks(&a.password),
         Command::Decrypt(a) => unlocks(&a.password),
+        Command::Agent(AgentCommand::Start(a)) => unlocks(&a.password),
+        Command::Agent(AgentCommand::Status | AgentCommand::Stop | AgentCommand::Serve(_))
+        | Command::Lock => none,
         Command::Vault(VaultCommand::Open)
         | Command::Identity(IdentityCommand::Show { .. } | IdentityCommand::History)
         | Command::Verify(_)

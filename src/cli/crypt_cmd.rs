@@ -16,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::fs::paths::folder_is_shared_storage;
 use crate::identity::{Certificate, PublicIdentity, peer};
 use crate::suite::file_encryption::{self as fe, FileError};
+use crate::suite::hybrid_kem::KemLevel;
 use serde_json::json;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -341,13 +342,43 @@ pub(super) fn partial_stdout(err: Error, n: u64, output: Option<&Path>) -> Error
     )
 }
 
+/// Open a file header with the agent's keys: `None` when the agent failed on the way (then
+/// the password is used); a file for nobody it holds a key of is that error, as with the vault.
+#[allow(clippy::type_complexity)]
+fn open_with_agent(
+    ctx: &Context,
+    agent: &crate::agent::client::Agent,
+    header: &fe::Header,
+) -> std::result::Result<Option<(fe::OpenedHeader, KemLevel, u32, bool)>, FileError> {
+    let remote = agent.remote_keys(None);
+    let candidates: Vec<fe::Candidate<'_>> =
+        remote.iter().map(|k| k as fe::Candidate<'_>).collect();
+    match header.open(&candidates) {
+        Ok(opened) => {
+            let k = &remote[opened.candidate];
+            let superseded = k.generation < agent.status().signing_generation;
+            Ok(Some((opened, k.level, k.generation, superseded)))
+        }
+        Err(_) if remote.iter().any(|k| k.failed()) => {
+            super::agent_cmd::fallback_note(ctx, "it stopped answering while opening the file");
+            Ok(None)
+        }
+        Err(e) => Err(e),
+    }
+}
+
 pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     let output = args.output.as_deref();
     refuse_json_to_stdout(ctx, output, "decrypt")?;
     let data_on_stdin = cio::is_stdio(args.input.as_deref());
     // The vault's password will be needed (unless -i identity files decrypt an age file):
     // refuse an unusable password source before reading any data.
-    if args.identity_file.is_empty() {
+    let agent = if args.identity_file.is_empty() {
+        super::agent_cmd::for_command(ctx, args.no_agent)
+    } else {
+        None
+    };
+    if args.identity_file.is_empty() && agent.is_none() {
         super::password::check_source(&ctx.password_source(), data_on_stdin, "the encrypted data")?;
     }
     let input_name = cio::input_name(args.input.as_deref());
@@ -385,11 +416,23 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     let header = fe::Header::read(&mut reader).map_err(fail)?;
     // Only the decapsulation keys are kept; the seeds go at once, and the keys once the
     // header is open: the payload key is all that is needed from there on.
-    let keys = ctx.unlock()?.into_decryption_keys();
-    let (opened, key) = keys.open_file_header(&header).map_err(fail)?;
-    let (level, generation) = (key.level(), key.generation());
-    let superseded = keys.is_superseded(generation);
-    drop(keys);
+    let by_agent = match &agent {
+        Some(a) => open_with_agent(ctx, a, &header).map_err(fail)?,
+        None => None,
+    };
+    let (opened, level, generation, superseded) = match by_agent {
+        Some(found) => found,
+        None => {
+            if agent.is_some() {
+                super::password::check_source(&ctx.password_source(), false, "")?;
+            }
+            let keys = ctx.unlock()?.into_decryption_keys();
+            let (opened, key) = keys.open_file_header(&header).map_err(fail)?;
+            let (level, generation) = (key.level(), key.generation());
+            let superseded = keys.is_superseded(generation);
+            (opened, level, generation, superseded)
+        }
+    };
     if superseded {
         ctx.out.note(&format!(
             "encrypted to generation {generation} of this identity (superseded): the sender \

@@ -200,6 +200,7 @@ fn gather(ctx: &Context) -> Report {
     ));
     checks.push(terminal_check(&TerminalFacts::from_process()));
     checks.push(hardening_check(&super::hardening::harden_process()));
+    checks.push(agent_check(path.as_deref()));
     Report {
         checks,
         vault_path: path,
@@ -670,6 +671,45 @@ pub fn terminal_check(t: &TerminalFacts) -> Check {
             "commands that need the password fail at once (exit 2) here unless given \
              --password-file PATH or --password-fd N",
         )
+    }
+}
+
+/// The key agent of this vault (docs/agent.md): running or not, and until when.
+pub fn agent_check(vault: Option<&std::path::Path>) -> Check {
+    use crate::agent::client::{self, Lookup};
+    let name = "agent";
+    let Some(vault) = vault else {
+        return Check::ok(name, "no vault path, so no agent");
+    };
+    match client::find(vault) {
+        Lookup::Absent => Check::ok(
+            name,
+            "no key agent runs for this vault (commands ask for the password)",
+        ),
+        Lookup::Ready(a) => {
+            let s = a.status();
+            Check::ok(
+                name,
+                format!(
+                    "a key agent serves this vault (pid {}, generation {}): idle timeout in {} s, \
+                     stops at {} at the latest; memory {}",
+                    s.pid,
+                    s.signing_generation,
+                    s.idle_left,
+                    crate::time::rfc3339(s.expires_at),
+                    if s.memory_locked {
+                        "locked"
+                    } else {
+                        "not all locked (the secrets' pages are, where allowed)"
+                    }
+                ),
+            )
+        }
+        Lookup::Unusable(why) => Check::warn(
+            name,
+            format!("an agent socket for this vault does not serve: {why}"),
+            "`nexusq agent start` cleans it up, `nexusq lock` removes it",
+        ),
     }
 }
 

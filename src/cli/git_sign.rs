@@ -151,15 +151,31 @@ fn signing_password(vault: &Path) -> Result<Password> {
 }
 
 /// A compact signature of `digest` by the vault's newest generation. The one place that
-/// chooses the key source: when the agent (issue 18) lands, ask it first here
-/// (`agent::client::connect(path)` then `sign(..)`, whose full signature's `.compact()` is
-/// the answer) and fall back to the password below when it is absent or fails.
+/// chooses the key source: the running agent first (only the digest crosses its socket),
+/// else the password (see [`signing_password`]).
 fn sign_digest(
     file: vault::VaultFile,
     path: &Path,
     backend: &'static dyn Backend,
     digest: &[u8; 64],
 ) -> Result<Signature> {
+    use crate::agent::client::{self, Lookup};
+    let why = match client::find(path) {
+        Lookup::Absent => None,
+        Lookup::Unusable(why) => Some(why),
+        Lookup::Ready(agent) => {
+            match agent.sign(backend, &file.public, digest, crate::time::now()) {
+                Ok(full) => return Ok(Signature::Compact(full.compact())),
+                Err(why) => Some(why),
+            }
+        }
+    };
+    if let Some(why) = why {
+        eprintln!(
+            "{NAME}: the key agent could not be used ({}); using the password instead",
+            crate::untrusted::escape(&why)
+        );
+    }
     let password = signing_password(path)?;
     let unlocked = file.unlock(&password, &vault::Argon2id, backend)?;
     drop(password);

@@ -285,6 +285,7 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>) -> Result<()> {
     let scope = revocation.scope;
     let password = ctx.password(false)?;
     let (public, added) = vault::publish_revocation(&path, &password, &save, revocation, backend)?;
+    super::agent_cmd::stop_after_change(ctx, &path, "the revocation");
     let text = public.export(false).to_armor();
     let fp = public.root_id().fingerprint().to_string();
     if let Some(o) = output.filter(|o| *o != Path::new("-")) {

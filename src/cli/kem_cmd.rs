@@ -130,8 +130,35 @@ pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
             ));
         }
     }
+    // The agent, when it runs and holds that key; else the password.
+    let agent = super::agent_cmd::for_command(ctx, args.no_agent).filter(|a| {
+        a.status()
+            .keys
+            .contains(&(generation, level.suite().to_u16()))
+    });
+    if let Some(agent) = agent {
+        let ours = crate::vault::open(&path)?.public.root_id();
+        if agent.status().root_id == ours.0 {
+            match agent.decapsulate(generation, level, &ciphertext) {
+                Ok(ss) => {
+                    return finish_decapsulate(
+                        ctx,
+                        &what,
+                        &ss,
+                        envelope.as_ref(),
+                        ours,
+                        generation,
+                        level,
+                    );
+                }
+                Err(why) => super::agent_cmd::fallback_note(ctx, &why),
+            }
+        } else {
+            super::agent_cmd::fallback_note(ctx, "it serves another identity");
+        }
+    }
     let unlocked = ctx.unlock()?;
-    let fingerprint = unlocked.file.public.root_id().fingerprint().to_string();
+    let root_id = unlocked.file.public.root_id();
     let keys = unlocked.into_decryption_keys();
     let key = keys
         .find(generation, level)
@@ -154,8 +181,30 @@ pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
         )
     })?;
     drop(keys);
-    if let Some(env) = &envelope
-        && !env.confirms(&ss)
+    finish_decapsulate(
+        ctx,
+        &what,
+        &ss,
+        envelope.as_ref(),
+        root_id,
+        generation,
+        level,
+    )
+}
+
+/// Check the envelope's confirmation tag, then print the secret.
+fn finish_decapsulate(
+    ctx: &Context,
+    what: &str,
+    ss: &SecretBytes<32>,
+    envelope: Option<&Envelope>,
+    root_id: crate::identity::RootId,
+    generation: u32,
+    level: KemLevel,
+) -> Result<()> {
+    let fingerprint = root_id.fingerprint().to_string();
+    if let Some(env) = envelope
+        && !env.confirms(ss)
     {
         return Err(Error::check(
             format!("{what}: the confirmation tag does not match, so no secret is printed"),
@@ -164,7 +213,7 @@ pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
     }
     print_secret(
         ctx,
-        &ss,
+        ss,
         json!({
             "fingerprint": fingerprint,
             "generation": generation,

@@ -3,6 +3,7 @@
 
 pub mod age_cmd;
 pub mod age_plugin;
+pub mod agent_cmd;
 pub mod args;
 mod bench_cmd;
 pub mod context;
@@ -22,7 +23,7 @@ mod sign_cmd;
 mod vault_cmd;
 
 use crate::error::{Error, Result};
-use args::{Cli, Command, IdentityCommand, KdfArgs, VaultCommand};
+use args::{AgentCommand, Cli, Command, IdentityCommand, KdfArgs, VaultCommand};
 pub use context::Context;
 use output::Output;
 use std::time::Duration;
@@ -74,6 +75,10 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Bench(a) => bench_cmd::run(&ctx, &a),
         Command::Report(a) => report_cmd::run(&ctx, &a),
         Command::Doctor => doctor_cmd::run(&ctx),
+        Command::Agent(AgentCommand::Start(a)) => agent_cmd::start(&ctx, &a),
+        Command::Agent(AgentCommand::Status) => agent_cmd::status(&ctx),
+        Command::Agent(AgentCommand::Stop) | Command::Lock => agent_cmd::stop(&ctx),
+        Command::Agent(AgentCommand::Serve(a)) => agent_cmd::serve(&ctx, &a),
         Command::Manpage => {
             use clap::CommandFactory;
             // Rendered in memory first, so a reader that goes away (`| head`) is seen in one

@@ -69,6 +69,7 @@ pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
     let password = ctx.password(false)?;
     let (report, public) =
         vault::rotate(&path, &password, &save, &rotation, backend, super::now())?;
+    super::agent_cmd::stop_after_change(ctx, &path, "the rotation");
     let fp = public.root_id().fingerprint().to_string();
     ctx.out.json(&json!({
         "fingerprint": fp,

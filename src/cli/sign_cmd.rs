@@ -6,6 +6,7 @@ use super::Context;
 use super::args::{SignArgs, VerifyArgs};
 use super::io::{create_output, input_name, is_stdio, open_input, read_small};
 use super::output::untrusted_path;
+use crate::agent::client::Agent;
 use crate::error::{Error, Exit, Result};
 use crate::identity::signature::{self, Signature, Trust};
 use crate::identity::{Fingerprint, SecretSection};
@@ -75,6 +76,69 @@ impl<'a> Signer<'a> {
     }
 }
 
+/// The signing key one command uses for all its inputs: the running agent's (only digests cross
+/// its socket), else the vault's, unlocked with the password.
+enum KeySource {
+    Agent(Agent, PublicIdentity),
+    Unlocked(crate::vault::Unlocked),
+}
+
+impl KeySource {
+    /// Before any input is read: the running agent, if one serves this vault (and `--no-agent`
+    /// is not given); without one, the password source must be usable (`stdin_is_data`: the
+    /// data comes on stdin, so the password cannot).
+    fn agent(
+        ctx: &Context,
+        no_agent: bool,
+        stdin_is_data: bool,
+        what: &str,
+    ) -> Result<Option<Agent>> {
+        let agent = super::agent_cmd::for_command(ctx, no_agent);
+        if agent.is_none() {
+            super::password::check_source(&ctx.password_source(), stdin_is_data, what)?;
+        }
+        Ok(agent)
+    }
+
+    /// The agent's key (with the vault's public identity, no password), else the unlocked vault.
+    fn open(ctx: &Context, agent: Option<Agent>) -> Result<KeySource> {
+        Ok(match agent {
+            Some(agent) => KeySource::Agent(agent, crate::vault::open(&ctx.vault_path()?)?.public),
+            None => KeySource::Unlocked(ctx.unlock()?),
+        })
+    }
+
+    /// Sign `digest` now. An agent that fails is left, once, for the password path.
+    fn sign(
+        &mut self,
+        ctx: &Context,
+        backend: &dyn Backend,
+        digest: &[u8; 64],
+        compact: bool,
+    ) -> Result<Signature> {
+        let with = |u: &crate::vault::Unlocked| {
+            Signer::new(backend, &u.file.public, &u.secrets, compact).sign(digest)
+        };
+        match self {
+            KeySource::Unlocked(u) => with(u),
+            KeySource::Agent(agent, public) => {
+                match agent.sign(backend, public, digest, super::now()) {
+                    Ok(full) if compact => Ok(Signature::Compact(full.compact())),
+                    Ok(full) => Ok(Signature::Full(full)),
+                    Err(why) => {
+                        super::agent_cmd::fallback_note(ctx, &why);
+                        super::password::check_source(&ctx.password_source(), false, "")?;
+                        let unlocked = ctx.unlock()?;
+                        let sig = with(&unlocked);
+                        *self = KeySource::Unlocked(unlocked);
+                        sig
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// `DIR/<name>.sig`, or `FILE.sig` beside FILE.
 fn sig_path_for(file: &Path, dir: Option<&Path>) -> Result<PathBuf> {
     let name = file.file_name().ok_or_else(|| {
@@ -112,20 +176,14 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
 /// One input (a file or stdin) to `-o SIG` or stdout, as before many files existed.
 fn sign_one(ctx: &Context, args: &SignArgs, input: Option<&PathBuf>) -> Result<()> {
     let input = input.map(PathBuf::as_path);
-    super::password::check_source(&ctx.password_source(), is_stdio(input), "the data to sign")?;
+    let agent = KeySource::agent(ctx, args.no_agent, is_stdio(input), "the data to sign")?;
     let backend = ctx.backend()?;
     // Open the data first, so a missing FILE fails before the password is asked for.
     let reader = open_input(input)?;
-    let unlocked = ctx.unlock()?;
+    let mut key = KeySource::open(ctx, agent)?;
     let digest = hash_input(input, reader)?;
-    let signer = Signer::new(
-        backend,
-        &unlocked.file.public,
-        &unlocked.secrets,
-        args.compact,
-    );
-    let sig = signer.sign(&digest)?;
-    drop(unlocked);
+    let sig = key.sign(ctx, backend, &digest, args.compact)?;
+    drop(key);
     let text = sig.to_armor();
     let fp = sig.root_id().fingerprint().to_string();
     let generation = sig.generation();
@@ -213,19 +271,13 @@ fn sign_files(ctx: &Context, args: &SignArgs, files: &[PathBuf]) -> Result<()> {
             "create it first (mkdir), or pass an existing folder",
         ));
     }
-    super::password::check_source(&ctx.password_source(), false, "the files to sign")?;
+    let agent = KeySource::agent(ctx, args.no_agent, false, "the files to sign")?;
     let backend = ctx.backend()?;
-    let unlocked = ctx.unlock()?;
-    let signer = Signer::new(
-        backend,
-        &unlocked.file.public,
-        &unlocked.secrets,
-        args.compact,
-    );
+    let mut key = KeySource::open(ctx, agent)?;
     let mut done = Vec::new();
     let mut last = None;
     for (file, target) in files.iter().zip(&targets) {
-        let sig = signer.sign(&hash_file(file)?)?;
+        let sig = key.sign(ctx, backend, &hash_file(file)?, args.compact)?;
         write_signature(target, &sig.to_armor())?;
         ctx.out.note(&format!(
             "signed {} -> {}",
@@ -239,7 +291,7 @@ fn sign_files(ctx: &Context, args: &SignArgs, files: &[PathBuf]) -> Result<()> {
         }));
         last = Some(sig);
     }
-    drop(unlocked);
+    drop(key);
     let sig = last.expect("at least one file");
     let fp = sig.root_id().fingerprint().to_string();
     ctx.out.note(&format!(
@@ -327,17 +379,11 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
         (Some(o), _) => o.clone(),
         (None, dir) => sig_path_for(path, dir.as_deref())?,
     };
-    super::password::check_source(&ctx.password_source(), false, "the manifest")?;
+    let agent = KeySource::agent(ctx, args.no_agent, false, "the manifest")?;
     let backend = ctx.backend()?;
-    let unlocked = ctx.unlock()?;
-    let signer = Signer::new(
-        backend,
-        &unlocked.file.public,
-        &unlocked.secrets,
-        args.compact,
-    );
-    let sig = signer.sign(&signature::digest(&text))?;
-    drop(unlocked);
+    let mut key = KeySource::open(ctx, agent)?;
+    let sig = key.sign(ctx, backend, &signature::digest(&text), args.compact)?;
+    drop(key);
     write_signature(&target, &sig.to_armor())?;
     let fp = sig.root_id().fingerprint().to_string();
     ctx.out.note(&format!(

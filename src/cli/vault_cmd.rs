@@ -141,6 +141,7 @@ pub fn passwd(ctx: &Context, kdf: &super::args::KdfArgs) -> Result<()> {
     let old = ctx.password(false)?;
     let new = ctx.new_password()?;
     let params = vault::change_password(&path, &old, &new, new_params, based_on, &opts, backend)?;
+    super::agent_cmd::stop_after_change(ctx, &path, "the password change");
     ctx.out.json(&json!({
         "vault": path.display().to_string(),
         "changed": true,

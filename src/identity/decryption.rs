@@ -135,7 +135,11 @@ impl DecryptionKeys {
         &self,
         header: &fe::Header,
     ) -> Result<(fe::OpenedHeader, &DecryptionKey), FileError> {
-        let candidates: Vec<fe::Candidate<'_>> = self.keys.iter().map(|k| &k.key).collect();
+        let candidates: Vec<fe::Candidate<'_>> = self
+            .keys
+            .iter()
+            .map(|k| &k.key as fe::Candidate<'_>)
+            .collect();
         let opened = header.open(&candidates)?;
         let key = &self.keys[opened.candidate];
         Ok((opened, key))

@@ -22,7 +22,7 @@
 
 use super::SuiteId;
 use super::backend::Backend;
-use super::hybrid_kem::{self, DecapsulationKey, KemError, KemLevel};
+use super::hybrid_kem::{self, KemError, KemLevel};
 use crate::secret::{SecretBytes, random_array};
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use aes_gcm::{Aes256Gcm, Nonce, Tag};
@@ -150,8 +150,9 @@ impl std::error::Error for FileError {}
 /// One recipient: which hybrid KEM, and that KEM's public key.
 pub type Recipient<'a> = (KemLevel, &'a [u8]);
 
-/// One key to try when decrypting: an expanded hybrid decapsulation key (it knows its suite).
-pub type Candidate<'a> = &'a DecapsulationKey;
+/// One key to try when decrypting: an expanded hybrid decapsulation key, or the agent's (it
+/// knows its suite).
+pub type Candidate<'a> = &'a dyn crate::suite::hybrid_kem::Decapsulate;
 
 // ---------------------------------------------------------------------------------------------
 // Key schedule
@@ -467,11 +468,11 @@ impl Header {
     pub fn open(&self, candidates: &[Candidate<'_>]) -> Result<OpenedHeader, FileError> {
         for (stanza_index, stanza) in self.stanzas.iter().enumerate() {
             for (candidate, key) in candidates.iter().enumerate() {
-                let level = key.level();
+                let level = key.kem_level();
                 if level != stanza.level {
                     continue;
                 }
-                let Ok(ss) = key.decapsulate(&stanza.kem_ct) else {
+                let Ok(ss) = key.decapsulate_ct(&stanza.kem_ct) else {
                     // A low-order X25519 ephemeral key: this stanza is for nobody.
                     continue;
                 };
@@ -614,6 +615,7 @@ pub fn decrypt<R: Read + ?Sized, W: Write + ?Sized>(
 mod tests {
     use super::*;
     use crate::identity::{GenerationSecrets, SecretSection};
+    use crate::suite::hybrid_kem::DecapsulationKey;
     use crate::suite::rustcrypto::RustCrypto;
 
     const BACKEND: &RustCrypto = &RustCrypto;
@@ -719,7 +721,7 @@ mod tests {
                 let (out, d) = dec(&k.candidates(), &file).unwrap();
                 assert_eq!(out, plain, "{level:?} {size}");
                 assert_eq!(d.stanza, 0);
-                assert_eq!(k.candidates()[d.candidate].level(), level);
+                assert_eq!(k.candidates()[d.candidate].kem_level(), level);
             }
         }
     }
@@ -813,7 +815,8 @@ mod tests {
             generations: vec![gen1, gen2],
         };
         let keys = vault.decryption_keys(BACKEND);
-        let candidates: Vec<Candidate<'_>> = keys.iter().map(|k| k.key()).collect();
+        let candidates: Vec<Candidate<'_>> =
+            keys.iter().map(|k| k.key() as Candidate<'_>).collect();
         let (out, d) = dec(&candidates, &file).unwrap();
         assert_eq!(out, plain);
         assert_eq!(d.candidate, 2, "generation 1's X-Wing key");

@@ -165,6 +165,24 @@ impl DecapsulationKey {
     }
 }
 
+/// Whatever decapsulates for one hybrid KEM: an expanded key in this process, or one that
+/// the key agent holds (`crate::agent::client::RemoteKey`).
+pub trait Decapsulate {
+    fn kem_level(&self) -> KemLevel;
+    /// As [`DecapsulationKey::decapsulate`].
+    fn decapsulate_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError>;
+}
+
+impl Decapsulate for DecapsulationKey {
+    fn kem_level(&self) -> KemLevel {
+        self.level()
+    }
+
+    fn decapsulate_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError> {
+        self.decapsulate(ct)
+    }
+}
+
 impl std::fmt::Debug for DecapsulationKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(

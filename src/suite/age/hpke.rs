@@ -7,7 +7,7 @@
 
 use crate::secret::SecretBytes;
 use crate::suite::backend::Backend;
-use crate::suite::hybrid_kem::{self, DecapsulationKey, KemError, KemLevel};
+use crate::suite::hybrid_kem::{self, KemError, KemLevel};
 use chacha20poly1305::aead::{AeadInOut, KeyInit};
 use chacha20poly1305::{ChaCha20Poly1305, Nonce, Tag};
 use hkdf::Hkdf;
@@ -111,7 +111,7 @@ pub fn seal_base(
 /// AEAD does not open (another recipient's stanza, or a damaged one); `Err` when the KEM
 /// refuses the input (wrong length, or an all-zero X25519 secret).
 pub fn open_base(
-    key: &DecapsulationKey,
+    key: &dyn hybrid_kem::Decapsulate,
     enc: &[u8],
     info: &[u8],
     aad: &[u8],
@@ -121,10 +121,10 @@ pub fn open_base(
         return Ok(None);
     };
     // X-Wing is the only KEM here; a key of another suite opens nothing.
-    if key.level() != KemLevel::MlKem768 {
+    if key.kem_level() != KemLevel::MlKem768 {
         return Ok(None);
     }
-    let ss = key.decapsulate(enc)?;
+    let ss = key.decapsulate_ct(enc)?;
     let ctx = key_schedule(&ss, info);
     let mut pt = Zeroizing::new(ciphertext[..body_len].to_vec());
     let tag = Tag::try_from(&ciphertext[body_len..]).expect("16 bytes");
@@ -137,6 +137,7 @@ pub fn open_base(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::suite::hybrid_kem::DecapsulationKey;
     use crate::suite::native::Native;
     use crate::suite::rustcrypto::RustCrypto;
     use hpke::{Deserializable as _, Serializable as _};

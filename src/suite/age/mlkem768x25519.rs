@@ -15,7 +15,7 @@ use super::stanza::{Stanza, decode_b64, encode_b64};
 use super::{FILE_KEY_LEN, FileKey};
 use crate::secret::SecretBytes;
 use crate::suite::backend::Backend;
-use crate::suite::hybrid_kem::{DecapsulationKey, KemError};
+use crate::suite::hybrid_kem::{Decapsulate, KemError};
 
 pub const TAG: &str = "mlkem768x25519";
 pub const INFO: &[u8] = b"age-encryption.org/mlkem768x25519";
@@ -55,7 +55,7 @@ pub fn check(stanza: &Stanza) -> Result<Vec<u8>, AgeError> {
 
 /// Try to unwrap with the X-Wing decapsulation key `key`. `Ok(None)`: not for this key. An
 /// all-zero X25519 shared secret is a header failure, as the spec requires.
-pub fn unwrap(key: &DecapsulationKey, stanza: &Stanza) -> Result<Option<FileKey>, AgeError> {
+pub fn unwrap(key: &dyn Decapsulate, stanza: &Stanza) -> Result<Option<FileKey>, AgeError> {
     let enc = check(stanza)?;
     match hpke::open_base(key, &enc, INFO, b"", &stanza.body) {
         Ok(Some(pt)) => Ok(Some(FileKey(

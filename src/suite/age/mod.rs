@@ -26,7 +26,6 @@ pub use recipient::{Identity, Key};
 
 use crate::secret::{SecretBytes, random_array};
 use crate::suite::backend::Backend;
-use crate::suite::hybrid_kem::DecapsulationKey;
 use std::io::{BufRead, Read, Write};
 
 pub const FILE_KEY_LEN: usize = 16;
@@ -52,8 +51,9 @@ impl std::fmt::Debug for FileKey {
 /// file).
 #[derive(Clone, Copy)]
 pub enum IdentityRef<'a> {
-    /// An MLKEM768-X25519 identity: its X-Wing key, expanded once (see [`Identity::expand`]).
-    Hybrid(&'a DecapsulationKey),
+    /// An MLKEM768-X25519 identity: its X-Wing key, expanded once (see [`Identity::expand`]),
+    /// or held by the key agent.
+    Hybrid(&'a dyn crate::suite::hybrid_kem::Decapsulate),
     /// A classic X25519 identity.
     X25519(&'a SecretBytes<32>),
 }
@@ -210,7 +210,7 @@ pub fn reader<'a, R: Read + 'a>(input: R, format: Format) -> Box<dyn BufRead + '
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suite::hybrid_kem::KemLevel;
+    use crate::suite::hybrid_kem::{DecapsulationKey, KemLevel};
     use crate::suite::native::Native;
     use crate::suite::rustcrypto::RustCrypto;
     use proptest::prelude::*;

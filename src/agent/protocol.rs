@@ -1,0 +1,401 @@
+//! The agent's wire protocol (docs/agent.md): one request and one response per connection,
+//! each a frame `u32be length || body`, the body `u8 version || u8 kind || payload`.
+//!
+//! Bounded on both sides: a request body is at most [`MAX_REQUEST`] bytes, a response body at
+//! most [`MAX_RESPONSE`]; a longer length field is refused before anything is read or
+//! allocated. Decoding is strict (exact lengths, no trailing bytes) and never panics.
+
+use crate::secret::SecretBytes;
+use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
+use std::io::{Read, Write};
+
+pub const VERSION: u8 = 1;
+/// The largest request body: a decapsulation of the largest hybrid ciphertext fits easily.
+pub const MAX_REQUEST: usize = 4096;
+/// The largest response body: a status with many generations, or a signature.
+pub const MAX_RESPONSE: usize = 64 * 1024;
+pub const DIGEST_LEN: usize = 64;
+/// Longest error message an agent sends (bytes of UTF-8).
+pub const MAX_MESSAGE: usize = 1024;
+
+const REQ_STATUS: u8 = 0x01;
+const REQ_SIGN: u8 = 0x02;
+const REQ_DECAPSULATE: u8 = 0x03;
+const REQ_STOP: u8 = 0x04;
+const RESP_ERROR: u8 = 0x80;
+const RESP_STATUS: u8 = 0x81;
+const RESP_SIGNATURE: u8 = 0x82;
+const RESP_SECRET: u8 = 0x83;
+const RESP_STOPPING: u8 = 0x84;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Request {
+    Status,
+    /// Sign the SHA-512 `digest` with the newest generation, under nexusq's signature context
+    /// for `signed_at` (the agent builds the context itself).
+    Sign {
+        digest: [u8; DIGEST_LEN],
+        signed_at: u64,
+    },
+    /// Decapsulate a hybrid KEM ciphertext with one generation's key of one suite.
+    Decapsulate {
+        generation: u32,
+        suite: u16,
+        ciphertext: Vec<u8>,
+    },
+    Stop,
+}
+
+/// What a running agent says about itself.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Status {
+    pub pid: u32,
+    pub root_id: [u8; 32],
+    /// The newest generation, the one that signs (0: no signing key held).
+    pub signing_generation: u32,
+    /// Unix seconds: started, and when it stops at the latest (the --max expiry).
+    pub started_at: u64,
+    pub expires_at: u64,
+    /// Seconds until the idle timeout stops it, unless it is used before then.
+    pub idle_left: u64,
+    /// Whether all its memory is locked (mlockall); the secrets' own pages are locked anyway
+    /// where the system allows it.
+    pub memory_locked: bool,
+    /// The (generation, suite) of every decapsulation key held, newest first.
+    pub keys: Vec<(u32, u16)>,
+    /// The vault file it serves (its resolved path, as UTF-8 lossily).
+    pub vault: String,
+}
+
+pub enum Response {
+    Error(String),
+    Status(Status),
+    Signature { generation: u32, signature: Vec<u8> },
+    Secret(SecretBytes<32>),
+    Stopping,
+}
+
+impl std::fmt::Debug for Response {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Response::Error(m) => write!(f, "Error({m:?})"),
+            Response::Status(s) => write!(f, "Status({s:?})"),
+            Response::Signature { generation, .. } => {
+                write!(f, "Signature(generation {generation})")
+            }
+            Response::Secret(_) => f.write_str("Secret(redacted)"),
+            Response::Stopping => f.write_str("Stopping"),
+        }
+    }
+}
+
+fn body(kind: u8) -> Writer {
+    let mut w = Writer::new();
+    w.u8(VERSION).u8(kind);
+    w
+}
+
+fn header<'a>(bytes: &'a [u8], what: &str) -> DecodeResult<(u8, Reader<'a>)> {
+    let mut r = Reader::new(bytes);
+    let version = r.u8(what)?;
+    if version != VERSION {
+        return Err(DecodeError(format!(
+            "{what} version {version} is not {VERSION} (a different nexusq version?)"
+        )));
+    }
+    let kind = r.u8(what)?;
+    Ok((kind, r))
+}
+
+impl Request {
+    pub fn encode(&self) -> Vec<u8> {
+        match self {
+            Request::Status => body(REQ_STATUS).into_inner(),
+            Request::Sign { digest, signed_at } => {
+                let mut w = body(REQ_SIGN);
+                w.bytes(digest).u64(*signed_at);
+                w.into_inner()
+            }
+            Request::Decapsulate {
+                generation,
+                suite,
+                ciphertext,
+            } => {
+                let mut w = body(REQ_DECAPSULATE);
+                w.u32(*generation).u16(*suite).bytes_u16(ciphertext);
+                w.into_inner()
+            }
+            Request::Stop => body(REQ_STOP).into_inner(),
+        }
+    }
+
+    pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
+        if bytes.len() > MAX_REQUEST {
+            return Err(DecodeError("request is too long".into()));
+        }
+        let (kind, mut r) = header(bytes, "request")?;
+        let req = match kind {
+            REQ_STATUS => Request::Status,
+            REQ_SIGN => Request::Sign {
+                digest: r.array("digest")?,
+                signed_at: r.u64("signing time")?,
+            },
+            REQ_DECAPSULATE => Request::Decapsulate {
+                generation: r.u32("generation")?,
+                suite: r.u16("suite")?,
+                ciphertext: r.bytes_u16("ciphertext")?.to_vec(),
+            },
+            REQ_STOP => Request::Stop,
+            other => return Err(DecodeError(format!("unknown request kind {other:#04x}"))),
+        };
+        r.finish("request")?;
+        Ok(req)
+    }
+}
+
+impl Response {
+    pub fn encode(&self) -> Vec<u8> {
+        match self {
+            Response::Error(m) => {
+                let mut end = m.len().min(MAX_MESSAGE);
+                while !m.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let mut w = body(RESP_ERROR);
+                w.bytes_u16(&m.as_bytes()[..end]);
+                w.into_inner()
+            }
+            Response::Status(s) => {
+                let mut w = body(RESP_STATUS);
+                w.u32(s.pid)
+                    .bytes(&s.root_id)
+                    .u32(s.signing_generation)
+                    .u64(s.started_at)
+                    .u64(s.expires_at)
+                    .u64(s.idle_left)
+                    .u8(u8::from(s.memory_locked))
+                    .u16(s.keys.len().min(1024) as u16);
+                for (g, suite) in s.keys.iter().take(1024) {
+                    w.u32(*g).u16(*suite);
+                }
+                let vault = s.vault.as_bytes();
+                w.bytes_u16(&vault[..vault.len().min(4096)]);
+                w.into_inner()
+            }
+            Response::Signature {
+                generation,
+                signature,
+            } => {
+                let mut w = body(RESP_SIGNATURE);
+                w.u32(*generation).bytes_u16(signature);
+                w.into_inner()
+            }
+            Response::Secret(ss) => {
+                let mut w = body(RESP_SECRET);
+                w.bytes(ss.expose());
+                w.into_inner()
+            }
+            Response::Stopping => body(RESP_STOPPING).into_inner(),
+        }
+    }
+
+    pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
+        if bytes.len() > MAX_RESPONSE {
+            return Err(DecodeError("response is too long".into()));
+        }
+        let (kind, mut r) = header(bytes, "response")?;
+        let resp = match kind {
+            RESP_ERROR => {
+                let m = r.bytes_u16("message")?;
+                Response::Error(String::from_utf8_lossy(m).into_owned())
+            }
+            RESP_STATUS => {
+                let pid = r.u32("pid")?;
+                let root_id = r.array("root id")?;
+                let signing_generation = r.u32("generation")?;
+                let started_at = r.u64("start")?;
+                let expires_at = r.u64("expiry")?;
+                let idle_left = r.u64("idle")?;
+                let memory_locked = r.u8("memory locked")? != 0;
+                let n = r.u16("key count")?;
+                let mut keys = Vec::new();
+                for _ in 0..n {
+                    keys.push((r.u32("key generation")?, r.u16("key suite")?));
+                }
+                let vault = String::from_utf8_lossy(r.bytes_u16("vault")?).into_owned();
+                Response::Status(Status {
+                    pid,
+                    root_id,
+                    signing_generation,
+                    started_at,
+                    expires_at,
+                    idle_left,
+                    memory_locked,
+                    keys,
+                    vault,
+                })
+            }
+            RESP_SIGNATURE => Response::Signature {
+                generation: r.u32("generation")?,
+                signature: r.bytes_u16("signature")?.to_vec(),
+            },
+            RESP_SECRET => {
+                let ss = SecretBytes::from_slice(r.take(32, "shared secret")?)
+                    .expect("32 bytes were taken");
+                Response::Secret(ss)
+            }
+            RESP_STOPPING => Response::Stopping,
+            other => return Err(DecodeError(format!("unknown response kind {other:#04x}"))),
+        };
+        r.finish("response")?;
+        Ok(resp)
+    }
+}
+
+/// Why a frame could not be read.
+#[derive(Debug)]
+pub enum FrameError {
+    /// The peer closed before a whole frame arrived (or sent nothing).
+    Truncated,
+    /// The length field exceeds the bound.
+    TooLong(u32),
+    Io(std::io::Error),
+}
+
+impl std::fmt::Display for FrameError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FrameError::Truncated => f.write_str("the connection ended inside a message"),
+            FrameError::TooLong(n) => write!(f, "a message of {n} bytes is over the bound"),
+            FrameError::Io(e) if is_timeout(e) => f.write_str("timed out"),
+            FrameError::Io(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+pub fn is_timeout(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+    )
+}
+
+/// Read one frame of at most `max` bytes. The length is checked before the body is read.
+pub fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, FrameError> {
+    let mut len = [0u8; 4];
+    read_all(r, &mut len)?;
+    let n = u32::from_be_bytes(len);
+    if n as usize > max {
+        return Err(FrameError::TooLong(n));
+    }
+    let mut buf = vec![0u8; n as usize];
+    read_all(r, &mut buf)?;
+    Ok(buf)
+}
+
+fn read_all(r: &mut impl Read, buf: &mut [u8]) -> Result<(), FrameError> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match r.read(&mut buf[filled..]) {
+            Ok(0) => return Err(FrameError::Truncated),
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(FrameError::Io(e)),
+        }
+    }
+    Ok(())
+}
+
+/// Write one frame (length, then body) in one write.
+pub fn write_frame(w: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
+    let mut frame = Vec::with_capacity(4 + body.len());
+    frame.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    frame.extend_from_slice(body);
+    w.write_all(&frame)?;
+    w.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn requests_round_trip_and_junk_is_refused() {
+        let reqs = [
+            Request::Status,
+            Request::Stop,
+            Request::Sign {
+                digest: [7; 64],
+                signed_at: 1_700_000_000,
+            },
+            Request::Decapsulate {
+                generation: 3,
+                suite: 0x0001,
+                ciphertext: vec![1; 1120],
+            },
+        ];
+        for req in reqs {
+            let bytes = req.encode();
+            assert_eq!(Request::decode(&bytes).unwrap(), req);
+            // Every truncation and one extra byte are refused.
+            for n in 0..bytes.len() {
+                assert!(Request::decode(&bytes[..n]).is_err(), "{req:?} cut at {n}");
+            }
+            let mut long = bytes.clone();
+            long.push(0);
+            assert!(Request::decode(&long).is_err());
+            let mut other_version = bytes;
+            other_version[0] = 2;
+            assert!(Request::decode(&other_version).is_err());
+        }
+        assert!(Request::decode(&[VERSION, 0x7f]).is_err());
+        assert!(Request::decode(&vec![VERSION; MAX_REQUEST + 1]).is_err());
+    }
+
+    #[test]
+    fn responses_round_trip() {
+        let status = Status {
+            pid: 42,
+            root_id: [9; 32],
+            signing_generation: 2,
+            started_at: 1,
+            expires_at: 2,
+            idle_left: 3,
+            memory_locked: true,
+            keys: vec![(2, 1), (2, 2), (1, 1)],
+            vault: "/v".into(),
+        };
+        let bytes = Response::Status(status.clone()).encode();
+        match Response::decode(&bytes).unwrap() {
+            Response::Status(s) => assert_eq!(s, status),
+            other => panic!("{other:?}"),
+        }
+        let ss = SecretBytes::<32>::random();
+        match Response::decode(&Response::Secret(ss.clone()).encode()).unwrap() {
+            Response::Secret(got) => assert_eq!(got.expose(), ss.expose()),
+            other => panic!("{other:?}"),
+        }
+        let long = "é".repeat(MAX_MESSAGE);
+        match Response::decode(&Response::Error(long).encode()).unwrap() {
+            Response::Error(m) => assert!(m.len() <= MAX_MESSAGE),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn frames_are_bounded_before_reading() {
+        let mut huge = &[0xff, 0xff, 0xff, 0xff, 1, 2][..];
+        assert!(matches!(
+            read_frame(&mut huge, MAX_REQUEST),
+            Err(FrameError::TooLong(_))
+        ));
+        let mut cut = &[0, 0, 0, 5, 1][..];
+        assert!(matches!(
+            read_frame(&mut cut, MAX_REQUEST),
+            Err(FrameError::Truncated)
+        ));
+        let mut out = Vec::new();
+        write_frame(&mut out, b"abc").unwrap();
+        assert_eq!(read_frame(&mut &out[..], 3).unwrap(), b"abc");
+    }
+}

@@ -1,0 +1,499 @@
+//! `nexusq agent start|status|stop|serve` and `nexusq lock` (docs/agent.md). The agent itself
+//! lives in `crate::agent`; here are the commands, the hand-over to the background process
+//! and the fallback messages of the commands that use it.
+
+use super::Context;
+use super::args::{AgentServeArgs, AgentStartArgs};
+use crate::agent::{self, client, keys::AgentKeys, server};
+use crate::error::{Error, Result};
+use crate::identity::SecretSection;
+use serde_json::json;
+use std::io::{BufRead, Read, Write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+use zeroize::Zeroizing;
+
+/// The most the start command waits for the background agent's "ready" line.
+const READY_TIMEOUT: Duration = Duration::from_secs(30);
+/// The largest secret section handed to the agent (a vault is at most 64 MiB; its secret
+/// section is far smaller).
+const MAX_HANDOVER: usize = 16 * 1024 * 1024;
+
+fn duration(text: &str, option: &str) -> Result<Duration> {
+    agent::parse_duration(text).map_err(|m| {
+        Error::usage(
+            format!("{option}: {m}"),
+            "give a duration such as 30s, 15m, 2h or 1d",
+        )
+    })
+}
+
+fn folder_error(folder: &Path, e: &std::io::Error) -> Error {
+    Error::io(
+        format!(
+            "cannot use the agent's folder {}: {e}",
+            super::output::untrusted_path(folder)
+        ),
+        "it must be a folder of yours with mode 0700 (set XDG_RUNTIME_DIR or TMPDIR elsewhere, \
+         or fix its owner and mode)",
+    )
+}
+
+/// The agent of this vault, asked for its status; `Unusable` explains why not.
+pub fn lookup(ctx: &Context) -> Result<client::Lookup> {
+    Ok(client::find(&ctx.vault_path()?))
+}
+
+/// For `sign`, `decrypt`, `decapsulate`: the running agent of this vault, unless `--no-agent`.
+/// A socket that is there but does not serve is reported once, and the password path is used.
+pub fn for_command(ctx: &Context, no_agent: bool) -> Option<client::Agent> {
+    if no_agent {
+        return None;
+    }
+    let path = ctx.vault_path().ok()?;
+    match client::find(&path) {
+        client::Lookup::Ready(a) => Some(a),
+        client::Lookup::Absent => None,
+        client::Lookup::Unusable(why) => {
+            fallback_note(ctx, &why);
+            None
+        }
+    }
+}
+
+/// The one message of a command that could not use the agent.
+pub fn fallback_note(ctx: &Context, why: &str) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    ctx.out.note(&format!(
+        "the key agent could not be used ({why}); using the password instead"
+    ));
+}
+
+pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
+    let idle = duration(&args.idle, "--idle")?;
+    let max = duration(&args.max, "--max")?;
+    let path = ctx.vault_path()?;
+    let vault = agent::vault_identity(&path);
+    // A missing or damaged vault fails before anything else.
+    crate::vault::open(&vault)?;
+    let socket = agent::socket_path(&vault);
+    let folder = agent::socket_folder();
+    agent::make_folder(&folder).map_err(|e| folder_error(&folder, &e))?;
+    match client::find_at(&socket, agent::CLIENT_TIMEOUT) {
+        client::Lookup::Ready(running) if !args.replace => {
+            let s = running.status();
+            ctx.out.json(&json!({
+                "started": false,
+                "running": true,
+                "pid": s.pid,
+                "socket": socket.display().to_string(),
+                "vault": vault.display().to_string(),
+            }));
+            ctx.out.note(&format!(
+                "an agent already serves {} (pid {}, socket {}); `nexusq agent start --replace` \
+                 starts a new one",
+                super::output::untrusted_path(&vault),
+                s.pid,
+                socket.display()
+            ));
+            return Ok(());
+        }
+        client::Lookup::Ready(running) => {
+            running.stop().map_err(|m| {
+                Error::io(
+                    format!("cannot stop the running agent: {m}"),
+                    "run `nexusq agent stop`, or end its process",
+                )
+            })?;
+            wait_gone(&socket, Duration::from_secs(3));
+        }
+        client::Lookup::Unusable(why) => {
+            server::clear_stale(&socket).map_err(|e| {
+                Error::io(
+                    format!("an agent socket is in the way ({why}) and cannot be removed: {e}"),
+                    "stop that agent (`nexusq agent stop`) or remove the socket",
+                )
+            })?;
+            ctx.out
+                .note(&format!("removed a stale agent socket ({why})"));
+        }
+        client::Lookup::Absent => {}
+    }
+    let unlocked = ctx.unlock()?;
+    let backend = ctx.backend()?;
+    if args.foreground {
+        let mut unlocked = unlocked;
+        let secrets = SecretSection {
+            generations: std::mem::take(&mut unlocked.secrets.generations),
+        };
+        let public = unlocked.file.public.clone();
+        drop(unlocked);
+        return serve_here(
+            ctx, &vault, &socket, &public, secrets, backend, idle, max, true,
+        );
+    }
+    let handover = unlocked.secrets.encode();
+    let public = unlocked.file.public.clone();
+    drop(unlocked);
+    let pid = spawn_background(ctx, &vault, idle, max, &handover)?;
+    drop(handover);
+    let fp = public.root_id().fingerprint().to_string();
+    ctx.out.json(&json!({
+        "started": true,
+        "running": true,
+        "pid": pid,
+        "socket": socket.display().to_string(),
+        "vault": vault.display().to_string(),
+        "fingerprint": fp,
+        "idle_seconds": idle.as_secs(),
+        "max_seconds": max.as_secs(),
+    }));
+    ctx.out
+        .data(&format!("agent listening on {}", socket.display()));
+    ctx.out.note(&format!(
+        "agent started for {} ({fp}), pid {pid}; it stops after {} idle or {} in all \
+         (`nexusq lock` stops it now)",
+        super::output::untrusted_path(&vault),
+        human(idle),
+        human(max)
+    ));
+    Ok(())
+}
+
+fn human(d: Duration) -> String {
+    let s = d.as_secs();
+    if s.is_multiple_of(3600) {
+        format!("{}h", s / 3600)
+    } else if s.is_multiple_of(60) {
+        format!("{}m", s / 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+fn wait_gone(socket: &Path, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if std::fs::symlink_metadata(socket).is_err() {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+/// Re-run this binary as `agent serve` (no fork in a threaded program), hand it the working
+/// secrets over a pipe, and wait for its ready line. Returns its pid.
+fn spawn_background(
+    ctx: &Context,
+    vault: &Path,
+    idle: Duration,
+    max: Duration,
+    handover: &[u8],
+) -> Result<u32> {
+    let exe = std::env::current_exe().map_err(|e| {
+        Error::io(
+            format!("cannot find the nexusq binary to start the agent: {e}"),
+            "run `nexusq agent start --foreground` instead",
+        )
+    })?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("--vault").arg(vault);
+    if let Some(b) = ctx.global.backend {
+        use clap::ValueEnum;
+        if let Some(v) = b.to_possible_value() {
+            cmd.arg("--backend").arg(v.get_name());
+        }
+    }
+    cmd.args(["agent", "serve"])
+        .arg(format!("--idle={}s", idle.as_secs()))
+        .arg(format!("--max={}s", max.as_secs()))
+        .current_dir("/")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let failed = |e: std::io::Error| {
+        Error::io(
+            format!("cannot start the agent process: {e}"),
+            "run `nexusq agent start --foreground` to see what goes wrong",
+        )
+    };
+    let mut child = cmd.spawn().map_err(failed)?;
+    {
+        let mut stdin = child.stdin.take().expect("piped");
+        let mut frame = Zeroizing::new(Vec::with_capacity(4 + handover.len()));
+        frame.extend_from_slice(&(handover.len() as u32).to_be_bytes());
+        frame.extend_from_slice(handover);
+        stdin.write_all(&frame).map_err(failed)?;
+    }
+    let stdout = child.stdout.take().expect("piped");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = std::io::BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let line = rx.recv_timeout(READY_TIMEOUT).unwrap_or_default();
+    let line = line.trim_end();
+    if let Some(pid) = line.strip_prefix("ready ") {
+        return pid.parse().map_err(|_| {
+            Error::io(
+                format!("the agent process said {line:?}"),
+                "this is a bug in nexusq; please report it",
+            )
+        });
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    Err(match line.strip_prefix("error ") {
+        Some(rest) => {
+            let mut parts = rest.splitn(2, '\t');
+            let message = parts.next().unwrap_or_default();
+            let hint = parts.next().unwrap_or_default();
+            Error::io(format!("the agent did not start: {message}"), hint)
+        }
+        None => Error::io(
+            "the agent process ended or hung before it was ready",
+            "run `nexusq agent start --foreground` to see what goes wrong",
+        ),
+    })
+}
+
+/// Harden the process, lock its memory where allowed, bind the socket and serve.
+#[allow(clippy::too_many_arguments)]
+fn serve_here(
+    ctx: &Context,
+    vault: &Path,
+    socket: &Path,
+    public: &crate::identity::PublicIdentity,
+    secrets: SecretSection,
+    backend: &'static dyn crate::suite::Backend,
+    idle: Duration,
+    max: Duration,
+    foreground: bool,
+) -> Result<()> {
+    for failure in super::hardening::harden_process() {
+        ctx.out
+            .warn(&format!("could not harden the process: {failure}"));
+    }
+    let keys = AgentKeys::new(public, secrets, backend)?;
+    // Best effort: RLIMIT_MEMLOCK is often small; the secrets' own pages are locked anyway.
+    let memory_locked = rustix::mm::mlockall(rustix::mm::MlockAllFlags::CURRENT).is_ok();
+    let folder = agent::socket_folder();
+    agent::make_folder(&folder).map_err(|e| folder_error(&folder, &e))?;
+    let bound = server::bind(socket).map_err(|e| {
+        Error::io(
+            format!("cannot listen on {}: {e}", socket.display()),
+            "is another agent starting for this vault? try `nexusq agent status`",
+        )
+    })?;
+    if foreground {
+        ctx.out
+            .data(&format!("agent listening on {}", socket.display()));
+        ctx.out.note(&format!(
+            "agent for {} in the foreground (pid {}); Ctrl-C, `nexusq lock` or {} idle ends it",
+            super::output::untrusted_path(vault),
+            std::process::id(),
+            human(idle)
+        ));
+    } else {
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "ready {}", std::process::id());
+        let _ = out.flush();
+    }
+    let config = server::Config {
+        vault: vault.to_path_buf(),
+        socket: socket.to_path_buf(),
+        idle,
+        max,
+        memory_locked,
+    };
+    let ending = server::serve(bound, keys, backend, config);
+    if foreground {
+        ctx.out
+            .note(&format!("agent stopped, keys wiped: {ending}"));
+    }
+    Ok(())
+}
+
+/// The hidden `agent serve`: the background agent. Reads the working secrets from stdin.
+pub fn serve(ctx: &Context, args: &AgentServeArgs) -> Result<()> {
+    let result = serve_inner(ctx, args);
+    if let Err(e) = &result {
+        // The starter reads this line; the error is also the exit status.
+        let mut out = std::io::stdout().lock();
+        let clean = |s: &str| s.replace(['\t', '\n', '\r'], " ");
+        let _ = writeln!(out, "error {}\t{}", clean(e.message()), clean(e.hint()));
+        let _ = out.flush();
+    }
+    result
+}
+
+fn serve_inner(ctx: &Context, args: &AgentServeArgs) -> Result<()> {
+    // Its own session: the terminal's hang-up does not reach it.
+    let _ = rustix::process::setsid();
+    for failure in super::hardening::harden_process() {
+        ctx.out
+            .warn(&format!("could not harden the process: {failure}"));
+    }
+    let idle = duration(&args.idle, "--idle")?;
+    let max = duration(&args.max, "--max")?;
+    let mut len = [0u8; 4];
+    let mut stdin = std::io::stdin().lock();
+    let bad = |what: &str| {
+        Error::usage(
+            format!("`nexusq agent serve` {what}"),
+            "it is started by `nexusq agent start`, not by hand",
+        )
+    };
+    stdin
+        .read_exact(&mut len)
+        .map_err(|_| bad("got no secrets on stdin"))?;
+    let n = u32::from_be_bytes(len) as usize;
+    if n > MAX_HANDOVER {
+        return Err(bad("got an over-long hand-over"));
+    }
+    let mut bytes = Zeroizing::new(vec![0u8; n]);
+    stdin
+        .read_exact(&mut bytes)
+        .map_err(|_| bad("got a cut hand-over"))?;
+    drop(stdin);
+    let secrets = SecretSection::decode(&bytes).map_err(|e| bad(&format!("got {}", e.0)))?;
+    drop(bytes);
+    let path = ctx.vault_path()?;
+    let vault = agent::vault_identity(&path);
+    let file = crate::vault::open(&vault)?;
+    let socket = agent::socket_path(&vault);
+    let backend = ctx.backend()?;
+    serve_here(
+        ctx,
+        &vault,
+        &socket,
+        &file.public,
+        secrets,
+        backend,
+        idle,
+        max,
+        false,
+    )
+}
+
+pub fn status(ctx: &Context) -> Result<()> {
+    let path = ctx.vault_path()?;
+    let vault = agent::vault_identity(&path);
+    let socket = agent::socket_path(&vault);
+    match client::find(&vault) {
+        client::Lookup::Ready(a) => {
+            let s = a.status();
+            let fp = crate::identity::RootId(s.root_id).fingerprint().to_string();
+            let expires = crate::time::rfc3339(s.expires_at);
+            let keys: Vec<_> = s
+                .keys
+                .iter()
+                .map(|(g, suite)| {
+                    let name = crate::suite::SuiteId::from_u16(*suite)
+                        .map_or("unknown", crate::suite::SuiteId::name);
+                    json!({"generation": g, "suite": name})
+                })
+                .collect();
+            ctx.out.json(&json!({
+                "running": true,
+                "pid": s.pid,
+                "vault": s.vault,
+                "socket": socket.display().to_string(),
+                "fingerprint": fp,
+                "generation": s.signing_generation,
+                "idle_seconds_left": s.idle_left,
+                "expires_at": s.expires_at,
+                "expires_at_rfc3339": expires,
+                "started_at": s.started_at,
+                "memory_locked": s.memory_locked,
+                "keys": keys,
+            }));
+            ctx.out.data(&format!(
+                "agent running (pid {}) for {}\n  fingerprint {fp}, generation {}\n  \
+                 idle timeout in {} s, stops at {expires} at the latest\n  socket {}",
+                s.pid,
+                crate::untrusted::escape(&s.vault),
+                s.signing_generation,
+                s.idle_left,
+                socket.display()
+            ));
+            Ok(())
+        }
+        client::Lookup::Absent => Err(not_running(ctx, &vault, None)),
+        client::Lookup::Unusable(why) => Err(not_running(ctx, &vault, Some(&why))),
+    }
+}
+
+fn not_running(ctx: &Context, vault: &Path, why: Option<&str>) -> Error {
+    ctx.out.json(&json!({
+        "running": false,
+        "vault": vault.display().to_string(),
+        "reason": why,
+    }));
+    let mut m = format!(
+        "no agent is running for {}",
+        super::output::untrusted_path(vault)
+    );
+    if let Some(why) = why {
+        m.push_str(&format!(" ({why})"));
+    }
+    Error::check(m, "start one with `nexusq agent start`")
+}
+
+/// `agent stop` and `lock`: wipe the keys and end the agent. No agent is not an error.
+pub fn stop(ctx: &Context) -> Result<()> {
+    let path = ctx.vault_path()?;
+    let vault = agent::vault_identity(&path);
+    let socket = agent::socket_path(&vault);
+    let stopped = match client::find(&vault) {
+        client::Lookup::Ready(a) => {
+            a.stop().map_err(|m| {
+                Error::io(
+                    format!("the agent did not stop: {m}"),
+                    format!("end its process (pid {})", a.status().pid),
+                )
+            })?;
+            if !wait_gone(&socket, Duration::from_secs(3)) {
+                return Err(Error::io(
+                    "the agent said it stops, but its socket is still there after 3 s",
+                    format!("end its process (pid {})", a.status().pid),
+                ));
+            }
+            ctx.out.note("agent stopped; its keys are wiped");
+            true
+        }
+        client::Lookup::Absent => {
+            ctx.out.note("no agent was running for this vault");
+            false
+        }
+        client::Lookup::Unusable(why) => {
+            let _ = server::clear_stale(&socket);
+            ctx.out.note(&format!(
+                "no agent was serving ({why}); removed its stale socket"
+            ));
+            false
+        }
+    };
+    ctx.out
+        .json(&json!({"stopped": stopped, "vault": vault.display().to_string()}));
+    Ok(())
+}
+
+/// After `rotate`, `vault passwd` or `identity revoke` changed the vault: stop its agent, whose
+/// keys are from before (the agent would also notice the changed file and stop by itself).
+pub fn stop_after_change(ctx: &Context, path: &Path, what: &str) {
+    if let client::Lookup::Ready(a) = client::find(path)
+        && a.stop().is_ok()
+    {
+        wait_gone(a.socket(), Duration::from_secs(3));
+        ctx.out.note(&format!(
+            "stopped the key agent: its keys are from before {what}; `nexusq agent start` \
+             serves the vault again"
+        ));
+    }
+}

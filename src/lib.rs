@@ -6,6 +6,7 @@
 pub mod armor;
 pub mod bench;
 pub mod cli;
+pub mod contacts;
 pub mod error;
 pub mod fs;
 pub mod identity;

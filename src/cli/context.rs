@@ -80,6 +80,10 @@ fn command_options(command: &Command) -> (Takes, PasswordArgs, NewPasswordArgs, 
         Command::Sign(a) => unlocks(&a.password),
         Command::Decapsulate(a) => unlocks(&a.password),
         Command::Decrypt(a) => unlocks(&a.password),
+        Command::Contacts(c) => match c.saves() {
+            Some((p, w)) => writes(p, w),
+            None => none,
+        },
         Command::Vault(VaultCommand::Open)
         | Command::Identity(IdentityCommand::Show { .. } | IdentityCommand::History)
         | Command::Verify(_)

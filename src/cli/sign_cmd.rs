@@ -108,8 +108,8 @@ fn verify_inner(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     let identity;
     let (trust, source) = match (&args.identity, expected) {
         (Some(path), _) => {
-            let what = super::output::untrusted_path(path);
-            identity = peer::parse_export(&read_small(path, "a public identity")?, &what, backend)?;
+            let what;
+            (identity, what) = super::contacts_cmd::read_identity(ctx, path)?;
             (
                 Trust::Identity {
                     identity: &identity,

@@ -7,6 +7,7 @@ pub mod agent;
 pub mod armor;
 pub mod bench;
 pub mod cli;
+pub mod contacts;
 pub mod error;
 pub mod fs;
 pub mod gitsign;

@@ -88,10 +88,7 @@ pub fn export_recipient(
 /// `identity show FILE --age`: someone's export as an age recipient, refusing what `encrypt`
 /// refuses (a revoked identity, an expired newest generation).
 pub fn show_recipient(ctx: &Context, file: &Path) -> Result<()> {
-    let what = file.display().to_string();
-    let backend = ctx.backend()?;
-    let identity =
-        peer::parse_export(&cio::read_small(file, "a public identity")?, &what, backend)?;
+    let (identity, what) = super::contacts_cmd::read_identity(ctx, file)?;
     let (cert, pk) = peer::encryption_key(&identity, KemLevel::MlKem768, super::now(), false)
         .map_err(|e| e.context(&what))?;
     let line = recipient::encode_recipient(pk);
@@ -197,6 +194,8 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             let s = to.to_string_lossy();
             let pk = recipient::parse_recipient(&s).map_err(|e| key_error("--to recipient", &e))?;
             keys.push((pk, "an age1pq1 recipient".into()));
+        } else if let Some(key) = super::contacts_cmd::age_contact_key(ctx, to)? {
+            keys.push(key);
         } else {
             exports.push(to.clone());
         }

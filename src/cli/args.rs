@@ -39,6 +39,10 @@ pub struct GlobalArgs {
     /// Machine-readable output: one JSON object on stdout
     #[arg(long, global = true)]
     pub json: bool,
+
+    /// Contacts book (else $NEXUSQ_CONTACTS, else contacts.nxq beside the vault)
+    #[arg(long, global = true, value_name = "PATH")]
+    pub contacts: Option<PathBuf>,
 }
 
 /// The backends `--backend` and `$NEXUSQ_BACKEND` name.
@@ -153,6 +157,9 @@ pub enum Command {
     Bench(BenchArgs),
     /// Render evidence files (`bench --json`, the arena's `--json`) as one self-contained HTML page
     Report(ReportArgs),
+    /// The contacts book: people's identities by name, updated only along their chain
+    #[command(subcommand)]
+    Contacts(ContactsCommand),
     /// Check this installation: vault, permissions, storage, CPU features, KDF cost, terminal
     Doctor,
     /// Unlock once per session: a key agent that signs and decrypts without a password
@@ -569,4 +576,100 @@ pub enum IdentityCommand {
         #[arg(long, conflicts_with = "full_history")]
         age_plugin_identity: bool,
     },
+}
+
+/// `nexusq contacts ...` (docs/contacts.md).
+#[derive(Subcommand, Debug)]
+pub enum ContactsCommand {
+    /// Add a nexusq export (FILE, or - for stdin) or an age1pq1 recipient under NAME
+    Add {
+        #[arg(value_name = "NAME")]
+        name: String,
+        #[arg(value_name = "FILE|-|age1pq1...")]
+        source: String,
+        /// Accept only this fingerprint (no question asked)
+        #[arg(long, value_name = "FP", conflicts_with = "yes")]
+        expect_fingerprint: Option<String>,
+        /// Accept without checking; the contact stays "unverified" until `contacts verify`
+        #[arg(long)]
+        yes: bool,
+        #[command(flatten)]
+        password: PasswordArgs,
+        #[command(flatten)]
+        writer: WriterArgs,
+    },
+    /// Mark NAME verified after comparing its fingerprint FP with its owner
+    Verify {
+        #[arg(value_name = "NAME")]
+        name: String,
+        #[arg(value_name = "FP")]
+        fingerprint: String,
+        #[command(flatten)]
+        password: PasswordArgs,
+        #[command(flatten)]
+        writer: WriterArgs,
+    },
+    /// Every contact, one line each
+    List,
+    /// One contact: fingerprint, verified, newest generation, expiry, revocation, dates
+    Show {
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
+    /// Remove NAME from the book
+    Remove {
+        #[arg(value_name = "NAME")]
+        name: String,
+        #[command(flatten)]
+        password: PasswordArgs,
+        #[command(flatten)]
+        writer: WriterArgs,
+    },
+    /// Print contacts' exports, or with --age an age recipients file
+    Export {
+        #[arg(
+            value_name = "NAME",
+            required_unless_present = "all",
+            conflicts_with = "all"
+        )]
+        names: Vec<String>,
+        #[arg(long)]
+        all: bool,
+        #[arg(long)]
+        age: bool,
+    },
+    /// Bring NAME up to date with a newer export of the same identity
+    Update {
+        #[arg(value_name = "NAME")]
+        name: String,
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        #[command(flatten)]
+        password: PasswordArgs,
+        #[command(flatten)]
+        writer: WriterArgs,
+    },
+}
+
+impl ContactsCommand {
+    /// The password and writer options of the subcommands that save the book.
+    pub fn saves(&self) -> Option<(&PasswordArgs, &WriterArgs)> {
+        match self {
+            ContactsCommand::Add {
+                password, writer, ..
+            }
+            | ContactsCommand::Verify {
+                password, writer, ..
+            }
+            | ContactsCommand::Remove {
+                password, writer, ..
+            }
+            | ContactsCommand::Update {
+                password, writer, ..
+            } => Some((password, writer)),
+            ContactsCommand::List
+            | ContactsCommand::Show { .. }
+            | ContactsCommand::Export { .. } => None,
+        }
+    }
 }

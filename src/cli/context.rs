@@ -83,6 +83,10 @@ fn command_options(command: &Command) -> (Takes, PasswordArgs, NewPasswordArgs, 
         Command::Agent(AgentCommand::Start(a)) => unlocks(&a.password),
         Command::Agent(AgentCommand::Status | AgentCommand::Stop | AgentCommand::Serve(_))
         | Command::Lock => none,
+        Command::Contacts(c) => match c.saves() {
+            Some((p, w)) => writes(p, w),
+            None => none,
+        },
         Command::Vault(VaultCommand::Open)
         | Command::Identity(IdentityCommand::Show { .. } | IdentityCommand::History)
         | Command::Verify(_)

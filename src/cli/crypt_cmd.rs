@@ -87,12 +87,10 @@ pub(super) fn read_recipients(
     expect_fingerprint: &[String],
 ) -> Result<Vec<Peer>> {
     let expected = peer::parse_fingerprints(expect_fingerprint)?;
-    let backend = ctx.backend()?;
     let mut peers: Vec<Peer> = Vec::new();
     for path in paths {
-        let bytes = cio::read_small(path, "a public identity")?;
-        let name = super::output::untrusted_path(path);
-        let identity = peer::parse_export(&bytes, &name, backend)?;
+        // A file, or a contact by name (docs/contacts.md).
+        let (identity, name) = super::contacts_cmd::read_identity(ctx, path)?;
         let root_id = identity.root_id();
         peer::check_expected(&root_id, &expected).map_err(|e| e.context(&name))?;
         let certificates = identity
@@ -158,7 +156,7 @@ pub(super) fn read_recipients(
 
 pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     refuse_json_to_stdout(ctx, args.output.as_deref(), "encrypt")?;
-    if super::age_cmd::wants_age(args) {
+    if super::age_cmd::wants_age(args) || super::contacts_cmd::names_age_contact(ctx, &args.to)? {
         return super::age_cmd::encrypt(ctx, args);
     }
     let backend = ctx.backend()?;

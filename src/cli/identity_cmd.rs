@@ -118,12 +118,7 @@ fn scope_text(scope: crate::identity::RevocationScope) -> String {
 
 /// `nexusq identity show FILE`: what someone's export says, to compare out of band.
 pub fn show(ctx: &Context, file: &Path) -> Result<()> {
-    let what = super::output::untrusted_path(file);
-    let identity = crate::identity::peer::parse_export(
-        &super::io::read_small(file, "a public identity")?,
-        &what,
-        ctx.backend()?,
-    )?;
+    let (identity, _) = super::contacts_cmd::read_identity(ctx, file)?;
     let now = super::now();
     let fp = identity.root_id().fingerprint().to_string();
     let revoked = crate::identity::peer::is_revoked(&identity);

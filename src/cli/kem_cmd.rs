@@ -43,8 +43,7 @@ fn print_secret(ctx: &Context, ss: &SecretBytes<32>, extra: serde_json::Value) {
 pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
     let backend = ctx.backend()?;
     let expected = peer::parse_fingerprints(&args.peer.expect_fingerprint)?;
-    let what = super::output::untrusted_path(&args.to);
-    let identity = peer::parse_export(&read_small(&args.to, "a public identity")?, &what, backend)?;
+    let (identity, _) = super::contacts_cmd::read_identity(ctx, &args.to)?;
     let root_id = identity.root_id();
     let fp = root_id.fingerprint();
     ctx.out.note(&format!(

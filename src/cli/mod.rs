@@ -6,6 +6,7 @@ pub mod age_plugin;
 pub mod agent_cmd;
 pub mod args;
 mod bench_cmd;
+mod contacts_cmd;
 pub mod context;
 mod crypt_cmd;
 mod doctor_cmd;
@@ -74,6 +75,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Decrypt(a) => crypt_cmd::decrypt(&ctx, &a),
         Command::Bench(a) => bench_cmd::run(&ctx, &a),
         Command::Report(a) => report_cmd::run(&ctx, &a),
+        Command::Contacts(c) => contacts_cmd::run(&ctx, &c),
         Command::Doctor => doctor_cmd::run(&ctx),
         Command::Agent(AgentCommand::Start(a)) => agent_cmd::start(&ctx, &a),
         Command::Agent(AgentCommand::Status) => agent_cmd::status(&ctx),

@@ -454,9 +454,7 @@ fn trust_source(ctx: &Context, args: &VerifyArgs, backend: &dyn Backend) -> Resu
     };
     let (source, said) = match (&args.identity, expected) {
         (Some(path), _) => {
-            let what = untrusted_path(path);
-            let identity =
-                peer::parse_export(&read_small(path, "a public identity")?, &what, backend)?;
+            let (identity, what) = super::contacts_cmd::read_identity(ctx, path)?;
             (
                 TrustSource::Identity(identity, expected),
                 format!("from {what}"),

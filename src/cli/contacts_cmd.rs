@@ -1,0 +1,623 @@
+//! `nexusq contacts ...`, and the one place where a recipient or signer named on the command
+//! line is resolved: an existing path is a file, `age1…`/`ssh-…` an age key, `@NAME` always a
+//! contact, anything else a contact name (docs/contacts.md).
+
+use super::Context;
+use super::args::ContactsCommand;
+use super::io as cio;
+use crate::contacts::book::merge_identity;
+use crate::contacts::store::{self, Loaded};
+use crate::contacts::{Contact, ContactKey, Merge, check_name};
+use crate::error::{Error, Result};
+use crate::identity::{PublicIdentity, peer};
+use crate::suite::age::recipient;
+use crate::suite::hybrid_kem::KemLevel;
+use serde_json::json;
+use std::io::{BufRead, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// Where the book is: `--contacts`, else `$NEXUSQ_CONTACTS`, else beside the vault.
+pub(super) fn book_path(ctx: &Context) -> Result<PathBuf> {
+    if let Some(p) = &ctx.global.contacts {
+        return Ok(p.clone());
+    }
+    if let Some(p) = std::env::var_os("NEXUSQ_CONTACTS").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(p));
+    }
+    Ok(store::beside(&ctx.vault_path()?))
+}
+
+/// The vault's public identity, to check the book against (None when there is no vault).
+fn vault_public(ctx: &Context) -> Result<Option<PublicIdentity>> {
+    let path = ctx.vault_path()?;
+    if std::fs::symlink_metadata(&path).is_err() {
+        return Ok(None);
+    }
+    Ok(Some(crate::vault::open(&path)?.public))
+}
+
+/// The book, read and checked once per process (a command may resolve several names).
+fn book(ctx: &Context) -> Result<&'static Loaded> {
+    static BOOK: OnceLock<Result<Loaded>> = OnceLock::new();
+    BOOK.get_or_init(|| {
+        let path = book_path(ctx)?;
+        let vault = if std::fs::symlink_metadata(&path).is_ok() {
+            vault_public(ctx)?
+        } else {
+            None
+        };
+        store::load(&path, vault.as_ref(), ctx.backend()?)
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// What a `--to` / `--identity` / `identity show` value names.
+pub(super) enum Named {
+    File(PathBuf),
+    /// An `age1…` or `ssh-…` string, for the age code to parse.
+    AgeKey,
+    Contact(&'static Contact),
+}
+
+/// Resolve a value: `@NAME` is always the contact; an existing path (or `-`) is a file; an age
+/// key string is an age key; otherwise a contact name (unknown: exit 2 with the closest names).
+pub(super) fn resolve(ctx: &Context, value: &Path) -> Result<Named> {
+    let Some(s) = value.to_str() else {
+        return Ok(Named::File(value.to_path_buf()));
+    };
+    if let Some(name) = s.strip_prefix('@') {
+        let b = &book(ctx)?.book;
+        return b
+            .get(name)
+            .map(Named::Contact)
+            .ok_or_else(|| b.unknown(name));
+    }
+    if s == "-" || std::fs::symlink_metadata(value).is_ok() {
+        return Ok(Named::File(value.to_path_buf()));
+    }
+    if s.starts_with("age1") || s.starts_with("ssh-") {
+        return Ok(Named::AgeKey);
+    }
+    if check_name(s).is_err() {
+        return Ok(Named::File(value.to_path_buf()));
+    }
+    let b = &book(ctx)?.book;
+    b.get(s).map(Named::Contact).ok_or_else(|| b.unknown(s))
+}
+
+/// Does any of these values name an age-recipient contact (so `encrypt` writes age)?
+pub(super) fn names_age_contact(ctx: &Context, values: &[PathBuf]) -> Result<bool> {
+    for v in values {
+        if let Named::Contact(c) = resolve(ctx, v)?
+            && matches!(c.key, ContactKey::Age(_))
+        {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
+
+/// The X-Wing key of an age-recipient contact, if `value` names one.
+pub(super) fn age_contact_key(ctx: &Context, value: &Path) -> Result<Option<(Vec<u8>, String)>> {
+    if let Named::Contact(c) = resolve(ctx, value)?
+        && let ContactKey::Age(pk) = &c.key
+    {
+        warn_unverified(ctx, c);
+        return Ok(Some((pk.clone(), format!("contact {}", c.name))));
+    }
+    Ok(None)
+}
+
+fn warn_unverified(ctx: &Context, c: &Contact) {
+    if !c.verified {
+        ctx.out.warn(&format!(
+            "contact {} ({}) is unverified: its fingerprint was never compared with its owner; \
+             `nexusq contacts verify {} FP` once you have",
+            c.name,
+            c.fingerprint(),
+            c.name
+        ));
+    }
+}
+
+/// Read the identity a `--to` / `--identity` / `identity show` value names: a checked export
+/// file, or a contact's identity as the book knows it. Returns it with the label to show.
+pub(super) fn read_identity(ctx: &Context, value: &Path) -> Result<(PublicIdentity, String)> {
+    match resolve(ctx, value)? {
+        Named::File(path) => {
+            let what = super::output::untrusted_path(&path);
+            let bytes = read_export_bytes(&path)?;
+            let id = peer::parse_export(&bytes, &what, ctx.backend()?)?;
+            Ok((id, what))
+        }
+        Named::AgeKey => Err(Error::usage(
+            format!(
+                "{} is an age key, not a nexusq identity",
+                super::output::untrusted_path(value)
+            ),
+            "pass a nexusq export (`nexusq identity export`) or a contact name",
+        )),
+        Named::Contact(c) => match &c.key {
+            ContactKey::Identity(id) => {
+                warn_unverified(ctx, c);
+                Ok((id.clone(), format!("contact {}", c.name)))
+            }
+            ContactKey::Age(_) => Err(Error::usage(
+                format!(
+                    "contact {} is an age recipient, not a nexusq identity",
+                    c.name
+                ),
+                format!("encrypt to it with `nexusq encrypt --age --to {}`", c.name),
+            )),
+        },
+    }
+}
+
+/// An export from a file, or from stdin for `-`.
+fn read_export_bytes(path: &Path) -> Result<Vec<u8>> {
+    if path == Path::new("-") {
+        let mut b = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(cio::SMALL_FILE_LIMIT)
+            .read_to_end(&mut b)
+            .map_err(|e| Error::io(format!("cannot read stdin: {e}"), "check the input"))?;
+        return Ok(b);
+    }
+    cio::read_small(path, "a public identity")
+}
+
+// ---------------------------------------------------------------------------------------------
+// the commands
+
+pub fn run(ctx: &Context, command: &ContactsCommand) -> Result<()> {
+    match command {
+        ContactsCommand::Add {
+            name,
+            source,
+            expect_fingerprint,
+            yes,
+            ..
+        } => add(ctx, name, source, expect_fingerprint.as_deref(), *yes),
+        ContactsCommand::Verify {
+            name, fingerprint, ..
+        } => verify(ctx, name, fingerprint),
+        ContactsCommand::List => list(ctx),
+        ContactsCommand::Show { name } => show(ctx, name),
+        ContactsCommand::Remove { name, .. } => remove(ctx, name),
+        ContactsCommand::Export { names, all, age } => export(ctx, names, *all, *age),
+        ContactsCommand::Update { name, file, .. } => update(ctx, name, file),
+    }
+}
+
+/// Unlock the vault (its signing key signs the new book), then change the book.
+fn change<T>(ctx: &Context, f: impl FnOnce(&mut crate::contacts::Book) -> Result<T>) -> Result<T> {
+    let path = book_path(ctx)?;
+    let unlocked = ctx.unlock()?;
+    store::modify(
+        &path,
+        &ctx.save_options()?,
+        &unlocked.file.public,
+        &unlocked.secrets,
+        ctx.backend()?,
+        super::now(),
+        f,
+    )
+}
+
+fn describe(c: &Contact, now: u64) -> String {
+    match &c.key {
+        ContactKey::Identity(id) => {
+            let cert = id.newest();
+            let mut s = format!(
+                "generation {}, valid until {}",
+                cert.generation,
+                crate::time::rfc3339(cert.not_after)
+            );
+            if cert.is_expired(now) {
+                s.push_str(" (expired)");
+            }
+            if peer::is_revoked(id) {
+                s.push_str(", REVOKED");
+            }
+            s
+        }
+        ContactKey::Age(_) => "age recipient (short hash shown)".into(),
+    }
+}
+
+fn add(ctx: &Context, name: &str, source: &str, expect: Option<&str>, yes: bool) -> Result<()> {
+    check_name(name)?;
+    let backend = ctx.backend()?;
+    let key = if source.starts_with("age1") {
+        let pk = recipient::parse_recipient(source).map_err(|e| {
+            Error::usage(
+                format!("the recipient {e}"),
+                "pass one age1pq1… line, copied whole, or a nexusq export file",
+            )
+        })?;
+        ContactKey::Age(pk)
+    } else {
+        let path = Path::new(source);
+        let what = super::output::untrusted_path(path);
+        ContactKey::Identity(peer::parse_export(
+            &read_export_bytes(path)?,
+            &what,
+            backend,
+        )?)
+    };
+    // An identity already under this name: the update rules apply, and its root is pinned.
+    if let (Some(existing), ContactKey::Identity(id)) = (book(ctx)?.book.get(name), &key)
+        && existing.identity().is_some()
+    {
+        ctx.out.note(&format!(
+            "{name} is already in the book; treating this as `contacts update {name}`"
+        ));
+        return apply_update(ctx, name, id);
+    }
+    let fp = match &key {
+        ContactKey::Identity(id) => id.root_id().fingerprint(),
+        ContactKey::Age(pk) => crate::contacts::age_fingerprint(pk),
+    };
+    let what = match &key {
+        ContactKey::Identity(id) => format!(
+            "fingerprint {fp} (nexusq identity, newest generation {})",
+            id.newest().generation
+        ),
+        ContactKey::Age(_) => format!("short hash {fp} (age recipient)"),
+    };
+    let verified = if let Some(typed) = expect {
+        let want = peer::parse_fingerprints(&[typed.to_string()])?[0];
+        if want != fp {
+            return Err(Error::check(
+                format!("{name}: the {what} is not the expected {want}"),
+                "you may have the wrong file, or someone swapped it; nothing was added",
+            ));
+        }
+        true
+    } else if yes {
+        false
+    } else {
+        confirm(&format!(
+            "{name}: {what}\ncompare it with its owner; add it? [y/N] "
+        ))?
+    };
+    let now = super::now();
+    let merge = change(ctx, |b| b.add(name, key, verified, now))?;
+    let state = if verified { "verified" } else { "unverified" };
+    ctx.out.note(&format!("added {name}: {what}, {state}"));
+    if !verified {
+        ctx.out.note(&format!(
+            "compare the fingerprint with its owner, then `nexusq contacts verify {name} {fp}`"
+        ));
+    }
+    ctx.out.json(&json!({
+        "name": name,
+        "fingerprint": fp.to_string(),
+        "verified": verified,
+        "generation": merge.newest_after,
+        "added": true,
+    }));
+    Ok(())
+}
+
+/// Ask a yes/no question at the terminal (`/dev/tty`); no terminal is a usage error.
+fn confirm(question: &str) -> Result<bool> {
+    let no_tty = || {
+        Error::usage(
+            "cannot ask to confirm the fingerprint: there is no terminal",
+            "pass --expect-fingerprint FP (compared with its owner), or --yes to add it \
+             unverified",
+        )
+    };
+    let mut tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .map_err(|_| no_tty())?;
+    tty.write_all(crate::untrusted::scrub(question).as_bytes())
+        .and_then(|()| tty.flush())
+        .map_err(|_| no_tty())?;
+    let mut line = String::new();
+    std::io::BufReader::new(tty)
+        .take(256)
+        .read_line(&mut line)
+        .map_err(|_| no_tty())?;
+    if matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
+        Ok(true)
+    } else {
+        Err(Error::check(
+            "not confirmed: nothing was added",
+            "check the fingerprint with its owner, then run the command again",
+        ))
+    }
+}
+
+fn update(ctx: &Context, name: &str, file: &Path) -> Result<()> {
+    let what = super::output::untrusted_path(file);
+    let id = peer::parse_export(&read_export_bytes(file)?, &what, ctx.backend()?)?;
+    let loaded = book(ctx)?;
+    let contact = loaded
+        .book
+        .get(name)
+        .ok_or_else(|| loaded.book.unknown(name))?;
+    // Refuse another root or a fork before asking for the password.
+    if let ContactKey::Identity(known) = &contact.key {
+        merge_identity(known, &id)?;
+    }
+    apply_update(ctx, name, &id)
+}
+
+fn apply_update(ctx: &Context, name: &str, id: &PublicIdentity) -> Result<()> {
+    let now = super::now();
+    let merge: Merge = change(ctx, |b| b.update(name, id, now))?;
+    let given = id.newest().generation;
+    if merge.newest_after > merge.newest_before {
+        ctx.out.note(&format!(
+            "updated {name}: generation {} -> {}",
+            merge.newest_before, merge.newest_after
+        ));
+    } else if given < merge.newest_before {
+        ctx.out.note(&format!(
+            "this export's newest generation ({given}) is older than the book's ({}); {name} \
+             was not rolled back",
+            merge.newest_before
+        ));
+    }
+    if merge.revocations_added > 0 {
+        ctx.out.warn(&format!(
+            "{name}: {} new revocation statement(s) recorded; they stay applied",
+            merge.revocations_added
+        ));
+    }
+    if !merge.changed() {
+        ctx.out.note(&format!(
+            "{name}: nothing new in this export; the book is unchanged"
+        ));
+    }
+    ctx.out.json(&json!({
+        "name": name,
+        "generation_before": merge.newest_before,
+        "generation": merge.newest_after,
+        "certificates_added": merge.certificates_added,
+        "revocations_added": merge.revocations_added,
+        "changed": merge.changed(),
+    }));
+    Ok(())
+}
+
+fn verify(ctx: &Context, name: &str, typed: &str) -> Result<()> {
+    let fp = peer::parse_fingerprints(&[typed.to_string()])?[0];
+    let loaded = book(ctx)?;
+    let c = loaded
+        .book
+        .get(name)
+        .ok_or_else(|| loaded.book.unknown(name))?;
+    if c.fingerprint() != fp {
+        // Checked before the password is asked for; `Book::verify` checks again under the lock.
+        return Err(Error::check(
+            format!("{name}'s fingerprint is {}, not {fp}", c.fingerprint()),
+            "you may have the wrong contact or the wrong fingerprint; compare with its owner \
+             again, and if the contact is wrong, remove it",
+        ));
+    }
+    change(ctx, |b| b.verify(name, &fp))?;
+    ctx.out.note(&format!("{name} ({fp}) is verified"));
+    ctx.out
+        .json(&json!({"name": name, "fingerprint": fp.to_string(), "verified": true}));
+    Ok(())
+}
+
+fn remove(ctx: &Context, name: &str) -> Result<()> {
+    let loaded = book(ctx)?;
+    loaded
+        .book
+        .get(name)
+        .ok_or_else(|| loaded.book.unknown(name))?;
+    let gone = change(ctx, |b| b.remove(name))?;
+    ctx.out
+        .note(&format!("removed {name} ({})", gone.fingerprint()));
+    ctx.out.json(&json!({"name": name, "removed": true}));
+    Ok(())
+}
+
+fn contact_json(c: &Contact, now: u64) -> serde_json::Value {
+    let mut v = json!({
+        "name": c.name,
+        "fingerprint": c.fingerprint().to_string(),
+        "verified": c.verified,
+        "added": super::output::time(c.added),
+        "updated": super::output::time(c.updated),
+    });
+    match &c.key {
+        ContactKey::Identity(id) => {
+            let cert = id.newest();
+            v["kind"] = json!("nexusq");
+            v["generation"] = json!(cert.generation);
+            v["not_after"] = json!(super::output::time(cert.not_after));
+            v["expired"] = json!(cert.is_expired(now));
+            v["revoked"] = json!(peer::is_revoked(id));
+            v["generations_known"] = json!(
+                id.certificates
+                    .iter()
+                    .map(|c| c.generation)
+                    .collect::<Vec<_>>()
+            );
+            v["revocations"] = json!(id.revocations.len());
+        }
+        ContactKey::Age(pk) => {
+            v["kind"] = json!("age");
+            v["age_recipient"] = json!(recipient::encode_recipient(pk));
+            v["revoked"] = json!(false);
+        }
+    }
+    v
+}
+
+fn list(ctx: &Context) -> Result<()> {
+    let loaded = book(ctx)?;
+    let now = super::now();
+    // The save counter and time, so that an older copy put back can be noticed (docs/contacts.md).
+    ctx.out.json(&json!({
+        "contacts": loaded.book.contacts.iter().map(|c| contact_json(c, now)).collect::<Vec<_>>(),
+        "book": {
+            "path": book_path(ctx)?.display().to_string(),
+            "saves": loaded.book.seq,
+            "saved_at": (loaded.book.seq > 0).then(|| super::output::time(loaded.saved_at)),
+            "signed_by_generation": loaded.signed_by,
+        },
+    }));
+    if !ctx.global.json {
+        if loaded.book.contacts.is_empty() {
+            ctx.out
+                .note("the contacts book is empty; `nexusq contacts add NAME FILE` adds one");
+        }
+        for c in &loaded.book.contacts {
+            let state = if c.verified { "verified" } else { "UNVERIFIED" };
+            ctx.out.data(&format!(
+                "{:<20} {}  {state:<10}  {}",
+                c.name,
+                c.fingerprint(),
+                describe(c, now)
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn show(ctx: &Context, name: &str) -> Result<()> {
+    let loaded = book(ctx)?;
+    let c = loaded
+        .book
+        .get(name)
+        .ok_or_else(|| loaded.book.unknown(name))?;
+    let now = super::now();
+    ctx.out.json(&contact_json(c, now));
+    if ctx.global.json {
+        return Ok(());
+    }
+    let mut text = format!(
+        "name:        {}\nfingerprint: {}\nverified:    {}\n",
+        c.name,
+        c.fingerprint(),
+        if c.verified {
+            "yes"
+        } else {
+            "NO (contacts verify NAME FP)"
+        }
+    );
+    match &c.key {
+        ContactKey::Identity(id) => {
+            let cert = id.newest();
+            text.push_str(&format!(
+                "newest:      generation {}, created {}, valid until {}{}\nknown:       generations {}\nrevoked:     {}\n",
+                cert.generation,
+                crate::time::rfc3339(cert.created),
+                crate::time::rfc3339(cert.not_after),
+                if cert.is_expired(now) { " (EXPIRED)" } else { "" },
+                id.certificates
+                    .iter()
+                    .map(|c| c.generation.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                if peer::is_revoked(id) { "YES, the whole identity" } else { "no" },
+            ));
+            for r in &id.revocations {
+                text.push_str(&format!(
+                    "revocation:  {} on {}: {}\n",
+                    match r.scope {
+                        crate::identity::RevocationScope::Identity => "identity".to_string(),
+                        crate::identity::RevocationScope::SigningKeysBefore(g) =>
+                            format!("signing keys before generation {g}"),
+                    },
+                    crate::time::rfc3339(r.created),
+                    super::output::untrusted(&r.reason)
+                ));
+            }
+            if !cert.reason.is_empty() {
+                text.push_str(&format!(
+                    "reason:      {}\n",
+                    super::output::untrusted(&cert.reason)
+                ));
+            }
+        }
+        ContactKey::Age(pk) => {
+            text.push_str(&format!(
+                "age:         {}\n",
+                recipient::encode_recipient(pk)
+            ));
+        }
+    }
+    text.push_str(&format!(
+        "added:       {}\nupdated:     {}",
+        crate::time::rfc3339(c.added),
+        crate::time::rfc3339(c.updated)
+    ));
+    ctx.out.data(&text);
+    Ok(())
+}
+
+fn export(ctx: &Context, names: &[String], all: bool, age: bool) -> Result<()> {
+    let loaded = book(ctx)?;
+    let chosen: Vec<&Contact> = if all {
+        loaded.book.contacts.iter().collect()
+    } else {
+        names
+            .iter()
+            .map(|n| {
+                let n = n.strip_prefix('@').unwrap_or(n);
+                loaded.book.get(n).ok_or_else(|| loaded.book.unknown(n))
+            })
+            .collect::<Result<_>>()?
+    };
+    let now = super::now();
+    let mut out = String::new();
+    let mut json_items = Vec::new();
+    for c in chosen {
+        match (&c.key, age) {
+            (ContactKey::Identity(id), false) => {
+                let armor = id.to_armor();
+                json_items.push(json!({"name": c.name, "export": armor}));
+                out.push_str(&armor);
+            }
+            (ContactKey::Identity(id), true) => {
+                let (_, pk) = peer::encryption_key(id, KemLevel::MlKem768, now, false)
+                    .map_err(|e| e.context(format!("contact {}", c.name)))?;
+                let line = recipient::encode_recipient(pk);
+                out.push_str(&format!("# {}\n{line}\n", c.name));
+                json_items.push(json!({"name": c.name, "age_recipient": line}));
+            }
+            (ContactKey::Age(pk), true) => {
+                let line = recipient::encode_recipient(pk);
+                out.push_str(&format!("# {}\n{line}\n", c.name));
+                json_items.push(json!({"name": c.name, "age_recipient": line}));
+            }
+            (ContactKey::Age(_), false) => {
+                return Err(Error::usage(
+                    format!(
+                        "contact {} is an age recipient, which has no nexusq export",
+                        c.name
+                    ),
+                    "pass --age for an age recipients file",
+                ));
+            }
+        }
+    }
+    if ctx.global.json {
+        ctx.out.json(&json!({"contacts": json_items}));
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        stdout
+            .write_all(out.as_bytes())
+            .and_then(|()| stdout.flush())
+            .map_err(|e| {
+                Error::io(
+                    format!("cannot write to stdout: {e}"),
+                    "check where stdout goes",
+                )
+            })?;
+    }
+    Ok(())
+}

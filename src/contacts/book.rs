@@ -1,0 +1,430 @@
+//! The book in memory: contacts by name, and the continuity rules of issue 19 / DESIGN.md 3.1.
+//!
+//! A contact holds everything the book has ever accepted for one identity: its root key, every
+//! certificate seen (any generation, in order) and every revocation statement seen. Updates
+//! only add to that, so an older export cannot roll a contact back and an export with its
+//! revocations stripped cannot resurrect anything.
+
+use crate::error::{Error, Result};
+use crate::identity::{Certificate, Fingerprint, PublicIdentity, RootId};
+use sha3::{Digest, Sha3_256};
+use std::collections::BTreeMap;
+
+pub const MAX_NAME_LEN: usize = 64;
+/// The book holds at most this many contacts (it is read whole on every use).
+pub const MAX_CONTACTS: usize = 4096;
+const AGE_FINGERPRINT_LABEL: &[u8] = b"nexusq/age-recipient/v1";
+
+/// What a contact is known by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ContactKey {
+    /// A nexusq identity: root key, every certificate and revocation seen.
+    Identity(PublicIdentity),
+    /// A plain age post-quantum recipient: the X-Wing public key of an `age1pq1…` line.
+    Age(Vec<u8>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Contact {
+    pub name: String,
+    pub key: ContactKey,
+    /// The fingerprint was compared out of band (interactively, `--expect-fingerprint`, or
+    /// `contacts verify`); false after `--yes`.
+    pub verified: bool,
+    /// Unix seconds.
+    pub added: u64,
+    pub updated: u64,
+}
+
+impl Contact {
+    /// The root fingerprint, or for an age recipient a short hash of its key.
+    pub fn fingerprint(&self) -> Fingerprint {
+        match &self.key {
+            ContactKey::Identity(id) => id.root_id().fingerprint(),
+            ContactKey::Age(pk) => age_fingerprint(pk),
+        }
+    }
+
+    pub fn identity(&self) -> Option<&PublicIdentity> {
+        match &self.key {
+            ContactKey::Identity(id) => Some(id),
+            ContactKey::Age(_) => None,
+        }
+    }
+}
+
+/// The short hash shown for an age recipient: the first 20 bytes of
+/// SHA3-256("nexusq/age-recipient/v1" || X-Wing public key), written like a fingerprint.
+pub fn age_fingerprint(pk: &[u8]) -> Fingerprint {
+    let mut h = Sha3_256::new();
+    h.update(AGE_FINGERPRINT_LABEL);
+    h.update(pk);
+    let d: [u8; 32] = h.finalize().into();
+    Fingerprint(d[..20].try_into().expect("20 of 32 bytes"))
+}
+
+/// A name is 1–64 letters, digits, `.`, `-`, `_`, `@`; not `.`/`..`/`-`, and not starting
+/// with `age1` or `ssh-` (those are read as age keys where recipients are named).
+pub fn check_name(name: &str) -> Result<()> {
+    let ok_chars = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_' | '@'));
+    let reserved =
+        matches!(name, "." | ".." | "-") || name.starts_with("age1") || name.starts_with("ssh-");
+    if name.is_empty() || name.len() > MAX_NAME_LEN || !ok_chars || reserved {
+        return Err(Error::usage(
+            format!(
+                "\"{}\" is not a contact name",
+                crate::untrusted::escape(name)
+            ),
+            "a name is 1 to 64 letters, digits, '.', '-', '_' or '@' (not '.', '..', '-', and \
+             not starting with age1 or ssh-)",
+        ));
+    }
+    Ok(())
+}
+
+/// What an add or update changed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Merge {
+    /// Newest generation known before (0 for a new contact or an age recipient).
+    pub newest_before: u32,
+    pub newest_after: u32,
+    pub certificates_added: usize,
+    pub revocations_added: usize,
+}
+
+impl Merge {
+    pub fn changed(&self) -> bool {
+        self.certificates_added + self.revocations_added > 0
+    }
+}
+
+/// The contacts, ordered by name; `seq` counts saves.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Book {
+    pub seq: u64,
+    pub contacts: Vec<Contact>,
+}
+
+impl Book {
+    pub fn get(&self, name: &str) -> Option<&Contact> {
+        self.contacts.iter().find(|c| c.name == name)
+    }
+
+    fn get_mut(&mut self, name: &str) -> Option<&mut Contact> {
+        self.contacts.iter_mut().find(|c| c.name == name)
+    }
+
+    /// The contact holding this identity, if any.
+    pub fn by_root(&self, root_id: &RootId) -> Option<&Contact> {
+        self.contacts
+            .iter()
+            .find(|c| c.identity().is_some_and(|id| id.root_id() == *root_id))
+    }
+
+    /// The certificate of `generation` of the identity `root_id`, with the identity it belongs
+    /// to (its root key, other certificates and revocations), when the book knows it: a trusted
+    /// source for verifiers that get only a root_id and a generation.
+    pub fn certificate(
+        &self,
+        root_id: &RootId,
+        generation: u32,
+    ) -> Option<(&PublicIdentity, &Certificate)> {
+        let id = self.by_root(root_id)?.identity()?;
+        let cert = id
+            .certificates
+            .iter()
+            .find(|c| c.generation == generation)?;
+        Some((id, cert))
+    }
+
+    /// The error for a name the book does not hold: exit 2, closest names as the hint.
+    pub fn unknown(&self, name: &str) -> Error {
+        let near = closest_names(name, self.contacts.iter().map(|c| c.name.as_str()));
+        let hint = if near.is_empty() {
+            "`nexusq contacts list` shows the names; `nexusq contacts add NAME FILE` adds one"
+                .to_string()
+        } else {
+            format!("did you mean {}?", near.join(", "))
+        };
+        Error::usage(
+            format!(
+                "no contact (and no file) named \"{}\"",
+                crate::untrusted::escape(name)
+            ),
+            hint,
+        )
+    }
+
+    /// Add a new contact. A name in use is refused; so is an identity already in the book
+    /// under another name (it is updated under that name instead, see `update`).
+    pub fn add(&mut self, name: &str, key: ContactKey, verified: bool, now: u64) -> Result<Merge> {
+        check_name(name)?;
+        if let Some(existing) = self.get(name) {
+            return Err(Error::usage(
+                format!(
+                    "the name {name} is already in the book ({})",
+                    existing.fingerprint()
+                ),
+                format!(
+                    "choose another name, or `nexusq contacts update {name} FILE` for a newer \
+                     export of the same identity"
+                ),
+            ));
+        }
+        let other = match &key {
+            ContactKey::Identity(id) => self.by_root(&id.root_id()),
+            ContactKey::Age(pk) => self
+                .contacts
+                .iter()
+                .find(|c| matches!(&c.key, ContactKey::Age(k) if k == pk)),
+        };
+        if let Some(other) = other {
+            return Err(Error::usage(
+                format!(
+                    "this identity ({}) is already in the book as {}",
+                    other.fingerprint(),
+                    other.name
+                ),
+                format!(
+                    "use `nexusq contacts update {} FILE` to bring it up to date",
+                    other.name
+                ),
+            ));
+        }
+        if self.contacts.len() >= MAX_CONTACTS {
+            return Err(Error::usage(
+                format!("the book already holds {MAX_CONTACTS} contacts"),
+                "remove some with `nexusq contacts remove NAME`",
+            ));
+        }
+        let merge = Merge {
+            newest_before: 0,
+            newest_after: match &key {
+                ContactKey::Identity(id) => id.newest().generation,
+                ContactKey::Age(_) => 0,
+            },
+            certificates_added: match &key {
+                ContactKey::Identity(id) => id.certificates.len(),
+                ContactKey::Age(_) => 0,
+            },
+            revocations_added: match &key {
+                ContactKey::Identity(id) => id.revocations.len(),
+                ContactKey::Age(_) => 0,
+            },
+        };
+        self.contacts.push(Contact {
+            name: name.to_string(),
+            key,
+            verified,
+            added: now,
+            updated: now,
+        });
+        self.contacts.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(merge)
+    }
+
+    /// Bring contact `name` up to date with an export (already parsed and verified).
+    pub fn update(&mut self, name: &str, incoming: &PublicIdentity, now: u64) -> Result<Merge> {
+        let unknown = self.unknown(name);
+        let contact = self.get_mut(name).ok_or(unknown)?;
+        let ContactKey::Identity(known) = &contact.key else {
+            return Err(Error::usage(
+                format!("{name} is an age recipient, which has no chain to update along"),
+                format!("`nexusq contacts remove {name}`, then add the new recipient or export"),
+            ));
+        };
+        let (merged, merge) = merge_identity(known, incoming)?;
+        if merge.changed() {
+            contact.key = ContactKey::Identity(merged);
+            contact.updated = now;
+        }
+        Ok(merge)
+    }
+
+    pub fn remove(&mut self, name: &str) -> Result<Contact> {
+        let i = self
+            .contacts
+            .iter()
+            .position(|c| c.name == name)
+            .ok_or_else(|| self.unknown(name))?;
+        Ok(self.contacts.remove(i))
+    }
+
+    /// Mark `name` verified if `fp` is its fingerprint (exit 1 otherwise).
+    pub fn verify(&mut self, name: &str, fp: &Fingerprint) -> Result<bool> {
+        let unknown = self.unknown(name);
+        let contact = self.get_mut(name).ok_or(unknown)?;
+        let actual = contact.fingerprint();
+        if actual != *fp {
+            return Err(Error::check(
+                format!("{name}'s fingerprint is {actual}, not {fp}"),
+                "you may have the wrong contact or the wrong fingerprint; compare with its \
+                 owner again, and if the contact is wrong, remove it",
+            ));
+        }
+        let was = contact.verified;
+        contact.verified = true;
+        Ok(!was)
+    }
+}
+
+/// Merge what an export carries into what the book knows about the same identity. Refuses
+/// another root, a fork and a broken chain; never drops a certificate or a revocation.
+pub fn merge_identity(
+    known: &PublicIdentity,
+    incoming: &PublicIdentity,
+) -> Result<(PublicIdentity, Merge)> {
+    let known_fp = known.root_id().fingerprint();
+    if incoming.root_id() != known.root_id() {
+        return Err(Error::check(
+            format!(
+                "this is a different identity: the export's fingerprint is {}, the contact's is \
+                 {known_fp}",
+                incoming.root_id().fingerprint()
+            ),
+            "a contact's root never changes; if this person really has a new identity, add it \
+             under a new name (`nexusq contacts add NEWNAME FILE`) after checking its fingerprint",
+        ));
+    }
+    let mut certs: BTreeMap<u32, Certificate> = known
+        .certificates
+        .iter()
+        .map(|c| (c.generation, c.clone()))
+        .collect();
+    let mut certificates_added = 0;
+    for c in &incoming.certificates {
+        match certs.get(&c.generation) {
+            Some(k) if k != c => {
+                return Err(Error::check(
+                    format!(
+                        "two different certificates for generation {} of identity {known_fp}: \
+                         a fork, which may mean its root key was compromised",
+                        c.generation
+                    ),
+                    "the contact was left as it was; do not use this export, and compare \
+                     fingerprints and generations with its owner out of band",
+                ));
+            }
+            Some(_) => {}
+            None => {
+                certs.insert(c.generation, c.clone());
+                certificates_added += 1;
+            }
+        }
+    }
+    let mut revocations = known.revocations.clone();
+    let mut revocations_added = 0;
+    for r in &incoming.revocations {
+        if !revocations.contains(r) {
+            revocations.push(r.clone());
+            revocations_added += 1;
+        }
+    }
+    let merged = PublicIdentity {
+        root_pk: known.root_pk,
+        certificates: certs.into_values().collect(),
+        revocations,
+    };
+    merged.check_structure().map_err(|e| {
+        Error::check(
+            format!(
+                "the export does not continue the chain the book knows for {known_fp}: {}",
+                e.0
+            ),
+            "the contact was left as it was; ask its owner for a fresh export \
+             (`nexusq identity export --full-history`)",
+        )
+    })?;
+    let merge = Merge {
+        newest_before: known.newest().generation,
+        newest_after: merged.newest().generation,
+        certificates_added,
+        revocations_added,
+    };
+    Ok((merged, merge))
+}
+
+/// Up to three names close to `typed` (edit distance, or a shared prefix), closest first.
+pub fn closest_names<'a>(typed: &str, names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let limit = (typed.chars().count() / 3).max(2);
+    let lower = typed.to_ascii_lowercase();
+    let mut scored: Vec<(usize, &str)> = names
+        .filter_map(|n| {
+            let d = edit_distance(&lower, &n.to_ascii_lowercase());
+            let prefix = n.to_ascii_lowercase().starts_with(&lower) && !lower.is_empty();
+            (d <= limit || prefix).then_some((if prefix { d.min(1) } else { d }, n))
+        })
+        .collect();
+    scored.sort();
+    scored
+        .into_iter()
+        .take(3)
+        .map(|(_, n)| n.to_string())
+        .collect()
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        for ok in [
+            "alice",
+            "a",
+            "bob.smith",
+            "x_y-z",
+            "me@home",
+            &"a".repeat(64),
+        ] {
+            check_name(ok).unwrap();
+        }
+        for bad in [
+            "",
+            ".",
+            "..",
+            "-",
+            "a b",
+            "é",
+            "a/b",
+            "age1pq1x",
+            "ssh-ed",
+            &"a".repeat(65),
+        ] {
+            assert_eq!(
+                check_name(bad).unwrap_err().exit(),
+                crate::error::Exit::Usage
+            );
+        }
+    }
+
+    #[test]
+    fn closest() {
+        let names = ["alice", "alicia", "bob", "carol"];
+        assert_eq!(closest_names("alcie", names.into_iter())[0], "alice");
+        assert_eq!(closest_names("bbo", names.into_iter()), vec!["bob"]);
+        assert_eq!(
+            closest_names("ali", names.into_iter()),
+            vec!["alice", "alicia"]
+        );
+        assert!(closest_names("zzzzzzzz", names.into_iter()).is_empty());
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+    }
+}

@@ -1,0 +1,16 @@
+//! The contacts book (docs/contacts.md): other people's identities under names, pinned to their
+//! root, updated only along their certified chain, with every revocation ever seen kept.
+//!
+//! - [`book`]: the entries and the rules for adding and updating them.
+//! - [`format`]: the file's byte layout.
+//! - [`seal`]: the signature that authenticates each saved version against the vault.
+//! - [`store`]: reading and saving `contacts.nxq` (lock, atomic replace).
+//!
+//! Below `cli`: it returns errors and facts, and prints nothing.
+
+pub mod book;
+pub mod format;
+pub mod seal;
+pub mod store;
+
+pub use book::{Book, Contact, ContactKey, Merge, age_fingerprint, check_name, closest_names};

@@ -524,7 +524,7 @@ fn revoking_signing_keys_does_not_claim_the_identity_is_revoked() {
     );
     let out = v
         .cmd()
-        .args(["identity", "revoke"])
+        .args(["identity", "revoke", "--yes"])
         .arg(&file)
         .arg("--password-file")
         .arg(&v.pw)

@@ -61,7 +61,7 @@ fn emit_line(
             if ctx.global.json {
                 ctx.out.json(&json);
             } else {
-                println!("{line}");
+                ctx.out.raw(&format!("{line}\n"))?;
             }
         }
     }
@@ -223,7 +223,10 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     }
     // nexusq exports: checked, collapsed and with their expiry and revocation as for
     // nexusq's own format; the newest valid generation's X-Wing key.
-    let peers = crypt_cmd::read_recipients(ctx, &exports, &args.peer.expect_fingerprint)?;
+    let mut peers = crypt_cmd::read_recipients(ctx, &exports, &args.peer.expect_fingerprint)?;
+    if args.to_self {
+        crypt_cmd::add_own_identity(ctx, &mut peers)?;
+    }
     let now = super::now();
     let mut summary = Vec::new();
     for p in &peers {

@@ -342,6 +342,9 @@ pub struct SignArgs {
     /// Write the signature to SIG instead of stdout
     #[arg(short = 'o', long = "output", value_name = "SIG")]
     pub output: Option<PathBuf>,
+    /// Sign even though this identity is revoked (others will refuse the signature)
+    #[arg(long)]
+    pub force: bool,
     #[command(flatten)]
     pub password: PasswordArgs,
 }
@@ -371,9 +374,10 @@ pub struct EncapsulateArgs {
     /// Which hybrid KEM
     #[arg(long, value_enum, default_value_t = KemSuiteArg::MlKem768X25519)]
     pub suite: KemSuiteArg,
-    /// Where to write the envelope (or the bare ciphertext with --raw)
+    /// Where to write the envelope (or the bare ciphertext with --raw) [default: stdout; the
+    /// shared secret then goes to stderr]
     #[arg(short = 'o', long = "output", value_name = "CT")]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
     /// Write the bare KEM ciphertext, without envelope; the recipient then cannot detect a
     /// ciphertext that is not for them (decapsulation gives a random secret instead)
     #[arg(long)]
@@ -408,8 +412,15 @@ pub struct EncryptArgs {
     pub input: Option<PathBuf>,
     /// Recipient: an exported identity file, or an age1pq1… age recipient (repeat for up to
     /// 64 recipients)
-    #[arg(long, value_name = "PUB", required_unless_present = "recipients_file")]
+    #[arg(
+        long,
+        value_name = "PUB",
+        required_unless_present_any = ["recipients_file", "to_self"]
+    )]
     pub to: Vec<PathBuf>,
+    /// Also encrypt to this vault's own identity (to read the file back yourself)
+    #[arg(long)]
+    pub to_self: bool,
     /// Which hybrid KEM to use for every recipient
     #[arg(long, value_enum, default_value_t = KemSuiteArg::MlKem768X25519)]
     pub suite: KemSuiteArg,
@@ -460,6 +471,9 @@ pub enum IdentityCommand {
         /// Write the updated export to FILE instead of stdout
         #[arg(short = 'o', long = "output", value_name = "OUT")]
         output: Option<PathBuf>,
+        /// Do not ask for confirmation (needed without a terminal)
+        #[arg(long)]
+        yes: bool,
         #[command(flatten)]
         password: PasswordArgs,
         #[command(flatten)]
@@ -482,6 +496,9 @@ pub enum IdentityCommand {
         /// Include every generation's certificate, not only the newest
         #[arg(long)]
         full_history: bool,
+        /// Export even though this identity is revoked
+        #[arg(long)]
+        force: bool,
         /// Unlock first (asks for the password) so the export is checked against the secrets;
         /// implied by --password-file / --password-fd
         #[arg(long)]

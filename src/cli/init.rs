@@ -65,7 +65,7 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
     let created = vault::create(&path, &password, params, &opts, backend, now(), |rev| {
         let text = armor::encode(revocation::ARMOR_KIND, &rev.encode());
         if to_stdout {
-            print!("{text}");
+            ctx.out.raw(&text)?;
             Ok(())
         } else {
             crate::fs::create_new(&revocation_out, text.as_bytes())?;

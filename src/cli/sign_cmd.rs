@@ -31,6 +31,7 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
     // Open the data first, so a missing FILE fails before the password is asked for.
     let reader = open_input(input)?;
     let unlocked = ctx.unlock()?;
+    super::identity_cmd::refuse_if_revoked(&unlocked.file.public, "its signatures", args.force)?;
     let digest = hash_input(input, reader)?;
     let signed_at = super::now();
     let rnd = Zeroizing::new(random_array::<32>());
@@ -50,7 +51,7 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
             ctx.out.json(&json!({
                 "fingerprint": fp,
                 "generation": generation,
-                "signed_at": signed_at,
+                "signed_at": crate::time::rfc3339(signed_at),
                 "output": path.display().to_string(),
             }));
             ctx.out.note(&format!(
@@ -62,17 +63,15 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
         None if ctx.global.json => ctx.out.json(&json!({
             "fingerprint": fp,
             "generation": generation,
-            "signed_at": signed_at,
+            "signed_at": crate::time::rfc3339(signed_at),
             "output": "-",
-            "armor": text,
+            "armor": true,
+            "signature": text,
         })),
         None => {
             let mut out = create_output(None, false)?;
             out.write_all(text.as_bytes()).map_err(|e| {
-                Error::io(
-                    format!("cannot write the signature to stdout: {e}"),
-                    "check where the output goes, or pass -o SIG",
-                )
+                Error::stdout_write(&e, "check where the output goes, or pass -o SIG")
             })?;
             out.commit()?;
         }
@@ -81,16 +80,14 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
 }
 
 pub fn verify(ctx: &Context, args: &VerifyArgs) -> Result<()> {
-    let result = verify_inner(ctx, args);
-    if let Err(e) = &result
-        && e.exit() == Exit::CheckFailed
-    {
-        ctx.out.json(&json!({
-            "valid": false,
-            "error": e.message(),
-        }));
-    }
-    result
+    // A failed check is `{"valid": false, "error": {...}}` under --json (docs/cli.md).
+    verify_inner(ctx, args).map_err(|e| {
+        if e.exit() == Exit::CheckFailed {
+            e.with_json("valid", json!(false))
+        } else {
+            e
+        }
+    })
 }
 
 fn verify_inner(ctx: &Context, args: &VerifyArgs) -> Result<()> {
@@ -154,11 +151,11 @@ fn verify_inner(ctx: &Context, args: &VerifyArgs) -> Result<()> {
         Trust::Identity { identity, .. } => identity.root_id().fingerprint(),
         Trust::Fingerprint(fp) => fp,
     };
+    // Cheap refusals (wrong signer, wrong fingerprint) before reading the data, and before
+    // the note: a fingerprint that does not match must not first be called "accepted".
+    signature::check_signer(trust, &sig)?;
     ctx.out
         .note(&format!("verifying with identity {trusted_fp} ({source})"));
-
-    // Cheap refusals (wrong signer, wrong fingerprint) before reading the data.
-    signature::check_signer(trust, &sig)?;
     let reader = open_input(input)?;
     let digest = hash_input(input, reader)?;
     let ok = signature::verify(backend, trust, &sig, &digest)?;
@@ -171,12 +168,11 @@ fn verify_inner(ctx: &Context, args: &VerifyArgs) -> Result<()> {
         "valid": true,
         "fingerprint": fp,
         "generation": ok.generation,
-        "signed_at": ok.signed_at,
-        "signed_at_rfc3339": signed,
+        "signed_at": signed,
         "signed_at_claimed": true,
         "superseded": ok.superseded,
         "newest_generation": ok.newest_known,
-        "not_after": ok.not_after,
+        "not_after": not_after,
         "expired": expired,
         "input": input_name(input),
     }));

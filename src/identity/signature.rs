@@ -153,7 +153,7 @@ impl DetachedSignature {
 
     /// Read an armored signature file; any defect is exit 1. `what` names it in messages.
     pub fn parse(text: &[u8], what: &str) -> Result<Self> {
-        let raw = crate::armor::decode(ARMOR_KIND, text).map_err(|e| {
+        let raw = crate::armor::decode_pasted(ARMOR_KIND, text).map_err(|e| {
             Error::check(
                 format!("{what} is not a nexusq signature: it {}", e.0),
                 DEFECT_HINT,

@@ -302,7 +302,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             "output": out.display().to_string(),
             "format": "age",
             "armor": args.armor,
-            "plaintext_bytes": bytes,
+            "bytes": bytes,
             "recipients": pks.len(),
             "identities": summary,
         }));
@@ -462,7 +462,7 @@ pub fn decrypt(
                     "output": out_name,
                     "bytes": bytes,
                     "format": "age",
-                    "armored": format == Format::Armored,
+                    "armor": format == Format::Armored,
                 });
                 if let (Some(o), Some(u)) = (j.as_object_mut(), used.as_object()) {
                     o.extend(u.clone());

@@ -275,7 +275,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             "output": out.display().to_string(),
             "armor": args.armor,
             "suite": level.suite().name(),
-            "plaintext_bytes": bytes,
+            "bytes": bytes,
             "recipients": summary,
         }));
     }
@@ -473,7 +473,7 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
                     "bytes": bytes,
                     "generation": generation,
                     "suite": level.suite().name(),
-                    "armored": armored,
+                    "armor": armored,
                 }));
             }
             Ok(())

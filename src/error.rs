@@ -96,6 +96,12 @@ impl Error {
         serde_json::Value::Object(map)
     }
 
+    /// The same error with another hint.
+    pub fn reworded_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = hint.into();
+        self
+    }
+
     /// The same error with another message and hint (exit code and marks kept).
     pub fn reworded(mut self, message: impl Into<String>, hint: impl Into<String>) -> Self {
         self.message = message.into();

@@ -390,6 +390,8 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     // The vault's password will be needed (unless -i identity files decrypt an age file):
     // refuse an unusable password source before reading any data.
     if args.identity_file.is_empty() {
+        // A missing or damaged vault is said first (exit 4), before any password question.
+        ctx.check_vault()?;
         super::password::check_source(&ctx.password_source(), data_on_stdin, "the encrypted data")?;
     }
     let input_name = cio::input_name(args.input.as_deref());

@@ -26,6 +26,7 @@ fn hash_input(input: Option<&Path>, reader: Box<dyn std::io::Read>) -> Result<[u
 
 pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
     let input = args.input.as_deref();
+    ctx.check_vault()?;
     super::password::check_source(&ctx.password_source(), is_stdio(input), "the data to sign")?;
     let backend = ctx.backend()?;
     // Open the data first, so a missing FILE fails before the password is asked for.

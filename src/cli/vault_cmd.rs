@@ -166,6 +166,8 @@ pub fn passwd(ctx: &Context, kdf: &super::args::KdfArgs) -> Result<()> {
         (None, None)
     };
     let old = ctx.password(false)?;
+    // The old password is checked before the new one is asked for (twice, at a terminal).
+    current.unlock(&old, &Argon2id, backend)?;
     let new = ctx.new_password()?;
     let params = vault::change_password(&path, &old, &new, new_params, based_on, &opts, backend)?;
     ctx.out.json(&json!({

@@ -588,13 +588,14 @@ fn armor_round_trip_and_strictness() {
         .write_stdin(Vec::new())
         .assert()
         .code(2)
-        .stdout("");
+        .stdout(predicates::str::contains(r#""kind":"usage""#));
+    // Nothing but the error object (docs/cli.md) goes to stdout.
     a.decrypt()
         .arg("--json")
         .arg(&asc2)
         .assert()
         .code(2)
-        .stdout("");
+        .stdout(predicates::str::starts_with(r#"{"error":{"code":2"#));
 }
 
 #[test]

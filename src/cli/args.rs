@@ -156,7 +156,6 @@ pub enum Command {
     /// Check this installation: vault, permissions, storage, CPU features, KDF cost, terminal
     Doctor,
     /// Print the man page (roff) generated from these definitions
-    #[command(hide = true)]
     Manpage,
     /// Print shell completions (bash, zsh, fish, elvish, powershell)
     Completions {

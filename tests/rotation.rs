@@ -331,8 +331,14 @@ fn revoke_publishes_the_statement_from_init() {
     assert_eq!(s["revoked"], true);
     // Later exports carry it too, and encryption to it is refused.
     let later = v.dir.join("later.pub");
+    // A revoked identity's export is refused unless forced (issue 17).
     v.cmd()
         .args(["identity", "export", "-o"])
+        .arg(&later)
+        .assert()
+        .code(1);
+    v.cmd()
+        .args(["identity", "export", "--force", "-o"])
         .arg(&later)
         .assert()
         .success();

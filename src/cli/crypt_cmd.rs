@@ -60,7 +60,7 @@ pub(super) fn write_error(e: &std::io::Error, output: Option<&Path>) -> Error {
     }
     match output {
         Some(p) if !cio::is_stdio(Some(p)) => Error::io_at("write", p, e),
-        _ => Error::stdout_write(&e, "check where the output goes"),
+        _ => Error::stdout_write(e, "check where the output goes"),
     }
 }
 

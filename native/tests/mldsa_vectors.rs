@@ -7,12 +7,9 @@ use serde_json::Value;
 use sha2::Digest as _;
 use sha3::digest::{ExtendableOutput, Update, XofReader};
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 fn json(path: &str) -> Value {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/vectors")
-        .join(path);
+    let p = nexusq_testkit::vector_path(path);
     let text = std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
     serde_json::from_str(&text).expect("valid JSON")
 }
@@ -50,6 +47,7 @@ fn for_each_implementation(f: impl Fn()) {
 
 #[test]
 fn acvp_keygen() {
+    nexusq_testkit::skip_without_vectors!();
     let doc = json("acvp/v1.1.0.43/ML-DSA-keyGen-FIPS204/internalProjection.json");
     for_each_implementation(|| {
         let mut n = 0;
@@ -69,6 +67,7 @@ fn acvp_keygen() {
 /// Sign_internal with the message as M' (no prefix), deterministic and hedged.
 #[test]
 fn acvp_siggen_internal() {
+    nexusq_testkit::skip_without_vectors!();
     let doc = json("acvp/v1.1.0.37/ML-DSA-sigGen-FIPS204/internalProjection.json");
     for_each_implementation(|| {
         let mut n = 0;
@@ -97,6 +96,7 @@ fn acvp_siggen_internal() {
 
 #[test]
 fn acvp_sigver_internal_v1_1_0_37() {
+    nexusq_testkit::skip_without_vectors!();
     let doc = json("acvp/v1.1.0.37/ML-DSA-sigVer-FIPS204/internalProjection.json");
     for_each_implementation(|| {
         let (mut pass, mut fail) = (0, 0);
@@ -154,6 +154,7 @@ fn prehash_m_prime(hash_alg: &str, ctx: &[u8], msg: &[u8]) -> Vec<u8> {
 /// by the test), internal with M', and external μ.
 #[test]
 fn acvp_sigver_all_interfaces_v1_1_0_43() {
+    nexusq_testkit::skip_without_vectors!();
     let prompt = json("acvp/v1.1.0.43/ML-DSA-sigVer-FIPS204/prompt.json");
     let results = json("acvp/v1.1.0.43/ML-DSA-sigVer-FIPS204/expectedResults.json");
     let expected: HashMap<u64, bool> = groups(&results)
@@ -258,6 +259,7 @@ fn wycheproof_sign_case(
 
 #[test]
 fn wycheproof_sign_from_seed() {
+    nexusq_testkit::skip_without_vectors!();
     let doc = json("wycheproof/mldsa_65_sign_seed_test.json");
     for_each_implementation(|| {
         let (mut valid, mut all) = (0, 0);
@@ -276,6 +278,7 @@ fn wycheproof_sign_from_seed() {
 
 #[test]
 fn wycheproof_sign_expanded_key() {
+    nexusq_testkit::skip_without_vectors!();
     let doc = json("wycheproof/mldsa_65_sign_noseed_test.json");
     for_each_implementation(|| {
         let (mut valid, mut all, mut refused) = (0, 0, 0);
@@ -305,6 +308,7 @@ fn wycheproof_sign_expanded_key() {
 
 #[test]
 fn wycheproof_verify() {
+    nexusq_testkit::skip_without_vectors!();
     let doc = json("wycheproof/mldsa_65_verify_test.json");
     for_each_implementation(|| {
         let (mut valid, mut all) = (0, 0);
@@ -332,6 +336,7 @@ fn wycheproof_verify() {
 /// in cctv/ML-DSA/accumulated.json). 100 iterations in debug builds, 10 000 in release.
 #[test]
 fn cctv_accumulated() {
+    nexusq_testkit::skip_without_vectors!();
     let doc = json("cctv/ML-DSA/accumulated.json");
     let n = if cfg!(debug_assertions) { 100 } else { 10_000 };
     let want = doc["keygenSignAccumulated"]["results"]["ML-DSA-65"][n.to_string()]

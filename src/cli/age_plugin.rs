@@ -48,14 +48,10 @@ impl KeySource for VaultKeys {
         };
         let file = vault::open(&path).map_err(|e| line(&e))?;
         let password = match &self.password_file {
-            Some(f) => {
-                let read = password::read(&password::Source::File(f.clone()), "password", false)
-                    .map_err(|e| line(&e))?;
-                for w in read.warnings {
-                    eprintln!("age-plugin-nexusq: warning: {w}");
-                }
-                read.password
-            }
+            Some(f) => password::read_env_password_file(f, |w| {
+                eprintln!("age-plugin-nexusq: warning: {w}")
+            })
+            .map_err(|e| line(&e))?,
             None => {
                 let prompt = format!("Password of the nexusq vault {}", path.display());
                 let secret = ask(&prompt)
@@ -122,9 +118,7 @@ pub fn main(args: &[OsString]) -> i32 {
     };
     let mut source = VaultKeys {
         backend,
-        password_file: std::env::var_os("NEXUSQ_PASSWORD_FILE")
-            .filter(|s| !s.is_empty())
-            .map(PathBuf::from),
+        password_file: password::env_password_file(),
     };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();

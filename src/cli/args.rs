@@ -335,27 +335,42 @@ pub struct RotateArgs {
 
 #[derive(Args, Debug)]
 pub struct SignArgs {
-    /// The file to sign; `-` or nothing for stdin
+    /// The files to sign; `-` or nothing for stdin. Several files: FILE.sig beside each,
+    /// one unlock
     #[arg(value_name = "FILE")]
-    pub input: Option<PathBuf>,
-    /// Write the signature to SIG instead of stdout
+    pub inputs: Vec<PathBuf>,
+    /// Write the signature to SIG instead of stdout (one input)
     #[arg(short = 'o', long = "output", value_name = "SIG")]
     pub output: Option<PathBuf>,
     /// Sign even though this identity is revoked (others will refuse the signature)
     #[arg(long)]
     pub force: bool,
+    /// Write each FILE's signature to DIR/<name of FILE>.sig
+    #[arg(long, value_name = "DIR", conflicts_with = "output")]
+    pub output_dir: Option<PathBuf>,
+    /// A compact signature (under 5 KB): names the signing generation instead of carrying its
+    /// certificate; verifiers need your export
+    #[arg(long)]
+    pub compact: bool,
+    /// Sign a `sha256sum` manifest (to SHA256SUMS.sig) after checking every file it lists
+    #[arg(long, value_name = "SHA256SUMS", conflicts_with = "inputs")]
+    pub manifest: Option<PathBuf>,
     #[command(flatten)]
     pub password: PasswordArgs,
 }
 
 #[derive(Args, Debug)]
 pub struct VerifyArgs {
-    /// The signed file; `-` or nothing for stdin
+    /// The signed files; `-` or nothing for stdin (with --sig). Without --sig, each FILE's
+    /// signature is FILE.sig
     #[arg(value_name = "FILE")]
-    pub input: Option<PathBuf>,
-    /// The detached signature
+    pub inputs: Vec<PathBuf>,
+    /// The detached signature (one input)
     #[arg(long, value_name = "SIG")]
-    pub sig: PathBuf,
+    pub sig: Option<PathBuf>,
+    /// Find each FILE's signature as DIR/<name of FILE>.sig
+    #[arg(long, value_name = "DIR", conflicts_with = "sig")]
+    pub sig_dir: Option<PathBuf>,
     /// The signer's exported identity [default: this vault's own identity]
     #[arg(long, value_name = "PUB")]
     pub identity: Option<PathBuf>,
@@ -363,6 +378,10 @@ pub struct VerifyArgs {
     /// the signature only if it matches FP
     #[arg(long, value_name = "FP")]
     pub expect_fingerprint: Option<String>,
+    /// Verify a signed `sha256sum` manifest (its signature SHA256SUMS.sig, or --sig), then the
+    /// SHA-256 of every file it lists
+    #[arg(long, value_name = "SHA256SUMS", conflicts_with_all = ["inputs", "sig_dir"])]
+    pub manifest: Option<PathBuf>,
 }
 
 #[derive(Args, Debug)]

@@ -8,6 +8,7 @@ mod bench_cmd;
 pub mod context;
 mod crypt_cmd;
 mod doctor_cmd;
+pub mod git_sign;
 pub mod hardening;
 mod identity_cmd;
 mod init;

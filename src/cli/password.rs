@@ -85,6 +85,29 @@ fn no_terminal(what: &str) -> Error {
     )
 }
 
+/// The password file named by `$NEXUSQ_PASSWORD_FILE` (scripts; the age plugin and
+/// `nexusq-git-sign`, which take no options), when it is set and not empty.
+pub fn env_password_file() -> Option<PathBuf> {
+    std::env::var_os("NEXUSQ_PASSWORD_FILE")
+        .filter(|s| !s.is_empty())
+        .map(PathBuf::from)
+}
+
+/// Read the password from the `$NEXUSQ_PASSWORD_FILE` file `path`; warnings (a file others
+/// can read) go to `warn`.
+pub fn read_env_password_file(path: &Path, mut warn: impl FnMut(&str)) -> Result<Password> {
+    let read = read(&Source::File(path.to_path_buf()), "password", false)?;
+    for w in &read.warnings {
+        warn(w);
+    }
+    Ok(read.password)
+}
+
+/// Is there a terminal to ask for a password on?
+pub fn has_terminal() -> bool {
+    terminal_available()
+}
+
 /// What a password read produced besides the password: warnings for the user.
 #[derive(Debug)]
 pub struct PasswordRead {

@@ -1,16 +1,21 @@
-//! `nexusq sign` and `nexusq verify`: detached ML-DSA-65 + Ed25519 signatures, streaming the
+//! `nexusq sign` and `nexusq verify`: detached ML-DSA-65 + Ed25519 signatures, full or compact,
+//! of one input, of many files with one unlock, or of a `sha256sum` manifest, streaming the
 //! data through SHA-512 (docs/signature-format.md).
 
 use super::Context;
 use super::args::{SignArgs, VerifyArgs};
 use super::io::{create_output, input_name, is_stdio, open_input, read_small};
+use super::output::untrusted_path;
 use crate::error::{Error, Exit, Result};
-use crate::identity::peer;
-use crate::identity::signature::{self, DetachedSignature, Trust};
+use crate::identity::signature::{self, Signature, Trust};
+use crate::identity::{Fingerprint, SecretSection};
+use crate::identity::{PublicIdentity, peer};
+use crate::manifest;
 use crate::secret::random_array;
-use serde_json::json;
+use crate::suite::Backend;
+use serde_json::{Value, json};
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use zeroize::Zeroizing;
 
 /// SHA-512 of FILE or stdin, in constant memory.
@@ -24,8 +29,89 @@ fn hash_input(input: Option<&Path>, reader: Box<dyn std::io::Read>) -> Result<[u
     })
 }
 
+fn hash_file(path: &Path) -> Result<[u8; 64]> {
+    hash_input(Some(path), open_input(Some(path))?)
+}
+
+/// The unlocked signing key of the newest generation, used for every input of one command.
+pub struct Signer<'a> {
+    backend: &'a dyn Backend,
+    public: &'a PublicIdentity,
+    secrets: &'a SecretSection,
+    compact: bool,
+}
+
+impl<'a> Signer<'a> {
+    pub fn new(
+        backend: &'a dyn Backend,
+        public: &'a PublicIdentity,
+        secrets: &'a SecretSection,
+        compact: bool,
+    ) -> Self {
+        Signer {
+            backend,
+            public,
+            secrets,
+            compact,
+        }
+    }
+
+    /// Sign the data whose SHA-512 is `digest`, now.
+    pub fn sign(&self, digest: &[u8; 64]) -> Result<Signature> {
+        let rnd = Zeroizing::new(random_array::<32>());
+        let full = signature::sign_newest(
+            self.backend,
+            self.public,
+            self.secrets,
+            digest,
+            super::now(),
+            &rnd,
+        )?;
+        Ok(if self.compact {
+            Signature::Compact(full.compact())
+        } else {
+            Signature::Full(full)
+        })
+    }
+}
+
+/// `DIR/<name>.sig`, or `FILE.sig` beside FILE.
+fn sig_path_for(file: &Path, dir: Option<&Path>) -> Result<PathBuf> {
+    let name = file.file_name().ok_or_else(|| {
+        Error::usage(
+            format!("{} names no file", untrusted_path(file)),
+            "pass the files themselves, not folders or `..`",
+        )
+    })?;
+    let mut sig_name = name.to_os_string();
+    sig_name.push(".sig");
+    Ok(match dir {
+        Some(d) => d.join(sig_name),
+        None => file.with_file_name(sig_name),
+    })
+}
+
+fn write_signature(path: &Path, text: &str) -> Result<()> {
+    let mut out = create_output(Some(path), false)?;
+    out.write_all(text.as_bytes())
+        .map_err(|e| Error::io_at("write", path, &e))?;
+    out.commit()
+}
+
 pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
-    let input = args.input.as_deref();
+    if let Some(m) = &args.manifest {
+        return sign_manifest(ctx, args, m);
+    }
+    match args.inputs.as_slice() {
+        [] if args.output_dir.is_none() => sign_one(ctx, args, None),
+        [one] if args.output_dir.is_none() => sign_one(ctx, args, Some(one)),
+        many => sign_files(ctx, args, many),
+    }
+}
+
+/// One input (a file or stdin) to `-o SIG` or stdout, as before many files existed.
+fn sign_one(ctx: &Context, args: &SignArgs, input: Option<&PathBuf>) -> Result<()> {
+    let input = input.map(PathBuf::as_path);
     ctx.check_vault()?;
     super::password::check_source(&ctx.password_source(), is_stdio(input), "the data to sign")?;
     let backend = ctx.backend()?;
@@ -34,37 +120,40 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
     let unlocked = ctx.unlock()?;
     super::identity_cmd::refuse_if_revoked(&unlocked.file.public, "its signatures", args.force)?;
     let digest = hash_input(input, reader)?;
-    let signed_at = super::now();
-    let rnd = Zeroizing::new(random_array::<32>());
-    let public = &unlocked.file.public;
-    let sig = signature::sign_newest(backend, public, &unlocked.secrets, &digest, signed_at, &rnd)?;
+    let signer = Signer::new(
+        backend,
+        &unlocked.file.public,
+        &unlocked.secrets,
+        args.compact,
+    );
+    let sig = signer.sign(&digest)?;
     drop(unlocked);
     let text = sig.to_armor();
     let fp = sig.root_id().fingerprint().to_string();
     let generation = sig.generation();
+    let signed_at = sig.signed_at();
     let output = args.output.as_deref().filter(|p| *p != Path::new("-"));
     match output {
         Some(path) => {
-            let mut out = create_output(Some(path), false)?;
-            out.write_all(text.as_bytes())
-                .map_err(|e| Error::io_at("write", path, &e))?;
-            out.commit()?;
+            write_signature(path, &text)?;
             ctx.out.json(&json!({
                 "fingerprint": fp,
                 "generation": generation,
                 "signed_at": crate::time::rfc3339(signed_at),
+                "compact": args.compact,
                 "output": path.display().to_string(),
             }));
             ctx.out.note(&format!(
                 "signed {} as {fp}, generation {generation}; signature written to {}",
-                input_name(input),
-                super::output::untrusted_path(path)
+                untrusted_path(Path::new(&input_name(input))),
+                untrusted_path(path)
             ));
         }
         None if ctx.global.json => ctx.out.json(&json!({
             "fingerprint": fp,
             "generation": generation,
             "signed_at": crate::time::rfc3339(signed_at),
+            "compact": args.compact,
             "output": "-",
             "armor": true,
             "signature": text,
@@ -72,7 +161,10 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
         None => {
             let mut out = create_output(None, false)?;
             out.write_all(text.as_bytes()).map_err(|e| {
-                Error::stdout_write(&e, "check where the output goes, or pass -o SIG")
+                Error::io(
+                    format!("cannot write the signature to stdout: {e}"),
+                    "check where the output goes, or pass -o SIG",
+                )
             })?;
             out.commit()?;
         }
@@ -80,9 +172,287 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
     Ok(())
 }
 
+/// Several files (or one with --output-dir): FILE.sig for each, one unlock for all.
+fn sign_files(ctx: &Context, args: &SignArgs, files: &[PathBuf]) -> Result<()> {
+    if args.output.is_some() {
+        return Err(Error::usage(
+            "-o names one signature, but several files are to be signed",
+            "drop -o: each FILE gets FILE.sig beside it, or DIR/FILE.sig with --output-dir DIR",
+        ));
+    }
+    if files.iter().any(|f| is_stdio(Some(f))) {
+        return Err(Error::usage(
+            "stdin (`-`) cannot be one of several files to sign",
+            "sign stdin on its own: `nexusq sign -o SIG < data`",
+        ));
+    }
+    // Every name and output is checked before the password is asked for.
+    let mut targets: Vec<PathBuf> = Vec::with_capacity(files.len());
+    for f in files {
+        let meta = std::fs::metadata(f).map_err(|e| Error::io_at("read", f, &e))?;
+        if meta.is_dir() {
+            return Err(Error::usage(
+                format!("{} is a folder", untrusted_path(f)),
+                "pass the files in it",
+            ));
+        }
+        let target = sig_path_for(f, args.output_dir.as_deref())?;
+        if targets.contains(&target) {
+            return Err(Error::usage(
+                format!(
+                    "two files would both get the signature {}",
+                    untrusted_path(&target)
+                ),
+                "sign files with the same name into different --output-dir folders",
+            ));
+        }
+        targets.push(target);
+    }
+    if let Some(d) = &args.output_dir
+        && !d.is_dir()
+    {
+        return Err(Error::usage(
+            format!("--output-dir {} is not a folder", untrusted_path(d)),
+            "create it first (mkdir), or pass an existing folder",
+        ));
+    }
+    super::password::check_source(&ctx.password_source(), false, "the files to sign")?;
+    let backend = ctx.backend()?;
+    let unlocked = ctx.unlock()?;
+    let signer = Signer::new(
+        backend,
+        &unlocked.file.public,
+        &unlocked.secrets,
+        args.compact,
+    );
+    let mut done = Vec::new();
+    let mut last = None;
+    for (file, target) in files.iter().zip(&targets) {
+        let sig = signer.sign(&hash_file(file)?)?;
+        write_signature(target, &sig.to_armor())?;
+        ctx.out.note(&format!(
+            "signed {} -> {}",
+            untrusted_path(file),
+            untrusted_path(target)
+        ));
+        done.push(json!({
+            "input": file.display().to_string(),
+            "output": target.display().to_string(),
+            "signed_at": sig.signed_at(),
+        }));
+        last = Some(sig);
+    }
+    drop(unlocked);
+    let sig = last.expect("at least one file");
+    let fp = sig.root_id().fingerprint().to_string();
+    ctx.out.note(&format!(
+        "{} file(s) signed as {fp}, generation {}",
+        done.len(),
+        sig.generation()
+    ));
+    ctx.out.json(&json!({
+        "fingerprint": fp,
+        "generation": sig.generation(),
+        "compact": args.compact,
+        "files": done,
+    }));
+    Ok(())
+}
+
+/// Parse a manifest read from `path`; a defect is exit 1 naming the line.
+fn parse_manifest(path: &Path, text: &[u8]) -> Result<Vec<manifest::Entry>> {
+    manifest::parse(text).map_err(|e| {
+        Error::check(
+            format!(
+                "{} is not a sha256sum manifest: line {}: {}",
+                untrusted_path(path),
+                e.line,
+                e.why
+            ),
+            "make it with `sha256sum FILE... > SHA256SUMS` in the folder of the files",
+        )
+    })
+}
+
+/// Each listed file's problem, if any: missing, unreadable or another hash.
+fn check_manifest_files(path: &Path, entries: &[manifest::Entry]) -> Vec<(PathBuf, Option<Error>)> {
+    entries
+        .iter()
+        .map(|entry| {
+            let file = manifest::path_of(path, entry);
+            let problem = std::fs::File::open(&file)
+                .and_then(manifest::sha256_reader)
+                .map_err(|e| Error::io_at("read", &file, &e))
+                .and_then(|sha| {
+                    if sha == entry.sha256 {
+                        Ok(())
+                    } else {
+                        Err(Error::check(
+                            format!(
+                                "{}: its SHA-256 is not the one the manifest lists (modified)",
+                                untrusted_path(&file)
+                            ),
+                            "do not use this file; get it again from its source",
+                        ))
+                    }
+                })
+                .err();
+            (file, problem)
+        })
+        .collect()
+}
+
+/// `sign --manifest SHA256SUMS`: refuse a manifest that does not match its files, then sign
+/// it to SHA256SUMS.sig (or -o, or --output-dir).
+fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
+    let text = read_small(path, "a manifest")?;
+    let entries = parse_manifest(path, &text)?;
+    let bad: Vec<_> = check_manifest_files(path, &entries)
+        .into_iter()
+        .filter_map(|(_, p)| p)
+        .collect();
+    if let Some(first) = bad.first() {
+        for e in &bad {
+            ctx.out.error(e);
+        }
+        return Err(Error::check(
+            format!(
+                "{} of the {} files in {} do not match it (first: {})",
+                bad.len(),
+                entries.len(),
+                untrusted_path(path),
+                first.message()
+            ),
+            "regenerate the manifest with sha256sum, then sign it",
+        ));
+    }
+    let target = match (&args.output, &args.output_dir) {
+        (Some(o), _) => o.clone(),
+        (None, dir) => sig_path_for(path, dir.as_deref())?,
+    };
+    super::password::check_source(&ctx.password_source(), false, "the manifest")?;
+    let backend = ctx.backend()?;
+    let unlocked = ctx.unlock()?;
+    let signer = Signer::new(
+        backend,
+        &unlocked.file.public,
+        &unlocked.secrets,
+        args.compact,
+    );
+    let sig = signer.sign(&signature::digest(&text))?;
+    drop(unlocked);
+    write_signature(&target, &sig.to_armor())?;
+    let fp = sig.root_id().fingerprint().to_string();
+    ctx.out.note(&format!(
+        "checked {} file(s) and signed {} as {fp}, generation {}; signature written to {}",
+        entries.len(),
+        untrusted_path(path),
+        sig.generation(),
+        untrusted_path(&target)
+    ));
+    ctx.out.json(&json!({
+        "fingerprint": fp,
+        "generation": sig.generation(),
+        "signed_at": sig.signed_at(),
+        "compact": args.compact,
+        "manifest": path.display().to_string(),
+        "files": entries.len(),
+        "output": target.display().to_string(),
+    }));
+    Ok(())
+}
+
+/// Where the verifier's trusted root comes from, owned.
+pub enum TrustSource {
+    Identity(PublicIdentity, Option<Fingerprint>),
+    Fingerprint(Fingerprint),
+}
+
+impl TrustSource {
+    pub fn trust(&self) -> Trust<'_> {
+        match self {
+            TrustSource::Identity(identity, expected) => Trust::Identity {
+                identity,
+                expected: *expected,
+            },
+            TrustSource::Fingerprint(fp) => Trust::Fingerprint(*fp),
+        }
+    }
+}
+
+/// The vault's own public identity, its root signatures checked (no password).
+pub fn own_identity(path: &Path, backend: &dyn Backend) -> Result<PublicIdentity> {
+    if !path.exists() {
+        return Err(Error::vault(
+            format!(
+                "no vault at {}, so no identity to verify against",
+                untrusted_path(path)
+            ),
+            "pass the signer's export with --identity FILE (or --expect-fingerprint FP), or \
+             point --vault at your vault",
+        ));
+    }
+    let identity = crate::vault::open(path)?.public;
+    identity.verify_signatures(backend).map_err(|e| {
+        Error::vault(
+            format!("the vault's public identity does not verify: {}", e.0),
+            "the vault is damaged or was tampered with; restore it from a backup",
+        )
+    })?;
+    Ok(identity)
+}
+
+/// The trusted root: an identity file, else --expect-fingerprint alone, else the vault. Said
+/// on stderr.
+fn trust_source(ctx: &Context, args: &VerifyArgs, backend: &dyn Backend) -> Result<TrustSource> {
+    let expected = match &args.expect_fingerprint {
+        Some(fp) => Some(peer::parse_fingerprints(std::slice::from_ref(fp))?[0]),
+        None => None,
+    };
+    let (source, said) = match (&args.identity, expected) {
+        (Some(path), _) => {
+            let what = untrusted_path(path);
+            let identity =
+                peer::parse_export(&read_small(path, "a public identity")?, &what, backend)?;
+            (
+                TrustSource::Identity(identity, expected),
+                format!("from {what}"),
+            )
+        }
+        (None, Some(fp)) => (
+            TrustSource::Fingerprint(fp),
+            "carried by the signature, accepted because it matches --expect-fingerprint".into(),
+        ),
+        (None, None) => {
+            let path = ctx.vault_path()?;
+            (
+                TrustSource::Identity(own_identity(&path, backend)?, None),
+                format!("this vault's own, {}", untrusted_path(&path)),
+            )
+        }
+    };
+    let trusted_fp = match &source {
+        TrustSource::Identity(identity, _) => identity.root_id().fingerprint(),
+        TrustSource::Fingerprint(fp) => *fp,
+    };
+    ctx.out
+        .note(&format!("verifying with identity {trusted_fp} ({said})"));
+    Ok(source)
+}
+
+fn read_signature(path: &Path) -> Result<Signature> {
+    Signature::parse(&read_small(path, "a signature")?, &untrusted_path(path))
+}
+
 pub fn verify(ctx: &Context, args: &VerifyArgs) -> Result<()> {
+    if args.manifest.is_some() {
+        return verify_manifest(ctx, args);
+    }
+    if args.sig.is_none() {
+        return verify_files(ctx, args);
+    }
     // A failed check is `{"valid": false, "error": {...}}` under --json (docs/cli.md).
-    verify_inner(ctx, args).map_err(|e| {
+    verify_one(ctx, args).map_err(|e| {
         if e.exit() == Exit::CheckFailed {
             e.with_json("valid", json!(false))
         } else {
@@ -91,95 +461,13 @@ pub fn verify(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     })
 }
 
-fn verify_inner(ctx: &Context, args: &VerifyArgs) -> Result<()> {
-    let backend = ctx.backend()?;
-    let input = args.input.as_deref();
-    let expected = match &args.expect_fingerprint {
-        Some(fp) => Some(peer::parse_fingerprints(std::slice::from_ref(fp))?[0]),
-        None => None,
-    };
-    // The signature first: a defective one fails before anything else is read.
-    let sig_name = super::output::untrusted_path(&args.sig);
-    let sig = DetachedSignature::parse(&read_small(&args.sig, "a signature")?, &sig_name)?;
-
-    // The trusted root: an identity file, else --expect-fingerprint alone, else the vault.
-    let identity;
-    let (trust, source) = match (&args.identity, expected) {
-        (Some(path), _) => {
-            let what = super::output::untrusted_path(path);
-            identity = peer::parse_export(&read_small(path, "a public identity")?, &what, backend)?;
-            (
-                Trust::Identity {
-                    identity: &identity,
-                    expected,
-                },
-                format!("from {what}"),
-            )
-        }
-        (None, Some(fp)) => (
-            Trust::Fingerprint(fp),
-            "carried by the signature, accepted because it matches --expect-fingerprint".into(),
-        ),
-        (None, None) => {
-            let path = ctx.vault_path()?;
-            if !path.exists() {
-                return Err(Error::vault(
-                    format!(
-                        "no vault at {}, so no identity to verify against",
-                        super::output::untrusted_path(&path)
-                    ),
-                    "pass the signer's export with --identity FILE (or --expect-fingerprint FP), \
-                     or point --vault at your vault",
-                ));
-            }
-            identity = crate::vault::open(&path)?.public;
-            identity.verify_signatures(backend).map_err(|e| {
-                Error::vault(
-                    format!("the vault's public identity does not verify: {}", e.0),
-                    "the vault is damaged or was tampered with; restore it from a backup",
-                )
-            })?;
-            (
-                Trust::Identity {
-                    identity: &identity,
-                    expected: None,
-                },
-                format!("this vault's own, {}", super::output::untrusted_path(&path)),
-            )
-        }
-    };
-    let trusted_fp = match trust {
-        Trust::Identity { identity, .. } => identity.root_id().fingerprint(),
-        Trust::Fingerprint(fp) => fp,
-    };
-    // Cheap refusals (wrong signer, wrong fingerprint) before reading the data, and before
-    // the note: a fingerprint that does not match must not first be called "accepted".
-    signature::check_signer(trust, &sig)?;
-    ctx.out
-        .note(&format!("verifying with identity {trusted_fp} ({source})"));
-    let reader = open_input(input)?;
-    let digest = hash_input(input, reader)?;
-    let ok = signature::verify(backend, trust, &sig, &digest)?;
-
-    let fp = ok.fingerprint().to_string();
-    let signed = crate::time::rfc3339(ok.signed_at);
-    let not_after = crate::time::rfc3339(ok.not_after);
-    let expired = ok.not_after < super::now();
-    ctx.out.json(&json!({
-        "valid": true,
-        "fingerprint": fp,
-        "generation": ok.generation,
-        "signed_at": signed,
-        "signed_at_claimed": true,
-        "superseded": ok.superseded,
-        "newest_generation": ok.newest_known,
-        "not_after": not_after,
-        "expired": expired,
-        "input": input_name(input),
-    }));
+/// What a good signature says, for people.
+fn good_line(ok: &signature::Verified) -> String {
     let mut line = format!(
-        "good signature from {fp}, generation {}, signed at {signed} (claimed)",
-        ok.generation
+        "good signature from {}, generation {}, signed at {} (claimed)",
+        ok.fingerprint(),
+        ok.generation,
+        crate::time::rfc3339(ok.signed_at)
     );
     if ok.superseded {
         line.push_str(&format!(
@@ -187,12 +475,198 @@ fn verify_inner(ctx: &Context, args: &VerifyArgs) -> Result<()> {
             ok.newest_known
         ));
     }
-    ctx.out.data(&line);
-    if expired {
+    line
+}
+
+fn verified_json(ok: &signature::Verified) -> serde_json::Map<String, Value> {
+    let v = json!({
+        "valid": true,
+        "fingerprint": ok.fingerprint().to_string(),
+        "generation": ok.generation,
+        "signed_at": ok.signed_at,
+        "signed_at_rfc3339": crate::time::rfc3339(ok.signed_at),
+        "signed_at_claimed": true,
+        "superseded": ok.superseded,
+        "newest_generation": ok.newest_known,
+        "not_after": ok.not_after,
+        "expired": ok.not_after < super::now(),
+    });
+    match v {
+        Value::Object(m) => m,
+        _ => unreachable!("json! of an object"),
+    }
+}
+
+/// Verify one signature over one input, the cheap refusals before the data is read.
+fn check_one(
+    backend: &dyn Backend,
+    trust: Trust<'_>,
+    sig: &Signature,
+    input: Option<&Path>,
+) -> Result<signature::Verified> {
+    signature::check_any_signer(trust, sig)?;
+    let reader = open_input(input)?;
+    let digest = hash_input(input, reader)?;
+    signature::verify_signature(backend, trust, sig, &digest)
+}
+
+/// `verify [FILE|-] --sig SIG`: one input, one signature.
+fn verify_one(ctx: &Context, args: &VerifyArgs) -> Result<()> {
+    let backend = ctx.backend()?;
+    let input = match args.inputs.as_slice() {
+        [] => None,
+        [one] => Some(one.as_path()),
+        _ => {
+            return Err(Error::usage(
+                "--sig names one signature, but several files were given",
+                "drop --sig: each FILE is then checked against FILE.sig",
+            ));
+        }
+    };
+    // The signature first: a defective one fails before anything else is read.
+    let sig = read_signature(args.sig.as_deref().expect("--sig given"))?;
+    let source = trust_source(ctx, args, backend)?;
+    let ok = check_one(backend, source.trust(), &sig, input)?;
+    let mut obj = verified_json(&ok);
+    obj.insert("input".into(), input_name(input).into());
+    ctx.out.json(&Value::Object(obj));
+    ctx.out.data(&good_line(&ok));
+    if ok.not_after < super::now() {
         ctx.out.note(&format!(
-            "note: the certificate of generation {} expired on {not_after} (signatures stay valid)",
-            ok.generation
+            "note: the certificate of generation {} expired on {} (signatures stay valid)",
+            ok.generation,
+            crate::time::rfc3339(ok.not_after)
         ));
     }
     Ok(())
+}
+
+/// `verify FILE...`: each FILE against FILE.sig (or DIR/FILE.sig), each reported; exit 1 when
+/// any is not good.
+fn verify_files(ctx: &Context, args: &VerifyArgs) -> Result<()> {
+    let backend = ctx.backend()?;
+    if args.inputs.is_empty() || args.inputs.iter().any(|f| is_stdio(Some(f))) {
+        return Err(Error::usage(
+            "nothing to verify: stdin needs its signature named with --sig",
+            "pass `--sig SIG` for stdin, or the files themselves (each FILE with its FILE.sig)",
+        ));
+    }
+    let source = trust_source(ctx, args, backend)?;
+    let mut reports = Vec::new();
+    let mut failed: Vec<(String, Error)> = Vec::new();
+    for file in &args.inputs {
+        let shown = untrusted_path(file);
+        let result = sig_path_for(file, args.sig_dir.as_deref()).and_then(|sig_path| {
+            if !sig_path.exists() && std::fs::symlink_metadata(&sig_path).is_err() {
+                return Err(Error::check(
+                    format!(
+                        "{shown}: no signature {} beside it",
+                        untrusted_path(&sig_path)
+                    ),
+                    "ask the signer for it, or name it with --sig SIG (one file) or --sig-dir DIR",
+                ));
+            }
+            let sig = read_signature(&sig_path)?;
+            check_one(backend, source.trust(), &sig, Some(file.as_path()))
+        });
+        match result {
+            Ok(ok) => {
+                ctx.out.data(&format!("{shown}: {}", good_line(&ok)));
+                let mut obj = verified_json(&ok);
+                obj.insert("input".into(), file.display().to_string().into());
+                reports.push(Value::Object(obj));
+            }
+            Err(e) => {
+                ctx.out.note(&format!("{shown}: FAILED: {}", e.message()));
+                reports.push(json!({
+                    "input": file.display().to_string(),
+                    "valid": false,
+                    "error": e.message(),
+                }));
+                failed.push((shown, e));
+            }
+        }
+    }
+    ctx.out.json(&json!({
+        "valid": failed.is_empty(),
+        "files": reports,
+    }));
+    summarize(failed, args.inputs.len(), "files")
+}
+
+/// Nothing failed: Ok. Else one error naming the failures: exit 1 when every failure is a
+/// failed check, else the exit of the first other failure (a missing data file is exit 5).
+fn summarize(failed: Vec<(String, Error)>, total: usize, what: &str) -> Result<()> {
+    let Some((first_name, first)) = failed.first() else {
+        return Ok(());
+    };
+    let exit = failed
+        .iter()
+        .map(|(_, e)| e.exit())
+        .find(|x| *x != Exit::CheckFailed)
+        .unwrap_or(Exit::CheckFailed);
+    let names: Vec<&str> = failed.iter().map(|(n, _)| n.as_str()).collect();
+    let message = if failed.len() == 1 {
+        format!("{first_name} did not verify: {}", first.message())
+    } else {
+        format!(
+            "{} of {total} {what} did not verify: {}",
+            failed.len(),
+            names.join(", ")
+        )
+    };
+    Err(Error::new(exit, message, first.hint().to_string()))
+}
+
+/// `verify --manifest SHA256SUMS`: its signature (SHA256SUMS.sig or --sig), then every listed
+/// file's SHA-256.
+fn verify_manifest(ctx: &Context, args: &VerifyArgs) -> Result<()> {
+    let backend = ctx.backend()?;
+    let path = args.manifest.as_deref().expect("--manifest given");
+    let sig_path = match &args.sig {
+        Some(s) => s.clone(),
+        None => sig_path_for(path, None)?,
+    };
+    let sig = read_signature(&sig_path)?;
+    let source = trust_source(ctx, args, backend)?;
+    let trust = source.trust();
+    signature::check_any_signer(trust, &sig)?;
+    // The bytes that are verified are the bytes that are parsed.
+    let text = read_small(path, "a manifest")?;
+    let ok = match signature::verify_signature(backend, trust, &sig, &signature::digest(&text)) {
+        Ok(ok) => ok,
+        Err(e) => {
+            ctx.out.json(&json!({"valid": false, "error": e.message()}));
+            return Err(e);
+        }
+    };
+    let entries = parse_manifest(path, &text)?;
+    ctx.out
+        .data(&format!("{}: {}", untrusted_path(path), good_line(&ok)));
+    let mut reports = Vec::new();
+    let mut failed = Vec::new();
+    for (file, problem) in check_manifest_files(path, &entries) {
+        let shown = untrusted_path(&file);
+        match problem {
+            None => {
+                ctx.out.data(&format!("{shown}: OK"));
+                reports.push(json!({"file": file.display().to_string(), "ok": true}));
+            }
+            Some(e) => {
+                ctx.out.note(&format!("{shown}: FAILED: {}", e.message()));
+                reports.push(json!({
+                    "file": file.display().to_string(),
+                    "ok": false,
+                    "error": e.message(),
+                }));
+                failed.push((shown, e));
+            }
+        }
+    }
+    let mut obj = verified_json(&ok);
+    obj.insert("valid".into(), failed.is_empty().into());
+    obj.insert("manifest".into(), path.display().to_string().into());
+    obj.insert("files".into(), reports.into());
+    ctx.out.json(&Value::Object(obj));
+    summarize(failed, entries.len(), "listed files")
 }

@@ -1,9 +1,14 @@
 //! Detached signatures and the policy for verifying them (DESIGN.md sections 3.1 and 6;
 //! docs/signature-format.md).
 //!
-//! Encoding (big-endian), armored as `SIGNATURE`:
+//! Encoding (big-endian), armored as `SIGNATURE`, version 1 (full, [`DetachedSignature`]):
 //! `"NXQS" || u8 version=1 || u16 suite=0x0011 || u16 len=32 || root_pk(32) || u64 signed_at ||
-//!  u32 len || signer's certificate || u16 len=3373 || composite signature`.
+//!  u32 len || signer's certificate || u16 len=3373 || composite signature`;
+//! version 2 (compact, [`CompactSignature`]): `"NXQS" || u8 version=2 || u16 suite=0x0011 ||
+//! root_id(32) || u32 generation || u64 signed_at || u16 len=3373 || composite signature`.
+//! A compact signature names the certificate instead of carrying it; the verifier takes it
+//! from the identity it trusts. Both sign the same context, so one is the other without (or
+//! with) the certificate.
 //!
 //! The composite signature (ML-DSA-65 + Ed25519, `suite::hybrid_sig`) covers SHA-512 of the
 //! signed data with the context `"nexusq/sig/v1" || root_id(32) || u32be(g) || u64be(signed_at)`.
@@ -27,6 +32,8 @@ use std::io::Read;
 
 const MAGIC: &[u8; 4] = b"NXQS";
 pub const VERSION: u8 = 1;
+/// The compact signature's version.
+pub const COMPACT_VERSION: u8 = 2;
 pub const ARMOR_KIND: &str = "SIGNATURE";
 /// First part of the composite context.
 pub const CONTEXT_LABEL: &[u8] = b"nexusq/sig/v1";
@@ -105,34 +112,14 @@ impl DetachedSignature {
     /// [`verify`] does the rest.
     pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
         let mut r = Reader::new(bytes);
-        r.expect_tag(MAGIC, "signature")?;
-        let version = r.u8("signature version")?;
-        if version != VERSION {
-            return Err(DecodeError(format!(
-                "signature version {version} is not supported (made by a newer nexusq?)"
-            )));
-        }
-        let suite = r.u16("signature suite")?;
-        if suite != SuiteId::MlDsa65Ed25519.to_u16() {
-            return Err(DecodeError(format!(
-                "signature suite {suite:#06x} is not {} (made by a newer nexusq?)",
-                SuiteId::MlDsa65Ed25519.name()
-            )));
-        }
+        expect_version(&mut r, VERSION)?;
         let root_pk: [u8; root_sig::PUBLIC_KEY_LEN] = r
             .bytes_u16("signature root key")?
             .try_into()
             .map_err(|_| DecodeError("the signature's root key has the wrong length".into()))?;
         let signed_at = r.u64("signature time")?;
         let certificate = Certificate::decode(r.bytes_u32("signer's certificate")?)?;
-        let signature = r.bytes_u16("composite signature")?;
-        if signature.len() != hybrid_sig::SIGNATURE_LEN {
-            return Err(DecodeError(format!(
-                "the composite signature is {} bytes, not {}",
-                signature.len(),
-                hybrid_sig::SIGNATURE_LEN
-            )));
-        }
+        let signature = composite(&mut r)?;
         r.finish("signature")?;
         if certificate.root_id != RootId::of(&root_pk) {
             return Err(DecodeError(
@@ -143,7 +130,7 @@ impl DetachedSignature {
             root_pk,
             signed_at,
             certificate,
-            signature: signature.to_vec(),
+            signature,
         })
     }
 
@@ -151,20 +138,232 @@ impl DetachedSignature {
         crate::armor::encode(ARMOR_KIND, &self.encode())
     }
 
-    /// Read an armored signature file; any defect is exit 1. `what` names it in messages.
+    /// Read an armored full (version 1) signature file; any defect is exit 1. `what` names it
+    /// in messages. [`Signature::parse`] reads either version.
     pub fn parse(text: &[u8], what: &str) -> Result<Self> {
-        let raw = crate::armor::decode_pasted(ARMOR_KIND, text).map_err(|e| {
-            Error::check(
-                format!("{what} is not a nexusq signature: it {}", e.0),
-                DEFECT_HINT,
-            )
-        })?;
-        Self::decode(&raw).map_err(|e| {
-            Error::check(
-                format!("{what} is a damaged signature: {}", e.0),
-                DEFECT_HINT,
-            )
+        Self::decode(&unarmor(text, what)?).map_err(|e| damaged(what, e))
+    }
+
+    /// The same signature without its certificate.
+    pub fn compact(&self) -> CompactSignature {
+        CompactSignature {
+            root_id: self.root_id(),
+            generation: self.certificate.generation,
+            signed_at: self.signed_at,
+            signature: self.signature.clone(),
+        }
+    }
+}
+
+/// The magic, the given version and the suite.
+fn expect_version(r: &mut Reader<'_>, want: u8) -> DecodeResult<()> {
+    r.expect_tag(MAGIC, "signature")?;
+    let version = r.u8("signature version")?;
+    if version != want {
+        return Err(DecodeError(format!(
+            "signature version {version} is not supported (made by a newer nexusq?)"
+        )));
+    }
+    let suite = r.u16("signature suite")?;
+    if suite != SuiteId::MlDsa65Ed25519.to_u16() {
+        return Err(DecodeError(format!(
+            "signature suite {suite:#06x} is not {} (made by a newer nexusq?)",
+            SuiteId::MlDsa65Ed25519.name()
+        )));
+    }
+    Ok(())
+}
+
+/// The length-prefixed composite signature, exactly [`hybrid_sig::SIGNATURE_LEN`] bytes.
+fn composite(r: &mut Reader<'_>) -> DecodeResult<Vec<u8>> {
+    let signature = r.bytes_u16("composite signature")?;
+    if signature.len() != hybrid_sig::SIGNATURE_LEN {
+        return Err(DecodeError(format!(
+            "the composite signature is {} bytes, not {}",
+            signature.len(),
+            hybrid_sig::SIGNATURE_LEN
+        )));
+    }
+    Ok(signature.to_vec())
+}
+
+fn unarmor(text: &[u8], what: &str) -> Result<Vec<u8>> {
+    crate::armor::decode_pasted(ARMOR_KIND, text).map_err(|e| {
+        Error::check(
+            format!("{what} is not a nexusq signature: it {}", e.0),
+            DEFECT_HINT,
+        )
+    })
+}
+
+fn damaged(what: &str, e: DecodeError) -> Error {
+    Error::check(
+        format!("{what} is a damaged signature: {}", e.0),
+        DEFECT_HINT,
+    )
+}
+
+/// A compact (version 2) signature: the signer's root_id and generation instead of the
+/// certificate. Nothing in it is trusted until [`verify_signature`] says so; it verifies only
+/// against an identity that holds that generation's certificate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CompactSignature {
+    /// The root_id the signature claims (its signer's fingerprint).
+    pub root_id: RootId,
+    pub generation: u32,
+    pub signed_at: u64,
+    /// The composite ML-DSA-65 + Ed25519 signature (3373 bytes).
+    pub signature: Vec<u8>,
+}
+
+/// Encoded length of a compact signature (docs/signature-format.md).
+pub const COMPACT_LEN: usize = 4 + 1 + 2 + 32 + 4 + 8 + 2 + hybrid_sig::SIGNATURE_LEN;
+
+impl CompactSignature {
+    pub fn encode(&self) -> Vec<u8> {
+        let mut w = Writer::new();
+        w.bytes(MAGIC)
+            .u8(COMPACT_VERSION)
+            .u16(SuiteId::MlDsa65Ed25519.to_u16())
+            .bytes(&self.root_id.0)
+            .u32(self.generation)
+            .u64(self.signed_at)
+            .bytes_u16(&self.signature);
+        w.into_inner()
+    }
+
+    /// Strict decoding, as for [`DetachedSignature::decode`].
+    pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
+        let mut r = Reader::new(bytes);
+        expect_version(&mut r, COMPACT_VERSION)?;
+        let root_id = RootId(r.array::<32>("signer's root_id")?);
+        let generation = r.u32("signer's generation")?;
+        if generation == 0 {
+            return Err(DecodeError("the signer's generation is 0".into()));
+        }
+        let signed_at = r.u64("signature time")?;
+        let signature = composite(&mut r)?;
+        r.finish("signature")?;
+        Ok(CompactSignature {
+            root_id,
+            generation,
+            signed_at,
+            signature,
         })
+    }
+
+    pub fn to_armor(&self) -> String {
+        crate::armor::encode(ARMOR_KIND, &self.encode())
+    }
+
+    /// The full signature, with the certificate of the named generation that `identity`
+    /// holds. Refused (exit 1, saying what is missing) when the identity is another one, or
+    /// does not hold that generation.
+    pub fn with_certificate(&self, identity: &PublicIdentity) -> Result<DetachedSignature> {
+        let fp = self.root_id.fingerprint();
+        let trusted = identity.root_id();
+        if self.root_id != trusted {
+            return Err(not_by(&self.root_id, &trusted));
+        }
+        let g = self.generation;
+        let cert = identity
+            .certificates
+            .iter()
+            .find(|c| c.generation == g)
+            .ok_or_else(|| {
+                let known: Vec<String> = identity
+                    .certificates
+                    .iter()
+                    .map(|c| c.generation.to_string())
+                    .collect();
+                let newest = identity.newest().generation;
+                fail(
+                    format!(
+                        "this compact signature was made with generation {g} of {fp}, but the \
+                         identity you verify against holds the certificate of generation(s) {} \
+                         only",
+                        known.join(", ")
+                    ),
+                    if g > newest {
+                        "get a newer export from the signer (`nexusq identity export`) and pass \
+                         it with --identity"
+                    } else {
+                        "get an export that holds the older generations from the signer \
+                         (`nexusq identity export --full-history`) and pass it with --identity"
+                    },
+                )
+            })?;
+        Ok(DetachedSignature {
+            root_pk: identity.root_pk,
+            signed_at: self.signed_at,
+            certificate: cert.clone(),
+            signature: self.signature.clone(),
+        })
+    }
+}
+
+/// A signature file of either version.
+// Signatures exist a few at a time (one per file being checked): 280 bytes on the stack
+// beside 72 cost nothing, and a Box would only add a step to every match.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Signature {
+    Full(DetachedSignature),
+    Compact(CompactSignature),
+}
+
+impl Signature {
+    /// Strict decoding of either version (the version byte chooses).
+    pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
+        match bytes.get(4) {
+            Some(&COMPACT_VERSION) if bytes.starts_with(MAGIC) => {
+                CompactSignature::decode(bytes).map(Signature::Compact)
+            }
+            _ => DetachedSignature::decode(bytes).map(Signature::Full),
+        }
+    }
+
+    /// Read an armored signature file of either version; any defect is exit 1.
+    pub fn parse(text: &[u8], what: &str) -> Result<Self> {
+        Self::decode(&unarmor(text, what)?).map_err(|e| damaged(what, e))
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        match self {
+            Signature::Full(s) => s.encode(),
+            Signature::Compact(s) => s.encode(),
+        }
+    }
+
+    pub fn to_armor(&self) -> String {
+        crate::armor::encode(ARMOR_KIND, &self.encode())
+    }
+
+    /// The root_id the signature names (not necessarily trusted).
+    pub fn root_id(&self) -> RootId {
+        match self {
+            Signature::Full(s) => s.root_id(),
+            Signature::Compact(s) => s.root_id,
+        }
+    }
+
+    pub fn generation(&self) -> u32 {
+        match self {
+            Signature::Full(s) => s.generation(),
+            Signature::Compact(s) => s.generation,
+        }
+    }
+
+    /// When the signer says it signed.
+    pub fn signed_at(&self) -> u64 {
+        match self {
+            Signature::Full(s) => s.signed_at,
+            Signature::Compact(s) => s.signed_at,
+        }
+    }
+
+    pub fn is_compact(&self) -> bool {
+        matches!(self, Signature::Compact(_))
     }
 }
 
@@ -353,17 +552,125 @@ pub fn check_signer<'a>(
     };
     let trusted = RootId::of(&root_pk);
     if signer != trusted {
-        return Err(fail(
-            format!(
-                "the signature was made by identity {}, not by {}",
-                signer.fingerprint(),
-                trusted.fingerprint()
-            ),
-            "if you trust that identity, verify with its export (--identity FILE); otherwise \
-             do not trust the file",
-        ));
+        return Err(not_by(&signer, &trusted));
     }
     Ok((root_pk, identity))
+}
+
+fn not_by(signer: &RootId, trusted: &RootId) -> Error {
+    fail(
+        format!(
+            "the signature was made by identity {}, not by {}",
+            signer.fingerprint(),
+            trusted.fingerprint()
+        ),
+        "if you trust that identity, verify with its export (--identity FILE); otherwise do \
+         not trust the file",
+    )
+}
+
+/// The cheap checks of [`check_signer`] for either version. A compact signature needs an
+/// identity that holds its generation's certificate: the fingerprint alone is not enough.
+pub fn check_any_signer(trust: Trust<'_>, sig: &Signature) -> Result<()> {
+    match sig {
+        Signature::Full(s) => check_signer(trust, s).map(|_| ()),
+        Signature::Compact(s) => s.with_certificate(compact_trust(trust, s)?).map(|_| ()),
+    }
+}
+
+/// The identity a compact signature takes its certificate from.
+fn compact_trust<'a>(trust: Trust<'a>, sig: &CompactSignature) -> Result<&'a PublicIdentity> {
+    match trust {
+        Trust::Identity { identity, expected } => {
+            if let Some(fp) = expected {
+                peer::check_expected(&identity.root_id(), &[fp])?;
+            }
+            Ok(identity)
+        }
+        Trust::Fingerprint(fp) => {
+            if !fp.matches(&sig.root_id) {
+                return Err(fail(
+                    format!(
+                        "the signature was made by identity {}, not the expected {fp}",
+                        sig.root_id.fingerprint()
+                    ),
+                    "you may have the wrong signature or the wrong fingerprint; compare \
+                     fingerprints with the signer",
+                ));
+            }
+            Err(fail(
+                format!(
+                    "this is a compact signature by {fp} (generation {}): it does not carry the \
+                     signer's certificate, so the fingerprint alone cannot verify it",
+                    sig.generation
+                ),
+                "pass the signer's export with --identity FILE (it must hold that generation), \
+                 or ask the signer for a full signature (`nexusq sign` without --compact)",
+            ))
+        }
+    }
+}
+
+/// Why a verification refused, in the classes gpg's status lines (and so git) distinguish.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The signature does not hold: wrong data, a forged certificate or time, a fork.
+    Bad,
+    /// Made (as it claims) after its generation expired.
+    ExpiredKey,
+    /// Its generation's signing key, or the whole identity, was revoked.
+    RevokedKey,
+    /// It cannot be checked here: another signer, or a certificate the verifier lacks.
+    NoKey,
+}
+
+/// A refusal: its class and the error to show.
+#[derive(Debug)]
+pub struct Refused {
+    pub kind: Refusal,
+    pub error: Error,
+}
+
+fn refused(kind: Refusal) -> impl FnOnce(Error) -> Refused {
+    move |error| Refused { kind, error }
+}
+
+/// [`verify`] for either version: a compact signature is verified as the full signature it
+/// is once the trusted identity supplies the certificate, so both follow the same rules.
+pub fn verify_signature(
+    backend: &dyn Backend,
+    trust: Trust<'_>,
+    sig: &Signature,
+    digest: &[u8; DIGEST_LEN],
+) -> Result<Verified> {
+    verify_classified(backend, trust, sig, digest).map_err(|r| r.error)
+}
+
+/// [`verify_signature`], saying which kind of refusal it was.
+pub fn verify_classified(
+    backend: &dyn Backend,
+    trust: Trust<'_>,
+    sig: &Signature,
+    digest: &[u8; DIGEST_LEN],
+) -> std::result::Result<Verified, Refused> {
+    match sig {
+        Signature::Full(s) => verify_full(backend, trust, s, digest),
+        Signature::Compact(s) => {
+            let identity = compact_trust(trust, s).map_err(refused(Refusal::NoKey))?;
+            let full = s
+                .with_certificate(identity)
+                .map_err(refused(Refusal::NoKey))?;
+            verify_full(
+                backend,
+                Trust::Identity {
+                    identity,
+                    expected: None,
+                },
+                &full,
+                digest,
+            )
+        }
+    }
 }
 
 /// Verify `sig` over the data whose SHA-512 is `digest`, under the trusted root. Every refusal
@@ -374,7 +681,17 @@ pub fn verify(
     sig: &DetachedSignature,
     digest: &[u8; DIGEST_LEN],
 ) -> Result<Verified> {
-    let (root_pk, identity) = check_signer(trust, sig)?;
+    verify_full(backend, trust, sig, digest).map_err(|r| r.error)
+}
+
+fn verify_full(
+    backend: &dyn Backend,
+    trust: Trust<'_>,
+    sig: &DetachedSignature,
+    digest: &[u8; DIGEST_LEN],
+) -> std::result::Result<Verified, Refused> {
+    let bad = refused(Refusal::Bad);
+    let (root_pk, identity) = check_signer(trust, sig).map_err(refused(Refusal::NoKey))?;
     let trusted = RootId::of(&root_pk);
     let fp = trusted.fingerprint();
     let cert = &sig.certificate;
@@ -390,31 +707,36 @@ pub fn verify(
         &ctx,
         &sig.signature,
     ) {
-        return Err(fail(
+        return Err(bad(fail(
             format!("BAD signature: it does not match this data (signer {fp}, generation {g})"),
             "the data or the signature was modified, or they do not belong together; do not \
              trust the data",
-        ));
+        )));
     }
     // Then the key must be the root's: the certificate verifies under the trusted root.
     if !cert.verify(backend, &root_pk) {
-        return Err(fail(
+        return Err(refused(Refusal::Bad)(fail(
             format!(
                 "the signer's certificate (generation {g}) is not signed by the root key of {fp}"
             ),
             "the signature is forged or damaged; do not trust the file",
-        ));
+        )));
     }
     if g == 1 && cert.prev_hash != [0u8; 32] {
-        return Err(fail(
+        return Err(refused(Refusal::Bad)(fail(
             format!("the certificate of generation 1 of {fp} has a non-zero prev_hash"),
             "the signature is forged or damaged; do not trust the file",
-        ));
+        )));
     }
-    check_signing_time(cert, sig.signed_at, &fp)?;
+    let late = sig.signed_at > cert.not_after;
+    check_signing_time(cert, sig.signed_at, &fp).map_err(refused(if late {
+        Refusal::ExpiredKey
+    } else {
+        Refusal::Bad
+    }))?;
     if let Some(id) = identity {
-        check_fork(backend, id, cert, &root_pk, &fp)?;
-        check_revocations(backend, id, g, &root_pk, &fp)?;
+        check_fork(backend, id, cert, &root_pk, &fp).map_err(refused(Refusal::Bad))?;
+        check_revocations(backend, id, g, &root_pk, &fp).map_err(refused(Refusal::RevokedKey))?;
     }
 
     let newest_known = identity
@@ -620,6 +942,46 @@ mod tests {
             &DetachedSignature::parse(armored.as_bytes(), "s").unwrap(),
             sig
         );
+    }
+
+    #[test]
+    fn compact_layout_and_size() {
+        let (id, sig) = fixture();
+        let compact = sig.compact();
+        let bytes = compact.encode();
+        assert_eq!(&bytes[..7], b"NXQS\x02\x00\x11");
+        assert_eq!(&bytes[7..39], &id.public.root_id().0);
+        assert_eq!(&bytes[39..43], &1u32.to_be_bytes());
+        assert_eq!(&bytes[43..51], &2_000u64.to_be_bytes());
+        assert_eq!(&bytes[51..53], &3373u16.to_be_bytes());
+        assert_eq!(&bytes[53..], &sig.signature[..]);
+        assert_eq!(bytes.len(), COMPACT_LEN);
+        assert_eq!(COMPACT_LEN, 3426);
+        let armored = compact.to_armor();
+        // docs/signature-format.md: 4704 bytes armored, under the 5000 of issue 20.
+        assert_eq!(armored.len(), 4704);
+        assert_eq!(
+            Signature::parse(armored.as_bytes(), "s").unwrap(),
+            Signature::Compact(compact.clone())
+        );
+        assert_eq!(
+            Signature::parse(sig.to_armor().as_bytes(), "s").unwrap(),
+            Signature::Full(sig.clone())
+        );
+        // The compact form is the full one without the certificate, and back.
+        assert_eq!(&compact.with_certificate(&id.public).unwrap(), sig);
+        // Strict: no trailing byte, no short signature, no generation 0.
+        let mut long = bytes.clone();
+        long.push(0);
+        assert!(CompactSignature::decode(&long).is_err());
+        assert!(CompactSignature::decode(&bytes[..bytes.len() - 1]).is_err());
+        let mut zero = bytes.clone();
+        zero[39..43].copy_from_slice(&[0; 4]);
+        assert!(CompactSignature::decode(&zero).is_err());
+        let mut v3 = bytes;
+        v3[4] = 3;
+        let e = Signature::decode(&v3).unwrap_err();
+        assert!(e.0.contains("newer nexusq"), "{e:?}");
     }
 
     #[test]
@@ -905,6 +1267,15 @@ mod tests {
         #[test]
         fn decode_never_panics(data in proptest::collection::vec(any::<u8>(), 0..600)) {
             let _ = DetachedSignature::decode(&data);
+        }
+
+        #[test]
+        fn compact_mutations_never_panic(pos in 0usize..60, val: u8, cut in 0usize..3_500) {
+            let (_, sig) = fixture();
+            let mut b = sig.compact().encode();
+            b[pos] = val;
+            b.truncate(cut.max(1));
+            let _ = Signature::decode(&b);
         }
 
         #[test]

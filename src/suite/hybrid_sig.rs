@@ -136,7 +136,7 @@ mod tests {
     use base64::engine::general_purpose::STANDARD as B64;
 
     fn vectors(path: &str) -> serde_json::Value {
-        let p = format!("{}/../shared/vectors/{path}", env!("CARGO_MANIFEST_DIR"));
+        let p = nexusq_testkit::vector_path(path);
         serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
     }
 
@@ -191,6 +191,7 @@ mod tests {
     /// pairing fails.
     #[test]
     fn composite_draft_vectors() {
+        nexusq_testkit::skip_without_vectors!();
         for backend in BACKENDS {
             composite_draft_vectors_on(backend);
         }
@@ -333,6 +334,7 @@ mod tests {
     /// (malleable S, bad encodings, wrong lengths) is refused.
     #[test]
     fn wycheproof_ed25519_strict() {
+        nexusq_testkit::skip_without_vectors!();
         let v = vectors("wycheproof/ed25519_test.json");
         let (mut valid, mut invalid) = (0, 0);
         for g in v["testGroups"].as_array().unwrap() {
@@ -463,6 +465,7 @@ mod tests {
     #[test]
     #[allow(deprecated)]
     fn acvp_siggen_internal_on_the_rustcrypto_core() {
+        nexusq_testkit::skip_without_vectors!();
         use ml_dsa::{ExpandedSigningKey, MlDsa65};
         let v = vectors("acvp/v1.1.0.37/ML-DSA-sigGen-FIPS204/internalProjection.json");
         let (mut det, mut hedged) = (0, 0);

@@ -1,0 +1,310 @@
+//! `nexusq-git-sign`, the program git runs as `gpg.x509.program` to sign and verify commits
+//! and tags with compact nexusq signatures (README "Sign your git commits"; the protocol is
+//! `crate::gitsign`).
+//!
+//! Signing unlocks the vault (`$NEXUSQ_VAULT` or the default) whose fingerprint is git's
+//! `user.signingkey`; the password comes from [`signing_password`]. Verifying trusts the
+//! identity of that vault (TRUST_FULLY); a signature by anyone else cannot be checked here
+//! (ERRSIG), since a compact signature needs the signer's certificate.
+
+use super::password;
+use super::sign_cmd::{Signer, own_identity};
+use crate::error::{Error, Result};
+use crate::gitsign::{self, Invocation, Outcome};
+use crate::identity::signature::{self, Refusal, Signature, Trust};
+use crate::identity::{Fingerprint, PublicIdentity};
+use crate::secret::Password;
+use crate::suite::Backend;
+use crate::vault::{self, storage};
+use std::ffi::OsString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+const NAME: &str = "nexusq-git-sign";
+
+const USAGE: &str = "nexusq-git-sign: git's signing program for nexusq; git runs it, not you.\n\
+    Set it up in a repository (or with --global):\n\
+    \x20 git config gpg.format x509\n\
+    \x20 git config gpg.x509.program nexusq-git-sign\n\
+    \x20 git config user.signingkey <your fingerprint>   (nexusq vault open)\n\
+    then `git commit -S`, `git tag -s`, `git verify-commit`, `git log --show-signature`.\n\
+    Environment: NEXUSQ_VAULT (the vault), NEXUSQ_PASSWORD_FILE (password file for scripts;\n\
+    otherwise the password is asked on the terminal), NEXUSQ_BACKEND (rustcrypto or native).";
+
+fn report(e: &Error) {
+    eprintln!("{NAME}: error: {}", crate::untrusted::scrub(e.message()));
+    if !e.hint().is_empty() {
+        eprintln!("{NAME}: hint: {}", crate::untrusted::scrub(e.hint()));
+    }
+}
+
+/// The program's main: the exit code.
+pub fn main(args: &[OsString]) -> i32 {
+    let invocation = match gitsign::parse_args(args) {
+        Ok(i) => i,
+        Err(why) => {
+            eprintln!("{NAME}: {}\n{USAGE}", crate::untrusted::escape(&why));
+            return 2;
+        }
+    };
+    let result = match invocation {
+        Invocation::Version => {
+            println!("{NAME} {}", env!("CARGO_PKG_VERSION"));
+            return 0;
+        }
+        Invocation::Help => {
+            println!("{USAGE}");
+            return 0;
+        }
+        Invocation::Sign { status_fd, key } => sign(status_fd, &key),
+        Invocation::Verify {
+            status_fd,
+            sig_file,
+        } => verify(status_fd, &sig_file),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            report(&e);
+            e.exit().code()
+        }
+    }
+}
+
+fn backend() -> Result<&'static dyn Backend> {
+    let env = std::env::var("NEXUSQ_BACKEND").ok();
+    super::context::backend_choice(None, env.as_deref())?.backend()
+}
+
+fn vault_path() -> Result<PathBuf> {
+    storage::default_vault_path(
+        None,
+        std::env::var_os("NEXUSQ_VAULT"),
+        storage::platform_data_dir(),
+    )
+    .ok_or_else(|| {
+        Error::usage(
+            "cannot tell where the vault lives: no NEXUSQ_VAULT and no home folder",
+            "set NEXUSQ_VAULT to your vault's path",
+        )
+    })
+}
+
+/// Write status lines to the descriptor git named: 1 and 2 directly, any other through
+/// /proc/self/fd (no unsafe code needed).
+fn write_status(fd: u32, text: &str) -> Result<()> {
+    let fail = |e: std::io::Error| {
+        Error::io(
+            format!("cannot write the status to file descriptor {fd}: {e}"),
+            "git passes --status-fd itself; run nexusq-git-sign through git",
+        )
+    };
+    match fd {
+        1 => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())
+                .and_then(|()| out.flush())
+                .map_err(fail)
+        }
+        2 => std::io::stderr().write_all(text.as_bytes()).map_err(fail),
+        n => std::fs::OpenOptions::new()
+            .write(true)
+            .open(format!("/proc/self/fd/{n}"))
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(fail),
+    }
+}
+
+/// SHA-512 of git's payload on stdin, in constant memory.
+fn payload_digest() -> Result<[u8; 64]> {
+    signature::digest_reader(std::io::stdin().lock()).map_err(|e| {
+        Error::io(
+            format!("cannot read git's payload from stdin: {e}"),
+            "run nexusq-git-sign through git",
+        )
+    })
+}
+
+/// The password for signing (when no agent answered, see [`sign_digest`]): the file named by
+/// `$NEXUSQ_PASSWORD_FILE`, else the terminal (`/dev/tty`, since git holds stdin and stdout).
+/// Neither: a clean refusal.
+fn signing_password(vault: &Path) -> Result<Password> {
+    if let Some(file) = password::env_password_file() {
+        return password::read_env_password_file(&file, |w| eprintln!("{NAME}: warning: {w}"));
+    }
+    if !password::has_terminal() {
+        return Err(Error::usage(
+            format!(
+                "no password for the vault {}: NEXUSQ_PASSWORD_FILE is not set and there is no \
+                 terminal to ask on",
+                super::output::untrusted_path(vault)
+            ),
+            "run git from a terminal, or set NEXUSQ_PASSWORD_FILE to a file (mode 0600) \
+             holding the password",
+        ));
+    }
+    eprintln!(
+        "{NAME}: signing with the nexusq vault {}",
+        super::output::untrusted_path(vault)
+    );
+    Ok(password::read(&password::Source::Terminal, "password", false)?.password)
+}
+
+/// A compact signature of `digest` by the vault's newest generation. The one place that
+/// chooses the key source: when the agent (issue 18) lands, ask it first here
+/// (`agent::client::connect(path)` then `sign(..)`, whose full signature's `.compact()` is
+/// the answer) and fall back to the password below when it is absent or fails.
+fn sign_digest(
+    file: vault::VaultFile,
+    path: &Path,
+    backend: &'static dyn Backend,
+    digest: &[u8; 64],
+) -> Result<Signature> {
+    let password = signing_password(path)?;
+    let unlocked = file.unlock(&password, &vault::Argon2id, backend)?;
+    drop(password);
+    Signer::new(backend, &unlocked.file.public, &unlocked.secrets, true).sign(digest)
+}
+
+/// `--status-fd=N -bsau KEY`: a compact signature of stdin on stdout, SIG_CREATED on N.
+fn sign(status_fd: u32, key: &str) -> Result<i32> {
+    let expected = Fingerprint::parse(key).ok_or_else(|| {
+        Error::usage(
+            format!(
+                "git's signing key \"{}\" is not a nexusq fingerprint",
+                crate::untrusted::escape(key)
+            ),
+            "set it to your fingerprint (`nexusq vault open` shows it): \
+             git config user.signingkey <fingerprint>",
+        )
+    })?;
+    let backend = backend()?;
+    let path = vault_path()?;
+    let file = vault::open(&path)?;
+    let own = file.public.root_id();
+    if !expected.matches(&own) {
+        return Err(Error::usage(
+            format!(
+                "the vault {} holds identity {}, not git's signing key {expected}",
+                super::output::untrusted_path(&path),
+                own.fingerprint()
+            ),
+            "set NEXUSQ_VAULT to the vault of that identity, or git config user.signingkey \
+             to this vault's fingerprint",
+        ));
+    }
+    for failure in super::hardening::harden_process() {
+        eprintln!("{NAME}: warning: could not harden the process: {failure}");
+    }
+    let digest = payload_digest()?;
+    let sig = sign_digest(file, &path, backend, &digest)?;
+    let signed_at = sig.signed_at();
+    let text = gitsign::armor(&sig);
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| {
+            Error::io(
+                format!("cannot write the signature to git: {e}"),
+                "run nexusq-git-sign through git",
+            )
+        })?;
+    drop(out);
+    write_status(
+        status_fd,
+        &gitsign::sig_created(signed_at, &expected.to_string()),
+    )?;
+    Ok(0)
+}
+
+/// The identities whose signatures can be checked here, and whether each is fully trusted:
+/// this vault's own. Contacts (issue 19) join this list once they land.
+fn known_identities(backend: &dyn Backend) -> Result<Vec<(PublicIdentity, String, bool)>> {
+    let path = vault_path()?;
+    let own = own_identity(&path, backend)?;
+    let uid = format!("nexusq identity {} (your own)", own.root_id().fingerprint());
+    Ok(vec![(own, uid, true)])
+}
+
+/// `--status-fd=N --verify SIGFILE -`: NEWSIG, one result line (and VALIDSIG + TRUST_ when
+/// good) on N; what it means for people on stderr. Exit 0 only for a good signature.
+fn verify(status_fd: u32, sig_file: &Path) -> Result<i32> {
+    let mut status = gitsign::new_sig();
+    let finish = |status: &str, outcome: Outcome, message: &str| -> Result<i32> {
+        eprintln!("{NAME}: {}", crate::untrusted::scrub(message));
+        write_status(status_fd, status)?;
+        Ok(if outcome == Outcome::Good { 0 } else { 1 })
+    };
+    let text = super::io::read_small(sig_file, "a signature")?;
+    let sig = gitsign::unarmor(&text)
+        .map_err(|why| Error::check(why, "the commit's signature is not nexusq's"))
+        .and_then(|inner| Signature::parse(&inner, "the commit's signature"));
+    let sig = match sig {
+        Ok(s) => s,
+        Err(e) => {
+            status.push_str(&gitsign::outcome_lines(Outcome::Error, "0", "", 0, false));
+            return finish(&status, Outcome::Error, e.message());
+        }
+    };
+    let signer = sig.root_id().fingerprint().to_string();
+    let backend = backend()?;
+    let known = known_identities(backend)?;
+    let Some((identity, uid, trusted)) = known
+        .iter()
+        .find(|(id, _, _)| id.root_id() == sig.root_id())
+    else {
+        status.push_str(&gitsign::outcome_lines(
+            Outcome::Error,
+            &signer,
+            "",
+            0,
+            false,
+        ));
+        return finish(
+            &status,
+            Outcome::Error,
+            &format!(
+                "cannot check this signature: it was made by {signer}, which is not your \
+                 identity; verification is local and needs the signer's identity"
+            ),
+        );
+    };
+    let digest = payload_digest()?;
+    let trust = Trust::Identity {
+        identity,
+        expected: None,
+    };
+    let signed_at = sig.signed_at();
+    match signature::verify_classified(backend, trust, &sig, &digest) {
+        Ok(ok) => {
+            status.push_str(&gitsign::outcome_lines(
+                Outcome::Good,
+                &signer,
+                uid,
+                ok.signed_at,
+                *trusted,
+            ));
+            finish(
+                &status,
+                Outcome::Good,
+                &format!(
+                    "good signature from {signer}, generation {}, signed at {} (claimed)",
+                    ok.generation,
+                    crate::time::rfc3339(ok.signed_at)
+                ),
+            )
+        }
+        Err(r) => {
+            let outcome = match r.kind {
+                Refusal::Bad => Outcome::Bad,
+                Refusal::ExpiredKey => Outcome::ExpiredKey,
+                Refusal::RevokedKey => Outcome::RevokedKey,
+                Refusal::NoKey => Outcome::Error,
+            };
+            status.push_str(&gitsign::outcome_lines(
+                outcome, &signer, uid, signed_at, *trusted,
+            ));
+            finish(&status, outcome, r.error.message())
+        }
+    }
+}

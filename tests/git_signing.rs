@@ -1,0 +1,318 @@
+//! git commit and tag signing with `nexusq-git-sign` as git's `gpg.x509.program` (issue 20;
+//! README "Sign your git commits"): a real git in a temporary repository, configured as the
+//! README says, with its own HOME so no user or system configuration leaks in.
+
+mod common;
+
+use common::TestVault;
+use std::fs;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+use tempfile::TempDir;
+
+const GIT_SIGN: &str = env!("CARGO_BIN_EXE_nexusq-git-sign");
+
+struct Repo {
+    _tmp: TempDir,
+    dir: PathBuf,
+    home: PathBuf,
+    vault: TestVault,
+    fingerprint: String,
+}
+
+impl Repo {
+    /// A repository whose commits are signed by a fresh vault's identity.
+    fn new() -> Repo {
+        let tmp = TempDir::new().unwrap();
+        let vault = TestVault::new(tmp.path(), "signer");
+        let fingerprint = vault.fingerprint();
+        let dir = tmp.path().join("repo");
+        let home = tmp.path().join("home");
+        fs::create_dir_all(&dir).unwrap();
+        fs::create_dir_all(&home).unwrap();
+        let repo = Repo {
+            dir,
+            home,
+            vault,
+            fingerprint,
+            _tmp: tmp,
+        };
+        repo.ok(&["init", "-q", "-b", "main"]);
+        for (k, v) in [
+            ("user.name", "Test Signer"),
+            ("user.email", "signer@example.invalid"),
+            ("gpg.format", "x509"),
+            ("gpg.x509.program", GIT_SIGN),
+            ("user.signingkey", &repo.fingerprint.clone()),
+        ] {
+            repo.ok(&["config", k, v]);
+        }
+        repo
+    }
+
+    /// git in the repository, with NEXUSQ_VAULT and NEXUSQ_PASSWORD_FILE for the signer, in
+    /// a new session (setsid: no controlling terminal, so no prompt can hang the test).
+    fn git(&self, args: &[&str]) -> Command {
+        let mut c = Command::new("setsid");
+        c.args(["-w", "git"])
+            .args(args)
+            .current_dir(&self.dir)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.home)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("LC_ALL", "C")
+            .env("NEXUSQ_VAULT", &self.vault.path)
+            .env("NEXUSQ_PASSWORD_FILE", &self.vault.pw)
+            .stdin(Stdio::null());
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.git(args).output().expect("git runs")
+    }
+
+    #[track_caller]
+    fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn commit(&self, name: &str, extra: &[&str]) {
+        fs::write(self.dir.join(name), format!("file {name}\n")).unwrap();
+        self.ok(&["add", name]);
+        let mut args = vec!["commit", "-q", "-m", name];
+        args.extend_from_slice(extra);
+        self.ok(&args);
+    }
+
+    /// Write an object with `git hash-object -w`; its id.
+    fn write_object(&self, kind: &str, body: &[u8]) -> String {
+        use std::io::Write;
+        let mut child = self
+            .git(&["hash-object", "-t", kind, "-w", "--stdin"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(body).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn signed_commit_verifies_and_shows_the_fingerprint() {
+    let repo = Repo::new();
+    repo.commit("a.txt", &["-S"]);
+    let object = repo.ok(&["cat-file", "commit", "HEAD"]);
+    assert!(
+        object.contains("gpgsig -----BEGIN SIGNED MESSAGE-----"),
+        "{object}"
+    );
+    // A compact signature: the whole commit object stays small.
+    assert!(object.len() < 5_500, "{} bytes", object.len());
+
+    let out = repo.run(&["verify-commit", "HEAD"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains(&repo.fingerprint), "{}", text(&out));
+    // --raw shows the status lines git parsed.
+    let raw = text(&repo.run(&["verify-commit", "--raw", "HEAD"]));
+    assert!(
+        raw.contains("[GNUPG:] NEWSIG")
+            && raw.contains("[GNUPG:] GOODSIG ")
+            && raw.contains("TRUST_FULLY"),
+        "{raw}"
+    );
+
+    let log = repo.ok(&["log", "--show-signature", "-1"]);
+    assert!(log.contains(&repo.fingerprint), "{log}");
+    assert!(log.contains("good signature"), "{log}");
+    // git's own reading of the status: G(ood), key and fingerprint, trust.
+    let fmt = repo.ok(&["log", "-1", "--format=%G?|%GK|%GF|%GP|%GT"]);
+    let fp = &repo.fingerprint;
+    assert_eq!(fmt.trim(), format!("G|{fp}|{fp}|{fp}|fully"));
+}
+
+#[test]
+fn an_altered_commit_fails_verification() {
+    let repo = Repo::new();
+    repo.commit("a.txt", &["-S"]);
+    let object = repo.ok(&["cat-file", "commit", "HEAD"]);
+    // Same tree, parents and signature, another message: a new object with the old signature.
+    let altered = object.replace("\na.txt\n", "\na.txt (altered)\n");
+    assert_ne!(altered, object);
+    let id = repo.write_object("commit", altered.as_bytes());
+    let out = repo.run(&["verify-commit", &id]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("BAD signature"), "{}", text(&out));
+    let fmt = repo.ok(&["log", "-1", "--format=%G?", &id]);
+    assert_eq!(fmt.trim(), "B");
+    // An unsigned commit does not verify either.
+    repo.commit("b.txt", &[]);
+    assert!(!repo.run(&["verify-commit", "HEAD"]).status.success());
+}
+
+#[test]
+fn signed_tag_verifies_and_an_altered_one_fails() {
+    let repo = Repo::new();
+    repo.commit("a.txt", &[]);
+    repo.ok(&["tag", "-s", "v1", "-m", "release one"]);
+    let out = repo.run(&["verify-tag", "v1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains(&repo.fingerprint), "{}", text(&out));
+    let object = repo.ok(&["cat-file", "tag", "v1"]);
+    assert!(object.contains("-----BEGIN SIGNED MESSAGE-----"));
+    let altered = object.replace("release one", "release 0ne");
+    let id = repo.write_object("tag", altered.as_bytes());
+    let out = repo.run(&["verify-tag", &id]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("BAD signature"), "{}", text(&out));
+}
+
+#[test]
+fn another_identity_s_commit_cannot_be_verified_here() {
+    let repo = Repo::new();
+    repo.commit("a.txt", &["-S"]);
+    // The verifier's vault is someone else's: the signer is unknown (ERRSIG), not good.
+    let other = TestVault::new(repo.vault.dir.as_path(), "other");
+    let out = repo
+        .git(&["verify-commit", "--raw", "HEAD"])
+        .env("NEXUSQ_VAULT", &other.path)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("[GNUPG:] ERRSIG "), "{}", text(&out));
+    assert!(!text(&out).contains("GOODSIG"));
+}
+
+#[test]
+fn signing_fails_cleanly_without_a_password_or_with_the_wrong_key() {
+    let repo = Repo::new();
+    fs::write(repo.dir.join("a.txt"), "a\n").unwrap();
+    repo.ok(&["add", "a.txt"]);
+    // No NEXUSQ_PASSWORD_FILE and no terminal (setsid): refused, saying what to do.
+    let out = repo
+        .git(&["commit", "-q", "-S", "-m", "a"])
+        .env_remove("NEXUSQ_PASSWORD_FILE")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let t = text(&out);
+    assert!(
+        t.contains("NEXUSQ_PASSWORD_FILE") && t.contains("no terminal"),
+        "{t}"
+    );
+    // A wrong password: refused.
+    let wrong = repo.vault.dir.join("wrong.pw");
+    common::private_file(&wrong, "not the password\n");
+    let out = repo
+        .git(&["commit", "-q", "-S", "-m", "a"])
+        .env("NEXUSQ_PASSWORD_FILE", &wrong)
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+    // A signing key that is not this vault's fingerprint: refused.
+    repo.ok(&[
+        "config",
+        "user.signingkey",
+        "aaaa-aaaa-aaaa-aaaa-aaaa-aaaa-aaaa-aaaa",
+    ]);
+    let out = repo.run(&["commit", "-q", "-S", "-m", "a"]);
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("not git's signing key"),
+        "{}",
+        text(&out)
+    );
+    // Nothing was committed by the failures.
+    assert!(
+        !repo
+            .run(&["rev-parse", "--verify", "-q", "HEAD"])
+            .status
+            .success()
+    );
+}
+
+/// The program's own surface, as git drives it, without git: status lines on the named fd.
+#[test]
+fn program_speaks_gpg_status_on_the_named_fd() {
+    let repo = Repo::new();
+    let payload = b"tree 0000\nauthor x\n\nmessage\n";
+    let run = |args: &[&str], stdin: &[u8]| {
+        use std::io::Write;
+        let mut child = Command::new(GIT_SIGN)
+            .args(args)
+            .env_clear()
+            .env("NEXUSQ_VAULT", &repo.vault.path)
+            .env("NEXUSQ_PASSWORD_FILE", &repo.vault.pw)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = run(&["--status-fd=2", "-bsau", &repo.fingerprint], payload);
+    assert!(out.status.success(), "{}", text(&out));
+    let sig = String::from_utf8(out.stdout.clone()).unwrap();
+    assert!(sig.starts_with("-----BEGIN SIGNED MESSAGE-----\n"), "{sig}");
+    assert!(sig.ends_with("-----END SIGNED MESSAGE-----\n"));
+    assert!(sig.len() < 5_000, "{}", sig.len());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("\n[GNUPG:] SIG_CREATED ") || err.starts_with("[GNUPG:] SIG_CREATED "),
+        "{err}"
+    );
+
+    let sig_file = repo.vault.dir.join("payload.sig");
+    fs::write(&sig_file, &sig).unwrap();
+    let verify = |data: &[u8]| {
+        run(
+            &["--status-fd=1", "--verify", sig_file.to_str().unwrap(), "-"],
+            data,
+        )
+    };
+    let good = verify(payload);
+    assert!(good.status.success(), "{}", text(&good));
+    let status = String::from_utf8_lossy(&good.stdout);
+    assert!(
+        status.starts_with("[GNUPG:] NEWSIG\n[GNUPG:] GOODSIG "),
+        "{status}"
+    );
+    let bad = verify(b"tree 0000\nauthor y\n\nmessage\n");
+    assert_eq!(bad.status.code(), Some(1));
+    let status = String::from_utf8_lossy(&bad.stdout);
+    assert!(
+        status.contains("[GNUPG:] BADSIG ") && !status.contains("GOODSIG"),
+        "{status}"
+    );
+    // A damaged signature file: ERRSIG, exit 1.
+    fs::write(
+        &sig_file,
+        sig.replacen('A', "B", 1)
+            .replace("SIGNED MESSAGE", "SIGNED  MESSAGE"),
+    )
+    .unwrap();
+    let damaged = verify(payload);
+    assert_eq!(damaged.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&damaged.stdout).contains("[GNUPG:] ERRSIG "));
+    // Not git's command line: usage, exit 2.
+    assert_eq!(run(&["--frobnicate"], b"").status.code(), Some(2));
+}

@@ -483,12 +483,11 @@ fn verified_json(ok: &signature::Verified) -> serde_json::Map<String, Value> {
         "valid": true,
         "fingerprint": ok.fingerprint().to_string(),
         "generation": ok.generation,
-        "signed_at": ok.signed_at,
-        "signed_at_rfc3339": crate::time::rfc3339(ok.signed_at),
+        "signed_at": crate::time::rfc3339(ok.signed_at),
         "signed_at_claimed": true,
         "superseded": ok.superseded,
         "newest_generation": ok.newest_known,
-        "not_after": ok.not_after,
+        "not_after": crate::time::rfc3339(ok.not_after),
         "expired": ok.not_after < super::now(),
     });
     match v {

@@ -85,6 +85,57 @@ pub fn decode(kind: &str, text: &[u8]) -> Result<Vec<u8>, ArmorError> {
     Ok(data)
 }
 
+/// Armor as people paste it: the block of `kind` found among other text (an email body, a
+/// chat message), with CRLF or LF line endings and trailing spaces or tabs on any line
+/// forgiven. The block itself is then decoded by the strict [`decode`] (canonical base64,
+/// exact line lengths), so no byte inside it can change unnoticed. Without a BEGIN line of
+/// `kind`, the text goes to [`decode`] as it is, for its precise message.
+pub fn decode_pasted(kind: &str, text: &[u8]) -> Result<Vec<u8>, ArmorError> {
+    let mut blocks = decode_all(kind, text)?;
+    match blocks.len() {
+        1 => Ok(blocks.remove(0)),
+        n => Err(ArmorError(format!(
+            "holds {n} armored {kind} blocks where one was expected"
+        ))),
+    }
+}
+
+/// Every block of `kind` in `text` (several concatenated exports, for example), each decoded
+/// strictly as [`decode_pasted`] describes; at least one.
+pub fn decode_all(kind: &str, text: &[u8]) -> Result<Vec<Vec<u8>>, ArmorError> {
+    let Ok(t) = std::str::from_utf8(text) else {
+        return decode(kind, text).map(|d| vec![d]);
+    };
+    let begin = format!("-----BEGIN NEXUSQ {kind}-----");
+    let end = format!("-----END NEXUSQ {kind}-----");
+    let lines: Vec<&str> = t
+        .split('\n')
+        .map(|l| l.trim_end_matches(['\r', ' ', '\t']))
+        .collect();
+    let mut blocks = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        if lines[i] != begin {
+            i += 1;
+            continue;
+        }
+        let Some(len) = lines[i..].iter().position(|l| *l == end) else {
+            return Err(ArmorError(format!(
+                "does not end with \"{end}\" (truncated?)"
+            )));
+        };
+        let mut block = lines[i..=i + len].join("\n");
+        block.push('\n');
+        blocks.push(decode(kind, block.as_bytes())?);
+        i += len + 1;
+    }
+    if blocks.is_empty() {
+        // No block of this kind: the strict decoder says what the text is instead.
+        return decode(kind, text).map(|d| vec![d]);
+    }
+    Ok(blocks)
+}
+
 impl std::fmt::Display for ArmorError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)

@@ -23,6 +23,17 @@ impl Exit {
     pub fn code(self) -> i32 {
         self as i32
     }
+
+    /// The name of the kind in `--json` errors (docs/cli.md).
+    pub fn kind(self) -> &'static str {
+        match self {
+            Exit::CheckFailed => "check_failed",
+            Exit::Usage => "usage",
+            Exit::WrongPassword => "wrong_password",
+            Exit::Vault => "vault",
+            Exit::Io => "io",
+        }
+    }
 }
 
 /// An error with a message (what went wrong) and a hint (what to do next).
@@ -31,6 +42,11 @@ pub struct Error {
     exit: Exit,
     message: String,
     hint: String,
+    /// Stdout's reader went away (EPIPE): the program ends quietly (docs/cli.md).
+    broken_pipe: bool,
+    /// Fields a command adds beside `"error"` in its `--json` error object (`verify`'s
+    /// `"valid": false`).
+    json_extra: serde_json::Map<String, serde_json::Value>,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -41,7 +57,56 @@ impl Error {
             exit,
             message: message.into(),
             hint: hint.into(),
+            broken_pipe: false,
+            json_extra: serde_json::Map::new(),
         }
+    }
+
+    /// A failed write to stdout; a reader that went away (`| head`) is marked so the program
+    /// ends quietly instead of reporting it.
+    pub fn stdout_write(err: &std::io::Error, hint: impl Into<String>) -> Self {
+        let mut e = Self::io(format!("cannot write to stdout: {err}"), hint);
+        e.broken_pipe = err.kind() == std::io::ErrorKind::BrokenPipe;
+        e
+    }
+
+    /// Did stdout's reader go away?
+    pub fn is_broken_pipe(&self) -> bool {
+        self.broken_pipe
+    }
+
+    /// Add a field beside `"error"` in the `--json` error object.
+    pub fn with_json(mut self, key: &str, value: serde_json::Value) -> Self {
+        self.json_extra.insert(key.to_string(), value);
+        self
+    }
+
+    /// The `--json` error object: `{"error": {"code", "kind", "message", "hint"}, ...}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut map = self.json_extra.clone();
+        map.insert(
+            "error".into(),
+            serde_json::json!({
+                "code": self.exit.code(),
+                "kind": self.exit.kind(),
+                "message": self.message,
+                "hint": self.hint,
+            }),
+        );
+        serde_json::Value::Object(map)
+    }
+
+    /// The same error with another hint.
+    pub fn reworded_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = hint.into();
+        self
+    }
+
+    /// The same error with another message and hint (exit code and marks kept).
+    pub fn reworded(mut self, message: impl Into<String>, hint: impl Into<String>) -> Self {
+        self.message = message.into();
+        self.hint = hint.into();
+        self
     }
 
     pub fn check(message: impl Into<String>, hint: impl Into<String>) -> Self {

@@ -8,12 +8,33 @@ fn main() {
         Err(e) => {
             // --help and --version exit 0; every other clap error is a usage error (exit 2).
             let _ = e.print();
+            // Under --json a usage error is also the error object on stdout (docs/cli.md).
+            if e.use_stderr() && std::env::args_os().any(|a| a == "--json") {
+                let text = e.render().to_string();
+                let first = text.lines().next().unwrap_or("invalid command line");
+                let err = nexusq::error::Error::usage(
+                    first.strip_prefix("error: ").unwrap_or(first).to_string(),
+                    "see `nexusq <command> --help`",
+                );
+                println_json(&err.to_json());
+            }
             std::process::exit(if e.use_stderr() { 2 } else { 0 });
         }
     };
     let json = cli.global.json;
     if let Err(err) = nexusq::cli::run(cli) {
+        // A reader of stdout that went away (`nexusq decrypt f | head`) ends the command
+        // quietly with exit 0, as `nexusq manpage | head` does (docs/cli.md).
+        if err.is_broken_pipe() {
+            std::process::exit(0);
+        }
         nexusq::cli::output::Output::new(json).error(&err);
         std::process::exit(err.exit().code());
     }
+}
+
+/// One JSON line on stdout; a closed stdout is ignored.
+fn println_json(value: &serde_json::Value) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout().lock(), "{value}");
 }

@@ -70,7 +70,7 @@ fn export_age_text_json_and_file_and_show() {
     let statement = format!("{}.revocation.asc", v.path.display());
     let revoked = dir.path().join("revoked.pub");
     v.cmd()
-        .args(["identity", "revoke", &statement, "--password-file"])
+        .args(["identity", "revoke", "--yes", &statement, "--password-file"])
         .arg(&v.pw)
         .arg("-o")
         .arg(&revoked)

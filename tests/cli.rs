@@ -861,7 +861,8 @@ fn identity_export_without_password_warns_with_fingerprint() {
         .success();
     let v = json(&out.get_output().stdout);
     assert_eq!(v["fingerprint"], fp.as_str());
-    assert_eq!(v["armor"], armored.as_str());
+    assert_eq!(v["armor"], true);
+    assert_eq!(v["export"], armored.as_str());
     assert_eq!(v["authenticated"], false);
 }
 

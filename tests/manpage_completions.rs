@@ -1,4 +1,4 @@
-//! The generated man page (`nexusq manpage`, hidden) and shell completions
+//! The generated man page (`nexusq manpage`) and shell completions
 //! (`nexusq completions SHELL`): they render, say what they should, work in bash, and stop
 //! quietly when the reader goes away (`| head`).
 
@@ -67,8 +67,8 @@ fn man_page_has_the_standard_sections_and_the_subcommands() {
             "the man page does not mention `{sub}`"
         );
     }
-    // The hidden command that prints it is not advertised.
-    assert!(!page.contains("manpage"));
+    // The command that prints it is listed too (issue 17: no longer hidden).
+    assert!(page.contains("manpage"));
     for option in ["vault", "password\\-file", "password\\-fd", "json"] {
         assert!(page.contains(&format!("\\-\\-{option}")), "--{option}");
     }

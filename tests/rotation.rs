@@ -313,7 +313,7 @@ fn revoke_publishes_the_statement_from_init() {
     let statement = PathBuf::from(format!("{}.revocation.asc", v.path.display()));
     let out_path = v.dir.join("revoked.pub");
     v.cmd()
-        .args(["identity", "revoke"])
+        .args(["identity", "revoke", "--yes"])
         .arg(&statement)
         .arg("--password-file")
         .arg(&v.pw)
@@ -331,8 +331,14 @@ fn revoke_publishes_the_statement_from_init() {
     assert_eq!(s["revoked"], true);
     // Later exports carry it too, and encryption to it is refused.
     let later = v.dir.join("later.pub");
+    // A revoked identity's export is refused unless forced (issue 17).
     v.cmd()
         .args(["identity", "export", "-o"])
+        .arg(&later)
+        .assert()
+        .code(1);
+    v.cmd()
+        .args(["identity", "export", "--force", "-o"])
         .arg(&later)
         .assert()
         .success();
@@ -349,7 +355,7 @@ fn revoke_publishes_the_statement_from_init() {
     let other = Vault::new();
     let foreign = PathBuf::from(format!("{}.revocation.asc", other.path.display()));
     v.cmd()
-        .args(["identity", "revoke"])
+        .args(["identity", "revoke", "--yes"])
         .arg(&foreign)
         .arg("--password-file")
         .arg(&v.pw)
@@ -357,7 +363,7 @@ fn revoke_publishes_the_statement_from_init() {
         .code(1);
     // Not a revocation at all.
     v.cmd()
-        .args(["identity", "revoke"])
+        .args(["identity", "revoke", "--yes"])
         .arg(&later)
         .arg("--password-file")
         .arg(&v.pw)
@@ -422,7 +428,7 @@ fn root_operations_interoperate_across_backends() {
             let h: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
             assert_eq!(h["chain_verified"], true, "{backend}: {h}");
             assert_eq!(h["generations"].as_array().unwrap().len(), 3);
-            assert_eq!(h["revocations"], 1);
+            assert_eq!(h["revocation_count"], 1);
         }
         // A signature by generation 3, verified on both backends against the vault and
         // against an export made by the maker.
@@ -483,6 +489,7 @@ fn root_operations_interoperate_across_backends() {
             &[
                 "identity",
                 "revoke",
+                "--yes",
                 &statement,
                 "-o",
                 &revoked.display().to_string(),

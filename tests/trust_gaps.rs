@@ -445,7 +445,7 @@ fn passwd_stops_when_the_kdf_changed_while_it_waited() {
             "2",
         ],
     );
-    user.wait_for("New password: ");
+    user.wait_for("New password for ");
     // Meanwhile another passwd (a real second process) raises the memory to 9 MiB.
     v.cmd()
         .args(["vault", "passwd", "--password-file"])
@@ -457,7 +457,7 @@ fn passwd_stops_when_the_kdf_changed_while_it_waited() {
         .success();
     let after_other = fs::read(&v.path).unwrap();
     user.type_text("a new password\n");
-    user.wait_for("New password again: ");
+    user.wait_for(" again: ");
     user.type_text("a new password\n");
     let (status, shown) = user.finish();
     assert_eq!(status.code(), Some(5), "{}", text(&shown));
@@ -524,7 +524,7 @@ fn revoking_signing_keys_does_not_claim_the_identity_is_revoked() {
     );
     let out = v
         .cmd()
-        .args(["identity", "revoke"])
+        .args(["identity", "revoke", "--yes"])
         .arg(&file)
         .arg("--password-file")
         .arg(&v.pw)

@@ -61,7 +61,7 @@ fn emit_line(
             if ctx.global.json {
                 ctx.out.json(&json);
             } else {
-                println!("{line}");
+                ctx.out.raw(&format!("{line}\n"))?;
             }
         }
     }
@@ -222,7 +222,10 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     }
     // nexusq exports: checked, collapsed and with their expiry and revocation as for
     // nexusq's own format; the newest valid generation's X-Wing key.
-    let peers = crypt_cmd::read_recipients(ctx, &exports, &args.peer.expect_fingerprint)?;
+    let mut peers = crypt_cmd::read_recipients(ctx, &exports, &args.peer.expect_fingerprint)?;
+    if args.to_self {
+        crypt_cmd::add_own_identity(ctx, &mut peers)?;
+    }
     let now = super::now();
     let mut summary = Vec::new();
     for p in &peers {
@@ -298,7 +301,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             "output": out.display().to_string(),
             "format": "age",
             "armor": args.armor,
-            "plaintext_bytes": bytes,
+            "bytes": bytes,
             "recipients": pks.len(),
             "identities": summary,
         }));
@@ -497,7 +500,7 @@ pub fn decrypt(
                     "output": out_name,
                     "bytes": bytes,
                     "format": "age",
-                    "armored": format == Format::Armored,
+                    "armor": format == Format::Armored,
                 });
                 if let (Some(o), Some(u)) = (j.as_object_mut(), used.as_object()) {
                     o.extend(u.clone());

@@ -168,7 +168,6 @@ pub enum Command {
     /// Wipe the key agent's keys and stop it (same as `nexusq agent stop`)
     Lock,
     /// Print the man page (roff) generated from these definitions
-    #[command(hide = true)]
     Manpage,
     /// Print shell completions (bash, zsh, fish, elvish, powershell)
     Completions {
@@ -355,6 +354,9 @@ pub struct SignArgs {
     /// Write the signature to SIG instead of stdout (one input)
     #[arg(short = 'o', long = "output", value_name = "SIG")]
     pub output: Option<PathBuf>,
+    /// Sign even though this identity is revoked (others will refuse the signature)
+    #[arg(long)]
+    pub force: bool,
     /// Write each FILE's signature to DIR/<name of FILE>.sig
     #[arg(long, value_name = "DIR", conflicts_with = "output")]
     pub output_dir: Option<PathBuf>,
@@ -405,9 +407,10 @@ pub struct EncapsulateArgs {
     /// Which hybrid KEM
     #[arg(long, value_enum, default_value_t = KemSuiteArg::MlKem768X25519)]
     pub suite: KemSuiteArg,
-    /// Where to write the envelope (or the bare ciphertext with --raw)
+    /// Where to write the envelope (or the bare ciphertext with --raw) [default: stdout; the
+    /// shared secret then goes to stderr]
     #[arg(short = 'o', long = "output", value_name = "CT")]
-    pub output: PathBuf,
+    pub output: Option<PathBuf>,
     /// Write the bare KEM ciphertext, without envelope; the recipient then cannot detect a
     /// ciphertext that is not for them (decapsulation gives a random secret instead)
     #[arg(long)]
@@ -445,8 +448,15 @@ pub struct EncryptArgs {
     pub input: Option<PathBuf>,
     /// Recipient: an exported identity file, or an age1pq1… age recipient (repeat for up to
     /// 64 recipients)
-    #[arg(long, value_name = "PUB", required_unless_present = "recipients_file")]
+    #[arg(
+        long,
+        value_name = "PUB",
+        required_unless_present_any = ["recipients_file", "to_self"]
+    )]
     pub to: Vec<PathBuf>,
+    /// Also encrypt to this vault's own identity (to read the file back yourself)
+    #[arg(long)]
+    pub to_self: bool,
     /// Which hybrid KEM to use for every recipient
     #[arg(long, value_enum, default_value_t = KemSuiteArg::MlKem768X25519)]
     pub suite: KemSuiteArg,
@@ -539,6 +549,9 @@ pub enum IdentityCommand {
         /// Write the updated export to FILE instead of stdout
         #[arg(short = 'o', long = "output", value_name = "OUT")]
         output: Option<PathBuf>,
+        /// Do not ask for confirmation (needed without a terminal)
+        #[arg(long)]
+        yes: bool,
         #[command(flatten)]
         password: PasswordArgs,
         #[command(flatten)]
@@ -561,6 +574,9 @@ pub enum IdentityCommand {
         /// Include every generation's certificate, not only the newest
         #[arg(long)]
         full_history: bool,
+        /// Export even though this identity is revoked
+        #[arg(long)]
+        force: bool,
         /// Unlock first (asks for the password) so the export is checked against the secrets;
         /// implied by --password-file / --password-fd
         #[arg(long)]

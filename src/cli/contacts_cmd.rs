@@ -155,6 +155,20 @@ pub(super) fn read_identity(ctx: &Context, value: &Path) -> Result<(PublicIdenti
     }
 }
 
+/// Like [`read_identity`], for `--to`: a file may hold several concatenated exports.
+pub(super) fn read_identities(
+    ctx: &Context,
+    value: &Path,
+) -> Result<(Vec<PublicIdentity>, String)> {
+    if let Named::File(path) = resolve(ctx, value)? {
+        let what = super::output::untrusted_path(&path);
+        let bytes = read_export_bytes(&path)?;
+        return Ok((peer::parse_exports(&bytes, &what, ctx.backend()?)?, what));
+    }
+    let (identity, what) = read_identity(ctx, value)?;
+    Ok((vec![identity], what))
+}
+
 /// An export from a file, or from stdin for `-`.
 fn read_export_bytes(path: &Path) -> Result<Vec<u8>> {
     if path == Path::new("-") {

@@ -238,7 +238,8 @@ impl Context {
             self.out
                 .warn(&format!("could not harden the process: {failure}"));
         }
-        let read = password::read(source, what, confirm)?;
+        let label = self.prompt_name(what);
+        let read = password::read_labelled(source, what, &label, confirm)?;
         for w in &read.warnings {
             self.out.warn(w);
         }
@@ -252,9 +253,24 @@ impl Context {
         )
     }
 
-    /// The vault password; `confirm` asks twice on a terminal.
+    /// The vault password; `confirm` asks twice on a terminal. The prompt names the vault.
     pub fn password(&self, confirm: bool) -> Result<Password> {
         self.read_password(&self.password_source(), "password", confirm)
+    }
+
+    /// "password for ~/.local/share/nexusq/vault.nxq" (home shown as `~`, name escaped).
+    fn prompt_name(&self, what: &str) -> String {
+        let Ok(path) = self.vault_path() else {
+            return what.to_string();
+        };
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let shown = match home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
+            Some(rest) if !rest.as_os_str().is_empty() => {
+                format!("~/{}", crate::untrusted::path(rest))
+            }
+            _ => crate::untrusted::path(&path),
+        };
+        format!("{what} for {shown}")
     }
 
     /// Warn when the vault sits in Android shared storage, where other apps can read it.
@@ -265,6 +281,12 @@ impl Context {
                 path.display()
             ));
         }
+    }
+
+    /// Read and check the vault file, so a missing or damaged one fails (exit 4) before any
+    /// password is asked for.
+    pub fn check_vault(&self) -> Result<()> {
+        crate::vault::open(&self.vault_path()?).map(drop)
     }
 
     /// Open the vault, ask for the password and unlock it (secret section only).

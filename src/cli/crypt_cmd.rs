@@ -61,10 +61,7 @@ pub(super) fn write_error(e: &std::io::Error, output: Option<&Path>) -> Error {
     }
     match output {
         Some(p) if !cio::is_stdio(Some(p)) => Error::io_at("write", p, e),
-        _ => Error::io(
-            format!("cannot write to stdout: {e}"),
-            "check where the output goes",
-        ),
+        _ => Error::stdout_write(e, "check where the output goes"),
     }
 }
 
@@ -89,54 +86,57 @@ pub(super) fn read_recipients(
     let expected = peer::parse_fingerprints(expect_fingerprint)?;
     let mut peers: Vec<Peer> = Vec::new();
     for path in paths {
-        // A file, or a contact by name (docs/contacts.md).
-        let (identity, name) = super::contacts_cmd::read_identity(ctx, path)?;
-        let root_id = identity.root_id();
-        peer::check_expected(&root_id, &expected).map_err(|e| e.context(&name))?;
-        let certificates = identity
-            .certificates
-            .iter()
-            .map(|c| (c.clone(), path.clone()))
-            .collect();
-        let Some(seen) = peers.iter_mut().find(|p| p.identity.root_id() == root_id) else {
-            peers.push(Peer {
-                identity,
-                path: path.clone(),
-                certificates,
-            });
-            continue;
-        };
-        for cert in &identity.certificates {
-            if let Some((_, other)) = seen
+        // A file (which may hold several concatenated exports: a team's keys in one file), or
+        // a contact by name (docs/contacts.md).
+        let (identities, name) = super::contacts_cmd::read_identities(ctx, path)?;
+        for identity in identities {
+            let root_id = identity.root_id();
+            peer::check_expected(&root_id, &expected).map_err(|e| e.context(&name))?;
+            let certificates = identity
                 .certificates
                 .iter()
-                .find(|(c, _)| c.generation == cert.generation && c != cert)
-            {
-                return Err(Error::check(
-                    format!(
-                        "{} and {} hold two different certificates for generation {} of \
-                         identity {}: a fork, which may mean its root key was compromised",
-                        super::output::untrusted_path(other),
-                        name,
-                        cert.generation,
-                        root_id.fingerprint()
-                    ),
-                    "do not encrypt to it; compare the exports with their owner out of band",
-                ));
+                .map(|c| (c.clone(), path.clone()))
+                .collect();
+            let Some(seen) = peers.iter_mut().find(|p| p.identity.root_id() == root_id) else {
+                peers.push(Peer {
+                    identity,
+                    path: path.clone(),
+                    certificates,
+                });
+                continue;
+            };
+            for cert in &identity.certificates {
+                if let Some((_, other)) = seen
+                    .certificates
+                    .iter()
+                    .find(|(c, _)| c.generation == cert.generation && c != cert)
+                {
+                    return Err(Error::check(
+                        format!(
+                            "{} and {} hold two different certificates for generation {} of \
+                             identity {}: a fork, which may mean its root key was compromised",
+                            super::output::untrusted_path(other),
+                            name,
+                            cert.generation,
+                            root_id.fingerprint()
+                        ),
+                        "do not encrypt to it; compare the exports with their owner out of band",
+                    ));
+                }
             }
-        }
-        seen.certificates.extend(certificates);
-        ctx.out.note(&format!(
-            "{} is the same identity ({}) as {}; encrypting to it once",
-            name,
-            root_id.fingerprint(),
-            super::output::untrusted_path(&seen.path)
-        ));
-        // The newest generation known wins, and so does a revocation seen in any export.
-        let newer = identity.newest().generation > seen.identity.newest().generation;
-        if peer::is_revoked(&identity) || (newer && !peer::is_revoked(&seen.identity)) {
-            seen.identity = identity;
-            seen.path = path.clone();
+            seen.certificates.extend(certificates);
+            ctx.out.note(&format!(
+                "{} is the same identity ({}) as {}; encrypting to it once",
+                name,
+                root_id.fingerprint(),
+                super::output::untrusted_path(&seen.path)
+            ));
+            // The newest generation known wins, and so does a revocation seen in any export.
+            let newer = identity.newest().generation > seen.identity.newest().generation;
+            if peer::is_revoked(&identity) || (newer && !peer::is_revoked(&seen.identity)) {
+                seen.identity = identity;
+                seen.path = path.clone();
+            }
         }
     }
     let ids: Vec<_> = peers.iter().map(|p| p.identity.root_id()).collect();
@@ -154,6 +154,46 @@ pub(super) fn read_recipients(
     Ok(peers)
 }
 
+/// `encrypt --to-self`: the vault's own identity (its public part, checked against the root)
+/// as one more recipient, unless a `--to` export already names it.
+pub(super) fn add_own_identity(ctx: &Context, peers: &mut Vec<Peer>) -> Result<()> {
+    let path = ctx.vault_path()?;
+    let identity = crate::vault::open(&path)?.public;
+    identity.verify_signatures(ctx.backend()?).map_err(|e| {
+        Error::vault(
+            format!("the vault's public identity does not verify: {}", e.0),
+            "the vault is damaged or was tampered with; restore it from a backup",
+        )
+    })?;
+    if peers
+        .iter()
+        .any(|p| p.identity.root_id() == identity.root_id())
+    {
+        return Ok(());
+    }
+    let certificates = identity
+        .certificates
+        .iter()
+        .map(|c| (c.clone(), path.clone()))
+        .collect();
+    peers.push(Peer {
+        identity,
+        path,
+        certificates,
+    });
+    if peers.len() > fe::MAX_RECIPIENTS {
+        return Err(Error::usage(
+            format!(
+                "{} recipients with --to-self; at most {}",
+                peers.len(),
+                fe::MAX_RECIPIENTS
+            ),
+            "split the recipients over several files",
+        ));
+    }
+    Ok(())
+}
+
 pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     refuse_json_to_stdout(ctx, args.output.as_deref(), "encrypt")?;
     if super::age_cmd::wants_age(args) || super::contacts_cmd::names_age_contact(ctx, &args.to)? {
@@ -161,7 +201,10 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     }
     let backend = ctx.backend()?;
     let level = args.suite.level();
-    let peers = read_recipients(ctx, &args.to, &args.peer.expect_fingerprint)?;
+    let mut peers = read_recipients(ctx, &args.to, &args.peer.expect_fingerprint)?;
+    if args.to_self {
+        add_own_identity(ctx, &mut peers)?;
+    }
     let now = crate::time::now();
     let mut recipients: Vec<fe::Recipient<'_>> = Vec::with_capacity(peers.len());
     let mut summary = Vec::with_capacity(peers.len());
@@ -232,7 +275,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             "output": out.display().to_string(),
             "armor": args.armor,
             "suite": level.suite().name(),
-            "plaintext_bytes": bytes,
+            "bytes": bytes,
             "recipients": summary,
         }));
     }
@@ -319,7 +362,7 @@ fn decrypt_error(
 /// Say that `n` authentic bytes already went out (to stdout, or to an output that is not a
 /// regular file) before the error, when there were any.
 pub(super) fn partial_stdout(err: Error, n: u64, output: Option<&Path>) -> Error {
-    if n == 0 {
+    if n == 0 || err.is_broken_pipe() {
         return err;
     }
     let to = match output {
@@ -377,6 +420,8 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
         None
     };
     if args.identity_file.is_empty() && agent.is_none() {
+        // A missing or damaged vault is said first (exit 4), before any password question.
+        ctx.check_vault()?;
         super::password::check_source(&ctx.password_source(), data_on_stdin, "the encrypted data")?;
     }
     let input_name = cio::input_name(args.input.as_deref());
@@ -472,7 +517,7 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
                     "bytes": bytes,
                     "generation": generation,
                     "suite": level.suite().name(),
-                    "armored": armored,
+                    "armor": armored,
                 }));
             }
             Ok(())

@@ -6,15 +6,42 @@ use crate::vault::{self, Argon2id};
 use serde_json::json;
 use std::path::Path;
 
-pub fn export(
-    ctx: &Context,
-    output: Option<&Path>,
-    full_history: bool,
-    unlock: bool,
-    age: bool,
+/// What `identity export` was asked for.
+pub struct ExportOptions {
+    pub full_history: bool,
+    pub unlock: bool,
+    pub age: bool,
+    pub force: bool,
+}
+
+/// `sign` and `identity export` of a revoked identity are refused unless forced (exit 1).
+pub(super) fn refuse_if_revoked(
+    public: &crate::identity::PublicIdentity,
+    what: &str,
+    force: bool,
 ) -> Result<()> {
+    if force || !super::state::identity_revoked(public) {
+        return Ok(());
+    }
+    Err(Error::check(
+        format!(
+            "identity {} is revoked, so others refuse {what}",
+            public.root_id().fingerprint()
+        ),
+        "make a new identity with `nexusq init --vault NEW`; pass --force to do it anyway",
+    ))
+}
+
+pub fn export(ctx: &Context, output: Option<&Path>, opts: ExportOptions) -> Result<()> {
+    let ExportOptions {
+        full_history,
+        unlock,
+        age,
+        force,
+    } = opts;
     let path = ctx.vault_path()?;
     let file = vault::open(&path)?;
+    refuse_if_revoked(&file.public, "its exports", force)?;
     let with_password = unlock || !ctx.password_source().is_terminal();
     let backend = ctx.backend()?;
     let public = if with_password {
@@ -62,11 +89,12 @@ pub fn export(
                 ctx.out.json(&json!({
                     "fingerprint": fp,
                     "generation": generation,
-                    "armor": text,
+                    "armor": true,
+                    "export": text,
                     "authenticated": with_password,
                 }));
             } else {
-                print!("{text}");
+                ctx.out.raw(&text)?;
             }
         }
     }
@@ -198,16 +226,20 @@ pub fn history(ctx: &Context) -> Result<()> {
         .map_err(|e| e.0);
     let now = super::now();
     let newest = public.newest().generation;
+    let states = super::state::generations(public, now, None);
+    let revoked = super::state::identity_revoked(public);
     let rows: Vec<serde_json::Value> = public
         .certificates
         .iter()
-        .map(|c| {
+        .zip(&states)
+        .map(|(c, st)| {
             let mut row = certificate_json(c, now);
             row["status"] = json!(if c.generation == newest {
                 "newest"
             } else {
                 "superseded"
             });
+            super::state::merge_into(&mut row, st, revoked);
             row
         })
         .collect();
@@ -217,12 +249,13 @@ pub fn history(ctx: &Context) -> Result<()> {
         "generations": rows,
         "chain_verified": chain.is_ok(),
         "chain_error": chain.as_ref().err(),
-        "revocations": public.revocations.len(),
+        "revoked": revoked,
+        "revocation_count": public.revocations.len(),
     }));
     let mut text = format!("fingerprint: {fp}\n");
-    for c in &public.certificates {
+    for (c, st) in public.certificates.iter().zip(&states) {
         text.push_str(&format!(
-            "generation {:>3}  {}  valid until {}{}  {}{}{}\n",
+            "generation {:>3}  {}  valid until {}{}  {}{}{}{}\n",
             c.generation,
             super::output::time(c.created),
             super::output::time(c.not_after),
@@ -234,6 +267,7 @@ pub fn history(ctx: &Context) -> Result<()> {
             },
             revokes_text(c),
             reason_text(&c.reason, "  "),
+            super::state::text(st, revoked),
         ));
     }
     text.push_str(match &chain {
@@ -250,14 +284,14 @@ pub fn history(ctx: &Context) -> Result<()> {
 }
 
 /// `nexusq identity revoke FILE`: add the statement to the vault, print the updated export.
-pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>) -> Result<()> {
+pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>, yes: bool) -> Result<()> {
     let path = ctx.vault_path()?;
     let backend = ctx.backend()?;
     let save = ctx.save_options()?;
     let bytes = super::io::read_small(file, "a revocation statement")?;
     let hint = "pass the file `nexusq init` wrote (vault.nxq.revocation.asc or --revocation-out)";
-    let raw =
-        crate::armor::decode(crate::identity::revocation::ARMOR_KIND, &bytes).map_err(|e| {
+    let raw = crate::armor::decode_pasted(crate::identity::revocation::ARMOR_KIND, &bytes)
+        .map_err(|e| {
             Error::check(
                 format!(
                     "{} is not a nexusq revocation statement: it {}",
@@ -278,6 +312,16 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>) -> Result<()> {
         )
     })?;
     let scope = revocation.scope;
+    if !yes {
+        super::rotate_cmd::confirm(
+            &format!(
+                "Publish this revocation ({}) in {}? It cannot be undone. [y/N] ",
+                scope_text(scope),
+                super::output::untrusted_path(&path)
+            ),
+            "not publishing the revocation without confirmation",
+        )?;
+    }
     let password = ctx.password(false)?;
     let (public, added) = vault::publish_revocation(&path, &password, &save, revocation, backend)?;
     super::agent_cmd::stop_after_change(ctx, &path, "the revocation");
@@ -286,7 +330,7 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>) -> Result<()> {
     if let Some(o) = output.filter(|o| *o != Path::new("-")) {
         super::io::write_output(Some(o), text.as_bytes())?;
     } else if !ctx.global.json {
-        print!("{text}");
+        ctx.out.raw(&text)?;
     }
     let whole = scope == crate::identity::RevocationScope::Identity;
     ctx.out.json(&json!({
@@ -294,6 +338,8 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>) -> Result<()> {
         "revoked": whole,
         "scope": scope_text(scope),
         "newly_added": added,
+        "armor": true,
+        "export": text,
     }));
     let already = if added { "" } else { " (it already was)" };
     match scope {

@@ -18,6 +18,23 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
     let backend = ctx.backend()?;
     let opts = ctx.save_options()?;
     // Everything that can be refused is refused before the password is asked for.
+    if let Ok(meta) = std::fs::metadata(&path)
+        && (meta.is_dir() || meta.len() == 0)
+    {
+        // Not a vault: say what is there rather than "a vault already exists".
+        let what = if meta.is_dir() {
+            "a folder"
+        } else {
+            "an empty (0-byte) file"
+        };
+        return Err(Error::usage(
+            format!(
+                "{} is {what}, not a vault; it was left untouched",
+                crate::untrusted::path(&path)
+            ),
+            "remove it if it is not needed, or pass --vault PATH to create the vault elsewhere",
+        ));
+    }
     if path.exists() {
         return Err(Error::usage(
             format!(
@@ -65,7 +82,7 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
     let created = vault::create(&path, &password, params, &opts, backend, now(), |rev| {
         let text = armor::encode(revocation::ARMOR_KIND, &rev.encode());
         if to_stdout {
-            print!("{text}");
+            ctx.out.raw(&text)?;
             Ok(())
         } else {
             crate::fs::create_new(&revocation_out, text.as_bytes())?;

@@ -11,21 +11,66 @@ use std::path::{Path, PathBuf};
 /// Largest export, signature or envelope nexusq reads (they are tens of KiB).
 pub const SMALL_FILE_LIMIT: u64 = 16 * 1024 * 1024;
 
-/// Read a small input file whole; anything larger than `SMALL_FILE_LIMIT` is not what the
-/// caller expects (exit 1).
+/// Read a small input (an export, signature, envelope, statement) whole: FILE, or stdin for
+/// `-`. Every option that reads one comes here, so each kind of problem gets one exit code and
+/// one wording whatever the option (docs/cli.md): missing or unreadable, exit 5; a folder,
+/// exit 2; empty or larger than `SMALL_FILE_LIMIT`, exit 1 (not `what`). The caller adds the
+/// "wrong kind" check (exit 1) when it decodes the bytes.
 pub fn read_small(path: &Path, what: &str) -> Result<Vec<u8>> {
-    let file = File::open(path).map_err(|e| Error::io_at(&format!("read {what}"), path, &e))?;
+    let (name, reader): (String, Box<dyn Read>) = if path == Path::new("-") {
+        take_stdin(what)?;
+        ("stdin".into(), Box::new(std::io::stdin().lock()))
+    } else {
+        (
+            crate::untrusted::path(path),
+            Box::new(open_file(path, what)?),
+        )
+    };
     let mut bytes = Vec::new();
-    file.take(SMALL_FILE_LIMIT + 1)
+    reader
+        .take(SMALL_FILE_LIMIT + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| Error::io_at(&format!("read {what}"), path, &e))?;
+        .map_err(|e| Error::io_at(&format!("read {what} from"), path, &e))?;
     if bytes.len() as u64 > SMALL_FILE_LIMIT {
         return Err(Error::check(
-            format!("{} is too large to be {what}", path.display()),
+            format!("{name} is too large to be {what}"),
             "check that you passed the right file",
         ));
     }
+    if bytes.is_empty() {
+        return Err(Error::check(
+            format!("{name} is empty, not {what}"),
+            "check that you passed the right file, and that it was copied whole",
+        ));
+    }
     Ok(bytes)
+}
+
+/// Open an input FILE: a missing or unreadable one is an I/O error (exit 5), a folder a usage
+/// error (exit 2), with the same words for every option.
+fn open_file(path: &Path, what: &str) -> Result<File> {
+    let file =
+        File::open(path).map_err(|e| Error::io_at(&format!("read {what} from"), path, &e))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(Error::usage(
+            format!("{} is a folder, not {what}", crate::untrusted::path(path)),
+            "pass a file",
+        ));
+    }
+    Ok(file)
+}
+
+/// Stdin can be read once: a second input that is also `-` is refused (exit 2).
+fn take_stdin(what: &str) -> Result<()> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static TAKEN: AtomicBool = AtomicBool::new(false);
+    if TAKEN.swap(true, Ordering::SeqCst) {
+        return Err(Error::usage(
+            format!("{what} cannot come from stdin too: another input already reads it"),
+            "pass at most one input as `-` (or nothing); give the others as files",
+        ));
+    }
+    Ok(())
 }
 
 /// `-`, or no path at all, means stdin (or stdout for an output).
@@ -41,20 +86,13 @@ pub fn input_name(path: Option<&Path>) -> String {
     }
 }
 
-/// `FILE`, or stdin for `-` / nothing.
+/// `FILE`, or stdin for `-` / nothing (the data of sign, verify, encrypt, decrypt).
 pub fn open_input(path: Option<&Path>) -> Result<Box<dyn Read>> {
     match path {
-        None => Ok(Box::new(std::io::stdin().lock())),
-        Some(p) if p == Path::new("-") => Ok(Box::new(std::io::stdin().lock())),
-        Some(p) => {
-            let f = File::open(p).map_err(|e| Error::io_at("read", p, &e))?;
-            if f.metadata().is_ok_and(|m| m.is_dir()) {
-                return Err(Error::usage(
-                    format!("{} is a folder", p.display()),
-                    "pass a file",
-                ));
-            }
-            Ok(Box::new(f))
+        Some(p) if p != Path::new("-") => Ok(Box::new(open_file(p, "the data")?)),
+        _ => {
+            take_stdin("the data")?;
+            Ok(Box::new(std::io::stdin().lock()))
         }
     }
 }
@@ -105,10 +143,7 @@ pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
     let mut sink = create_output(path, false)?;
     sink.write_all(bytes).map_err(|e| match &sink {
         Sink::File { path, .. } => Error::io_at("write", path, &e),
-        Sink::Stdout(_) => Error::io(
-            format!("cannot write to stdout: {e}"),
-            "check where the output goes",
-        ),
+        Sink::Stdout(_) => Error::stdout_write(&e, "check where the output goes"),
     })?;
     sink.commit()
 }
@@ -148,12 +183,9 @@ impl Sink {
     /// Make the output final: flush stdout, or rename the file into place.
     pub fn commit(self) -> Result<()> {
         match self {
-            Sink::Stdout(mut s) => s.flush().map_err(|e| {
-                Error::io(
-                    format!("cannot write to stdout: {e}"),
-                    "check where the output goes",
-                )
-            }),
+            Sink::Stdout(mut s) => s
+                .flush()
+                .map_err(|e| Error::stdout_write(&e, "check where the output goes")),
             Sink::File { out, .. } => out.commit(),
         }
     }

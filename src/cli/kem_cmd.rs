@@ -41,6 +41,11 @@ fn print_secret(ctx: &Context, ss: &SecretBytes<32>, extra: serde_json::Value) {
 }
 
 pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
+    let output = args
+        .output
+        .as_deref()
+        .filter(|p| *p != std::path::Path::new("-"));
+    super::crypt_cmd::refuse_json_to_stdout(ctx, output, "encapsulate")?;
     let backend = ctx.backend()?;
     let expected = peer::parse_fingerprints(&args.peer.expect_fingerprint)?;
     let (identity, _) = super::contacts_cmd::read_identity(ctx, &args.to)?;
@@ -66,10 +71,19 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
     } else {
         envelope::seal(level, root_id, cert.generation, &ct, &ss)
     };
-    let mut out = create_output(Some(&args.output), true)?;
-    out.write_all(&bytes)
-        .map_err(|e| Error::io_at("write", &args.output, &e))?;
+    let mut out = create_output(args.output.as_deref(), true)?;
+    out.write_all(&bytes).map_err(|e| match output {
+        Some(p) => Error::io_at("write", p, &e),
+        None => Error::stdout_write(&e, "redirect stdout to a file, or pass -o CT"),
+    })?;
     out.commit()?;
+    if output.is_none() {
+        // Stdout carries the envelope: the secret goes to stderr, the terminal as a rule.
+        let hex = hex_secret(&ss);
+        let line = Zeroizing::new(format!("shared secret: {}", hex.as_str()));
+        super::output::stderr_line(&line);
+        return Ok(());
+    }
     print_secret(
         ctx,
         &ss,
@@ -77,7 +91,7 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
             "fingerprint": fp.to_string(),
             "generation": cert.generation,
             "suite": level.suite().name(),
-            "output": args.output.display().to_string(),
+            "output": output.map(|p| p.display().to_string()),
             "raw": args.raw,
         }),
     );

@@ -21,6 +21,7 @@ pub mod password;
 mod report_cmd;
 mod rotate_cmd;
 mod sign_cmd;
+pub mod state;
 mod vault_cmd;
 
 use crate::error::{Error, Result};
@@ -56,16 +57,26 @@ pub fn run(cli: Cli) -> Result<()> {
             full_history,
             unlock,
             age,
+            force,
             ..
-        }) => identity_cmd::export(&ctx, output.as_deref(), full_history, unlock, age),
+        }) => identity_cmd::export(
+            &ctx,
+            output.as_deref(),
+            identity_cmd::ExportOptions {
+                full_history,
+                unlock,
+                age,
+                force,
+            },
+        ),
         Command::Identity(IdentityCommand::Show { file, age: true }) => {
             age_cmd::show_recipient(&ctx, &file)
         }
         Command::Identity(IdentityCommand::Show { file, .. }) => identity_cmd::show(&ctx, &file),
         Command::Identity(IdentityCommand::History) => identity_cmd::history(&ctx),
-        Command::Identity(IdentityCommand::Revoke { file, output, .. }) => {
-            identity_cmd::revoke(&ctx, &file, output.as_deref())
-        }
+        Command::Identity(IdentityCommand::Revoke {
+            file, output, yes, ..
+        }) => identity_cmd::revoke(&ctx, &file, output.as_deref(), yes),
         Command::Rotate(a) => rotate_cmd::run(&ctx, &a),
         Command::Sign(a) => sign_cmd::sign(&ctx, &a),
         Command::Verify(a) => sign_cmd::verify(&ctx, &a),

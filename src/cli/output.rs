@@ -45,17 +45,38 @@ impl Output {
     }
 
     pub fn warn(&self, msg: &str) {
-        eprintln!("{} {}", self.paint("33;1", "warning:"), scrub(msg));
+        stderr_line(&format!(
+            "{} {}",
+            self.paint("33;1", "warning:"),
+            scrub(msg)
+        ));
     }
 
     pub fn note(&self, msg: &str) {
-        eprintln!("{}", scrub(msg));
+        stderr_line(&scrub(msg));
     }
 
+    /// An error: on stderr for people; under --json also the error object on stdout
+    /// (docs/cli.md). A reader of stdout that went away is not reported at all.
     pub fn error(&self, err: &crate::error::Error) {
-        eprintln!("{} {}", self.paint("31;1", "error:"), scrub(err.message()));
+        if err.is_broken_pipe() {
+            return;
+        }
+        stderr_line(&format!(
+            "{} {}",
+            self.paint("31;1", "error:"),
+            scrub(err.message())
+        ));
         if !err.hint().is_empty() {
-            eprintln!("{} {}", self.paint("36", "hint:"), scrub(err.hint()));
+            stderr_line(&format!(
+                "{} {}",
+                self.paint("36", "hint:"),
+                scrub(err.hint())
+            ));
+        }
+        if self.json {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{}", err.to_json());
         }
     }
 
@@ -67,6 +88,15 @@ impl Output {
         }
     }
 
+    /// Text that is the command's product (an export, armor) on stdout, exactly; a failed
+    /// write is an error (a vanished reader is marked as such, see `Error::stdout_write`).
+    pub fn raw(&self, text: &str) -> crate::error::Result<()> {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(|e| crate::error::Error::stdout_write(&e, "check where the output goes"))
+    }
+
     /// The one JSON object of a command (stdout); only under --json.
     pub fn json(&self, value: &Value) {
         if self.json {
@@ -74,6 +104,13 @@ impl Output {
             let _ = writeln!(out, "{value}");
         }
     }
+}
+
+/// One line on stderr. A closed or full stderr is ignored: a message nobody can read must not
+/// stop (or, as `eprintln!` does, panic) a command half-way.
+pub fn stderr_line(line: &str) {
+    let mut err = std::io::stderr().lock();
+    let _ = writeln!(err, "{line}");
 }
 
 /// NO_COLOR (any value) or a non-terminal stderr turns colour off.

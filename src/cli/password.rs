@@ -118,6 +118,16 @@ pub struct PasswordRead {
 /// Read a password. `confirm` asks twice on a terminal (init, new passwords); `what` names it
 /// in prompts and errors ("password", "new password").
 pub fn read(source: &Source, what: &str, confirm: bool) -> Result<PasswordRead> {
+    read_labelled(source, what, what, confirm)
+}
+
+/// [`read`], with the terminal prompt saying `label` ("password for ~/vault.nxq").
+pub fn read_labelled(
+    source: &Source,
+    what: &str,
+    label: &str,
+    confirm: bool,
+) -> Result<PasswordRead> {
     let mut warnings = Vec::new();
     let password = match source {
         Source::File(path) => {
@@ -139,7 +149,7 @@ pub fn read(source: &Source, what: &str, confirm: bool) -> Result<PasswordRead> 
             })?;
             first_line(file, &format!("file descriptor {fd}"))?
         }
-        Source::Terminal => prompt(what, confirm)?,
+        Source::Terminal => prompt(what, label, confirm)?,
     };
     if password.is_empty() {
         return Err(Error::usage(
@@ -226,7 +236,7 @@ fn password_file_warnings(path: &Path) -> Vec<String> {
 }
 
 /// Hidden prompt on the controlling terminal. Without one, fail at once (never hang).
-fn prompt(what: &str, confirm: bool) -> Result<Password> {
+fn prompt(what: &str, label: &str, confirm: bool) -> Result<Password> {
     if !terminal_available() {
         return Err(no_terminal(what));
     }
@@ -246,7 +256,7 @@ fn prompt(what: &str, confirm: bool) -> Result<Password> {
             })
     };
     let capitalised = {
-        let mut c = what.chars();
+        let mut c = label.chars();
         c.next()
             .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
             .unwrap_or_default()

@@ -10,12 +10,19 @@ use std::io::{BufRead, Write};
 
 /// Ask on the terminal before erasing keys; without a terminal, `--yes` is required.
 fn confirm_retire(generations: &str) -> Result<()> {
-    let refuse = || {
-        Error::usage(
-            format!("not retiring generations {generations} without confirmation"),
-            "pass --yes to confirm in scripts",
-        )
-    };
+    confirm(
+        &format!(
+            "Erase the decapsulation keys of generations {generations}? Files encrypted to them \
+             can never be decrypted again. [y/N] "
+        ),
+        &format!("not retiring generations {generations} without confirmation"),
+    )
+}
+
+/// Ask `question` on the terminal; anything but yes, or no terminal, refuses (exit 2) with
+/// `refusal` and a hint naming `--yes`.
+pub(super) fn confirm(question: &str, refusal: &str) -> Result<()> {
+    let refuse = || Error::usage(refusal.to_string(), "pass --yes to confirm in scripts");
     let Ok(tty) = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
@@ -24,11 +31,7 @@ fn confirm_retire(generations: &str) -> Result<()> {
         return Err(refuse());
     };
     let mut writer = &tty;
-    let _ = write!(
-        writer,
-        "Erase the decapsulation keys of generations {generations}? Files encrypted to them can \
-         never be decrypted again. [y/N] "
-    );
+    let _ = write!(writer, "{question}");
     let mut answer = String::new();
     std::io::BufReader::new(&tty)
         .read_line(&mut answer)
@@ -95,6 +98,15 @@ pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
             "revoked the signing keys of generations before {g}; the revocation travels in your next export"
         ));
     }
-    ctx.out.note("Re-export your identity (`nexusq identity export`) and share it so others use the new keys.");
+    if crate::identity::peer::is_revoked(&public) {
+        ctx.out.warn(&format!(
+            "identity {fp} is revoked: the new generation does not change that, and others \
+             will refuse it; make a new identity with `nexusq init --vault NEW`"
+        ));
+    } else {
+        ctx.out.note(
+            "Re-export your identity (`nexusq identity export`) and share it so others use the new keys.",
+        );
+    }
     Ok(())
 }

@@ -93,6 +93,8 @@ impl KeySource {
         stdin_is_data: bool,
         what: &str,
     ) -> Result<Option<Agent>> {
+        // A missing or damaged vault is said first (exit 4), before any password question.
+        ctx.check_vault()?;
         let agent = super::agent_cmd::for_command(ctx, no_agent);
         if agent.is_none() {
             super::password::check_source(&ctx.password_source(), stdin_is_data, what)?;
@@ -100,12 +102,19 @@ impl KeySource {
         Ok(agent)
     }
 
-    /// The agent's key (with the vault's public identity, no password), else the unlocked vault.
-    fn open(ctx: &Context, agent: Option<Agent>) -> Result<KeySource> {
-        Ok(match agent {
+    /// The agent's key (with the vault's public identity, no password), else the unlocked
+    /// vault. A revoked identity signs nothing unless `force`.
+    fn open(ctx: &Context, agent: Option<Agent>, force: bool) -> Result<KeySource> {
+        let key = match agent {
             Some(agent) => KeySource::Agent(agent, crate::vault::open(&ctx.vault_path()?)?.public),
             None => KeySource::Unlocked(ctx.unlock()?),
-        })
+        };
+        let public = match &key {
+            KeySource::Agent(_, public) => public,
+            KeySource::Unlocked(u) => &u.file.public,
+        };
+        super::identity_cmd::refuse_if_revoked(public, "its signatures", force)?;
+        Ok(key)
     }
 
     /// Sign `digest` now. An agent that fails is left, once, for the password path.
@@ -180,7 +189,7 @@ fn sign_one(ctx: &Context, args: &SignArgs, input: Option<&PathBuf>) -> Result<(
     let backend = ctx.backend()?;
     // Open the data first, so a missing FILE fails before the password is asked for.
     let reader = open_input(input)?;
-    let mut key = KeySource::open(ctx, agent)?;
+    let mut key = KeySource::open(ctx, agent, args.force)?;
     let digest = hash_input(input, reader)?;
     let sig = key.sign(ctx, backend, &digest, args.compact)?;
     drop(key);
@@ -195,7 +204,7 @@ fn sign_one(ctx: &Context, args: &SignArgs, input: Option<&PathBuf>) -> Result<(
             ctx.out.json(&json!({
                 "fingerprint": fp,
                 "generation": generation,
-                "signed_at": signed_at,
+                "signed_at": crate::time::rfc3339(signed_at),
                 "compact": args.compact,
                 "output": path.display().to_string(),
             }));
@@ -208,10 +217,11 @@ fn sign_one(ctx: &Context, args: &SignArgs, input: Option<&PathBuf>) -> Result<(
         None if ctx.global.json => ctx.out.json(&json!({
             "fingerprint": fp,
             "generation": generation,
-            "signed_at": signed_at,
+            "signed_at": crate::time::rfc3339(signed_at),
             "compact": args.compact,
             "output": "-",
-            "armor": text,
+            "armor": true,
+            "signature": text,
         })),
         None => {
             let mut out = create_output(None, false)?;
@@ -273,7 +283,7 @@ fn sign_files(ctx: &Context, args: &SignArgs, files: &[PathBuf]) -> Result<()> {
     }
     let agent = KeySource::agent(ctx, args.no_agent, false, "the files to sign")?;
     let backend = ctx.backend()?;
-    let mut key = KeySource::open(ctx, agent)?;
+    let mut key = KeySource::open(ctx, agent, args.force)?;
     let mut done = Vec::new();
     let mut last = None;
     for (file, target) in files.iter().zip(&targets) {
@@ -381,7 +391,7 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
     };
     let agent = KeySource::agent(ctx, args.no_agent, false, "the manifest")?;
     let backend = ctx.backend()?;
-    let mut key = KeySource::open(ctx, agent)?;
+    let mut key = KeySource::open(ctx, agent, args.force)?;
     let sig = key.sign(ctx, backend, &signature::digest(&text), args.compact)?;
     drop(key);
     write_signature(&target, &sig.to_armor())?;
@@ -492,16 +502,14 @@ pub fn verify(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     if args.sig.is_none() {
         return verify_files(ctx, args);
     }
-    let result = verify_one(ctx, args);
-    if let Err(e) = &result
-        && e.exit() == Exit::CheckFailed
-    {
-        ctx.out.json(&json!({
-            "valid": false,
-            "error": e.message(),
-        }));
-    }
-    result
+    // A failed check is `{"valid": false, "error": {...}}` under --json (docs/cli.md).
+    verify_one(ctx, args).map_err(|e| {
+        if e.exit() == Exit::CheckFailed {
+            e.with_json("valid", json!(false))
+        } else {
+            e
+        }
+    })
 }
 
 /// What a good signature says, for people.
@@ -526,12 +534,11 @@ fn verified_json(ok: &signature::Verified) -> serde_json::Map<String, Value> {
         "valid": true,
         "fingerprint": ok.fingerprint().to_string(),
         "generation": ok.generation,
-        "signed_at": ok.signed_at,
-        "signed_at_rfc3339": crate::time::rfc3339(ok.signed_at),
+        "signed_at": crate::time::rfc3339(ok.signed_at),
         "signed_at_claimed": true,
         "superseded": ok.superseded,
         "newest_generation": ok.newest_known,
-        "not_after": ok.not_after,
+        "not_after": crate::time::rfc3339(ok.not_after),
         "expired": ok.not_after < super::now(),
     });
     match v {

@@ -1,6 +1,6 @@
 //! `nexusq vault open | unlock | passwd`.
 
-use super::{Context, kdf_json, kdf_params, output};
+use super::{Context, kdf_json, kdf_params, output, state};
 use crate::error::Result;
 use crate::identity::PublicIdentity;
 use crate::suite::SuiteId;
@@ -17,14 +17,26 @@ fn suites() -> Vec<&'static str> {
     .to_vec()
 }
 
-fn identity_json(public: &PublicIdentity) -> serde_json::Value {
+fn identity_json(public: &PublicIdentity, states: &[state::GenerationState]) -> serde_json::Value {
     let cert = public.newest();
     json!({
         "fingerprint": public.root_id().fingerprint().to_string(),
         "generation": cert.generation,
-        "generations": public.certificates.len(),
+        "generations": state::rows(public, states),
+        "generation_count": public.certificates.len(),
+        "revoked": state::identity_revoked(public),
         "not_after": output::time(cert.not_after),
     })
+}
+
+/// A warning when the identity itself was revoked.
+fn warn_revoked(ctx: &Context, public: &PublicIdentity) {
+    if state::identity_revoked(public) {
+        ctx.out.warn(&format!(
+            "identity {} is revoked: others refuse it; make a new identity with `nexusq init --vault NEW`",
+            public.root_id().fingerprint()
+        ));
+    }
 }
 
 pub fn open(ctx: &Context) -> Result<()> {
@@ -49,7 +61,9 @@ pub fn open(ctx: &Context) -> Result<()> {
             output::time(cert.not_after)
         ));
     }
-    let mut j = identity_json(public);
+    warn_revoked(ctx, public);
+    let states = state::generations(public, now, None);
+    let mut j = identity_json(public, &states);
     let obj = j.as_object_mut().expect("object");
     obj.insert("vault".into(), json!(path.display().to_string()));
     obj.insert("status".into(), json!("intact"));
@@ -78,7 +92,8 @@ pub fn open(ctx: &Context) -> Result<()> {
     ctx.out.data(&format!(
         "vault:       {}{}\nstatus:      intact (not authenticated: unlock checks it)\n\
          fingerprint: {}\ngeneration:  {} ({} in history)\nkdf:         {}\n\
-         suites:      {} (root: {})\ncreated:     {}\nvalid until: {}{}",
+         suites:      {} (root: {})\ncreated:     {}\nvalid until: {}{}\n\
+         generations (retired keys show after `nexusq vault unlock`):{}",
         output::untrusted_path(&path),
         if linked {
             format!(
@@ -97,6 +112,7 @@ pub fn open(ctx: &Context) -> Result<()> {
         output::time(file.created),
         output::time(cert.not_after),
         if expired { " (expired)" } else { "" },
+        state::lines(public, &states),
     ));
     Ok(())
 }
@@ -108,16 +124,27 @@ pub fn unlock(ctx: &Context) -> Result<()> {
     let file = vault::open(&path)?;
     let password = ctx.password(false)?;
     let unlocked = file.unlock(&password, &Argon2id, backend)?;
-    let public = &unlocked.file.public;
-    let mut j = identity_json(public);
+    let public = unlocked.file.public.clone();
+    let keys = unlocked.into_decryption_keys();
+    let retired = |g: u32| {
+        matches!(
+            keys.find(g, crate::suite::hybrid_kem::KemLevel::MlKem768),
+            Err(crate::identity::MissingKey::Retired)
+        )
+    };
+    let states = state::generations(&public, super::now(), Some(&retired));
+    drop(keys);
+    warn_revoked(ctx, &public);
+    let mut j = identity_json(&public, &states);
     j.as_object_mut()
         .expect("object")
         .insert("unlocked".into(), json!(true));
     ctx.out.json(&j);
     ctx.out.data(&format!(
-        "unlocked: the secret keys match the public identity\nfingerprint: {}\ngeneration:  {}",
+        "unlocked: the secret keys match the public identity\nfingerprint: {}\ngeneration:  {}{}",
         public.root_id().fingerprint(),
-        public.newest().generation
+        public.newest().generation,
+        state::lines(&public, &states),
     ));
     Ok(())
 }
@@ -139,6 +166,8 @@ pub fn passwd(ctx: &Context, kdf: &super::args::KdfArgs) -> Result<()> {
         (None, None)
     };
     let old = ctx.password(false)?;
+    // The old password is checked before the new one is asked for (twice, at a terminal).
+    current.unlock(&old, &Argon2id, backend)?;
     let new = ctx.new_password()?;
     let params = vault::change_password(&path, &old, &new, new_params, based_on, &opts, backend)?;
     super::agent_cmd::stop_after_change(ctx, &path, "the password change");

@@ -48,7 +48,15 @@ impl AtomicFile {
         let io = save_io::current();
         let tmp = temp_path(target);
         let (file, registration) = cleanup::register(&tmp, Kind::File, || io.create_new(&tmp))
-            .map_err(|e| Error::io_at("create the temporary file", &tmp, &e))?;
+            .map_err(|e| {
+                // The user named `target`, not the temporary file: a missing folder is theirs.
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    Error::io_at("create", target, &e)
+                        .reworded_hint("the folder of this path does not exist; create it first or choose another path")
+                } else {
+                    Error::io_at("create the temporary file", &tmp, &e)
+                }
+            })?;
         Ok(AtomicFile {
             io,
             tmp,

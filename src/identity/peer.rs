@@ -12,17 +12,39 @@ use crate::suite::hybrid_kem::{self, KemLevel};
 /// Decode an exported identity (strict armor), check its structure and every root signature.
 /// Any defect is exit 1: it is someone else's file, not our vault.
 pub fn parse_export(bytes: &[u8], what: &str, backend: &dyn Backend) -> Result<PublicIdentity> {
-    let hint = "ask its owner for a fresh `nexusq identity export`";
-    let raw = crate::armor::decode(ARMOR_KIND, bytes).map_err(|e| {
-        Error::check(
-            format!("{what} is not a nexusq public identity: it {}", e.0),
-            hint,
-        )
-    })?;
-    let identity = PublicIdentity::decode(&raw).map_err(|e| {
+    let raw =
+        crate::armor::decode_pasted(ARMOR_KIND, bytes).map_err(|e| not_an_export(what, &e))?;
+    decode_export(&raw, what, backend)
+}
+
+/// Every export in `bytes` (a file of several concatenated exports, as `--to` accepts), at
+/// least one.
+pub fn parse_exports(
+    bytes: &[u8],
+    what: &str,
+    backend: &dyn Backend,
+) -> Result<Vec<PublicIdentity>> {
+    crate::armor::decode_all(ARMOR_KIND, bytes)
+        .map_err(|e| not_an_export(what, &e))?
+        .iter()
+        .map(|raw| decode_export(raw, what, backend))
+        .collect()
+}
+
+const EXPORT_HINT: &str = "ask its owner for a fresh `nexusq identity export`";
+
+fn not_an_export(what: &str, e: &crate::armor::ArmorError) -> Error {
+    Error::check(
+        format!("{what} is not a nexusq public identity: it {}", e.0),
+        EXPORT_HINT,
+    )
+}
+
+fn decode_export(raw: &[u8], what: &str, backend: &dyn Backend) -> Result<PublicIdentity> {
+    let identity = PublicIdentity::decode(raw).map_err(|e| {
         Error::check(
             format!("{what} is a damaged public identity: {}", e.0),
-            hint,
+            EXPORT_HINT,
         )
     })?;
     identity.verify_signatures(backend).map_err(|e| {
@@ -201,7 +223,13 @@ mod tests {
         let armored = new.public.export(false).to_armor();
         assert!(parse_export(armored.as_bytes(), "x", &RustCrypto).is_ok());
         // Truncations spread over the armored text (armor.rs tests every one).
-        for cut in (0..armored.len()).step_by(97).chain([armored.len() - 1]) {
+        // Only the final line ending may go (issue 17: armor as people paste it); a cut into
+        // the END line or anything before it is refused.
+        assert!(parse_export(&armored.as_bytes()[..armored.len() - 1], "x", &RustCrypto).is_ok());
+        for cut in (0..armored.len() - 1)
+            .step_by(97)
+            .chain([armored.len() - 2])
+        {
             let e = parse_export(&armored.as_bytes()[..cut], "x", &RustCrypto).unwrap_err();
             assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
         }

@@ -188,7 +188,7 @@ fn composite(r: &mut Reader<'_>) -> DecodeResult<Vec<u8>> {
 }
 
 fn unarmor(text: &[u8], what: &str) -> Result<Vec<u8>> {
-    crate::armor::decode(ARMOR_KIND, text).map_err(|e| {
+    crate::armor::decode_pasted(ARMOR_KIND, text).map_err(|e| {
         Error::check(
             format!("{what} is not a nexusq signature: it {}", e.0),
             DEFECT_HINT,

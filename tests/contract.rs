@@ -1,0 +1,379 @@
+//! The command-line contract (docs/cli.md) as one table: every command runs once to success
+//! and once to a failure, as text and with --json. JSON output is validated against the
+//! command's schema in docs/schemas/, every --json error against error.schema.json, and every
+//! failure has its exit code, an "error:" line and a "hint:" line. Adding a command is one row.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::Path;
+
+/// One command: its name, the arguments of a success, the schema of its --json output (None:
+/// it prints no JSON), the arguments of a failure and that failure's exit code. `{d}` is the
+/// test folder, `{r}` the repository; the vault is `--vault {d}/v.nxq` unless the arguments name another.
+struct Row {
+    name: &'static str,
+    ok: &'static [&'static str],
+    schema: Option<&'static str>,
+    fail: &'static [&'static str],
+    code: i32,
+}
+
+const fn row(
+    name: &'static str,
+    ok: &'static [&'static str],
+    schema: Option<&'static str>,
+    fail: &'static [&'static str],
+    code: i32,
+) -> Row {
+    Row {
+        name,
+        ok,
+        schema,
+        fail,
+        code,
+    }
+}
+
+const KDF: [&str; 4] = ["--kdf-memory-mib", "8", "--kdf-iterations", "1"];
+
+/// In order: later rows use what earlier ones made (the vault, the export, signatures).
+const TABLE: &[Row] = &[
+    row(
+        "init",
+        &["init", "--password-file", "{d}/pw", "KDF"],
+        Some("init"),
+        &["init", "--password-file", "{d}/pw", "KDF"],
+        2,
+    ),
+    row(
+        "vault open",
+        &["vault", "open"],
+        Some("vault-open"),
+        &["vault", "open", "--vault", "{d}/missing.nxq"],
+        4,
+    ),
+    row(
+        "vault unlock",
+        &["vault", "unlock", "--password-file", "{d}/pw"],
+        Some("vault-unlock"),
+        &["vault", "unlock", "--password-file", "{d}/wrong"],
+        3,
+    ),
+    row(
+        "vault passwd",
+        &[
+            "vault",
+            "passwd",
+            "--password-file",
+            "{d}/pw",
+            "--new-password-file",
+            "{d}/pw",
+            "KDF",
+        ],
+        Some("vault-passwd"),
+        &[
+            "vault",
+            "passwd",
+            "--password-file",
+            "{d}/wrong",
+            "--new-password-file",
+            "{d}/pw",
+        ],
+        3,
+    ),
+    row(
+        "identity export",
+        &["identity", "export", "-o", "{d}/me.asc"],
+        Some("identity-export"),
+        &["identity", "export", "--vault", "{d}/missing.nxq"],
+        4,
+    ),
+    row(
+        "identity show",
+        &["identity", "show", "{d}/me.asc"],
+        Some("identity-show"),
+        &["identity", "show", "{d}/folder"],
+        2,
+    ),
+    row(
+        "identity history",
+        &["identity", "history"],
+        Some("identity-history"),
+        &["identity", "history", "--vault", "{d}/missing.nxq"],
+        4,
+    ),
+    row(
+        "sign",
+        &[
+            "sign",
+            "{d}/data",
+            "--password-file",
+            "{d}/pw",
+            "-o",
+            "{d}/data.sig",
+        ],
+        Some("sign"),
+        &["sign", "{d}/missing", "--password-file", "{d}/pw"],
+        5,
+    ),
+    row(
+        "verify",
+        &["verify", "{d}/data", "--sig", "{d}/data.sig"],
+        Some("verify"),
+        &["verify", "{d}/data", "--sig", "{d}/empty"],
+        1,
+    ),
+    row(
+        "encapsulate",
+        &["encapsulate", "--to", "{d}/me.asc", "-o", "{d}/env"],
+        Some("encapsulate"),
+        &["encapsulate", "--to", "{d}/data", "-o", "{d}/env2"],
+        1,
+    ),
+    row(
+        "decapsulate",
+        &["decapsulate", "{d}/env", "--password-file", "{d}/pw"],
+        Some("decapsulate"),
+        &["decapsulate", "{d}/empty", "--password-file", "{d}/pw"],
+        1,
+    ),
+    row(
+        "encrypt",
+        &[
+            "encrypt",
+            "{d}/data",
+            "--to",
+            "{d}/me.asc",
+            "--to-self",
+            "-o",
+            "{d}/data.nxq",
+        ],
+        Some("encrypt"),
+        &[
+            "encrypt",
+            "{d}/data",
+            "--to",
+            "{d}/folder",
+            "-o",
+            "{d}/x.nxq",
+        ],
+        2,
+    ),
+    row(
+        "decrypt",
+        &[
+            "decrypt",
+            "{d}/data.nxq",
+            "--password-file",
+            "{d}/pw",
+            "-o",
+            "{d}/out",
+        ],
+        Some("decrypt"),
+        &[
+            "decrypt",
+            "{d}/data",
+            "--password-file",
+            "{d}/pw",
+            "-o",
+            "{d}/out2",
+        ],
+        1,
+    ),
+    row(
+        "rotate",
+        &["rotate", "--password-file", "{d}/pw"],
+        Some("rotate"),
+        &["rotate", "--password-file", "{d}/wrong"],
+        3,
+    ),
+    row(
+        "identity revoke",
+        &[
+            "identity",
+            "revoke",
+            "--yes",
+            "{d}/v.nxq.revocation.asc",
+            "--password-file",
+            "{d}/pw",
+            "-o",
+            "{d}/revoked.asc",
+        ],
+        Some("identity-revoke"),
+        &[
+            "identity",
+            "revoke",
+            "--yes",
+            "{d}/data",
+            "--password-file",
+            "{d}/pw",
+        ],
+        1,
+    ),
+    row(
+        "doctor",
+        &["doctor"],
+        Some("doctor"),
+        &["doctor", "--no-such-option"],
+        2,
+    ),
+    row(
+        "report",
+        &[
+            "report",
+            "{r}/benches/results/2026-12-01-x86_64-bench-baseline.jsonl",
+            "-o",
+            "{d}/report.html",
+        ],
+        None,
+        &["report", "{d}/missing.jsonl"],
+        5,
+    ),
+    row("manpage", &["manpage"], None, &["manpage", "extra"], 2),
+    row(
+        "completions",
+        &["completions", "bash"],
+        None,
+        &["completions", "nosh"],
+        2,
+    ),
+];
+
+fn schema(name: &str) -> jsonschema::Validator {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("docs/schemas/{name}.schema.json"));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let schema: Value = serde_json::from_str(&text).unwrap();
+    jsonschema::draft202012::new(&schema).expect("a valid draft 2020-12 schema")
+}
+
+fn assert_valid(validator: &jsonschema::Validator, what: &str, value: &Value) {
+    let errors: Vec<String> = validator
+        .iter_errors(value)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{what}: {value}\n{errors:#?}");
+}
+
+fn args(template: &[&str], dir: &Path, json: bool) -> Vec<String> {
+    let d = dir.display().to_string();
+    let mut out: Vec<String> = vec!["--vault".into(), format!("{d}/v.nxq")];
+    for a in template {
+        if *a == "KDF" {
+            out.extend(KDF.iter().map(|s| s.to_string()));
+        } else {
+            out.push(
+                a.replace("{d}", &d)
+                    .replace("{r}", env!("CARGO_MANIFEST_DIR")),
+            );
+        }
+    }
+    // A later --vault wins over the first.
+    if json {
+        out.push("--json".into());
+    }
+    out
+}
+
+fn setup(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for (name, text) in [("pw", "pw\n"), ("wrong", "not the password\n")] {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o600)).unwrap();
+    }
+    std::fs::write(dir.join("data"), "some data\n").unwrap();
+    std::fs::write(dir.join("empty"), "").unwrap();
+    std::fs::create_dir(dir.join("folder")).unwrap();
+}
+
+fn run(args: &[String]) -> std::process::Output {
+    Command::cargo_bin("nexusq")
+        .unwrap()
+        .args(args)
+        .env_remove("NEXUSQ_VAULT")
+        .env_remove("NEXUSQ_BACKEND")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn every_command_keeps_the_contract() {
+    let error_schema = schema("error");
+    for json in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        setup(dir.path());
+        for row in TABLE {
+            let mode = if json { "--json" } else { "text" };
+            let what = format!("{} ({mode})", row.name);
+            let ok = args(row.ok, dir.path(), json && row.schema.is_some());
+            let out = run(&ok);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{what} {ok:?}: {}",
+                text(&out.stderr)
+            );
+            if json && let Some(name) = row.schema {
+                let stdout = text(&out.stdout);
+                let value: Value = serde_json::from_str(stdout.trim_end())
+                    .unwrap_or_else(|e| panic!("{what}: not one JSON object ({e}): {stdout:?}"));
+                assert_valid(&schema(name), &what, &value);
+            }
+            let fail = args(row.fail, dir.path(), json);
+            let out = run(&fail);
+            let stderr = text(&out.stderr);
+            assert_eq!(
+                out.status.code(),
+                Some(row.code),
+                "{what} failure {fail:?}: {stderr}"
+            );
+            assert!(stderr.contains("error:"), "{what} failure: {stderr}");
+            if json {
+                let stdout = text(&out.stdout);
+                let value: Value = serde_json::from_str(stdout.trim_end()).unwrap_or_else(|e| {
+                    panic!("{what} failure: not one JSON object ({e}): {stdout:?}")
+                });
+                assert_valid(&error_schema, &format!("{what} failure"), &value);
+                assert_eq!(value["error"]["code"], row.code, "{what} failure: {value}");
+            } else {
+                assert!(
+                    out.stdout.is_empty() || row.name == "manpage",
+                    "{what} failure printed: {}",
+                    text(&out.stdout)
+                );
+            }
+        }
+    }
+}
+
+/// Every schema in docs/schemas is a valid schema and belongs to a row (or is the error one).
+#[test]
+fn every_schema_is_used() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/schemas");
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let stem = name.strip_suffix(".schema.json").expect("NAME.schema.json");
+        let _ = schema(stem);
+        assert!(
+            stem == "error" || TABLE.iter().any(|r| r.schema == Some(stem)),
+            "{name} is in no row of the table"
+        );
+    }
+}
+
+/// The error object carries the exit code and kind of the DESIGN.md table.
+#[test]
+fn json_errors_name_code_and_kind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&args(&["vault", "open"], dir.path(), true));
+    assert_eq!(out.status.code(), Some(4));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "vault");
+    assert!(!v["error"]["hint"].as_str().unwrap().is_empty());
+}

@@ -407,9 +407,8 @@ pub fn status(ctx: &Context) -> Result<()> {
                 "fingerprint": fp,
                 "generation": s.signing_generation,
                 "idle_seconds_left": s.idle_left,
-                "expires_at": s.expires_at,
-                "expires_at_rfc3339": expires,
-                "started_at": s.started_at,
+                "expires_at": expires,
+                "started_at": super::output::time(s.started_at),
                 "memory_locked": s.memory_locked,
                 "keys": keys,
             }));
@@ -424,17 +423,13 @@ pub fn status(ctx: &Context) -> Result<()> {
             ));
             Ok(())
         }
-        client::Lookup::Absent => Err(not_running(ctx, &vault, None)),
-        client::Lookup::Unusable(why) => Err(not_running(ctx, &vault, Some(&why))),
+        client::Lookup::Absent => Err(not_running(&vault, None)),
+        client::Lookup::Unusable(why) => Err(not_running(&vault, Some(&why))),
     }
 }
 
-fn not_running(ctx: &Context, vault: &Path, why: Option<&str>) -> Error {
-    ctx.out.json(&json!({
-        "running": false,
-        "vault": vault.display().to_string(),
-        "reason": why,
-    }));
+/// Exit 1; under --json one object, `{"running": false, ..., "error": {...}}` (docs/cli.md).
+fn not_running(vault: &Path, why: Option<&str>) -> Error {
     let mut m = format!(
         "no agent is running for {}",
         super::output::untrusted_path(vault)
@@ -443,6 +438,9 @@ fn not_running(ctx: &Context, vault: &Path, why: Option<&str>) -> Error {
         m.push_str(&format!(" ({why})"));
     }
     Error::check(m, "start one with `nexusq agent start`")
+        .with_json("running", json!(false))
+        .with_json("vault", json!(vault.display().to_string()))
+        .with_json("reason", json!(why))
 }
 
 /// `agent stop` and `lock`: wipe the keys and end the agent. No agent is not an error.

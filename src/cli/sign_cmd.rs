@@ -297,7 +297,7 @@ fn sign_files(ctx: &Context, args: &SignArgs, files: &[PathBuf]) -> Result<()> {
         done.push(json!({
             "input": file.display().to_string(),
             "output": target.display().to_string(),
-            "signed_at": sig.signed_at(),
+            "signed_at": crate::time::rfc3339(sig.signed_at()),
         }));
         last = Some(sig);
     }
@@ -406,10 +406,10 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
     ctx.out.json(&json!({
         "fingerprint": fp,
         "generation": sig.generation(),
-        "signed_at": sig.signed_at(),
+        "signed_at": crate::time::rfc3339(sig.signed_at()),
         "compact": args.compact,
         "manifest": path.display().to_string(),
-        "files": entries.len(),
+        "file_count": entries.len(),
         "output": target.display().to_string(),
     }));
     Ok(())
@@ -637,17 +637,25 @@ fn verify_files(ctx: &Context, args: &VerifyArgs) -> Result<()> {
             }
         }
     }
-    ctx.out.json(&json!({
-        "valid": failed.is_empty(),
-        "files": reports,
-    }));
-    summarize(failed, args.inputs.len(), "files")
+    let mut obj = serde_json::Map::new();
+    obj.insert("valid".into(), failed.is_empty().into());
+    obj.insert("files".into(), reports.into());
+    summarize(ctx, obj, failed, args.inputs.len(), "files")
 }
 
-/// Nothing failed: Ok. Else one error naming the failures: exit 1 when every failure is a
-/// failed check, else the exit of the first other failure (a missing data file is exit 5).
-fn summarize(failed: Vec<(String, Error)>, total: usize, what: &str) -> Result<()> {
+/// Nothing failed: `report` on stdout (--json), Ok. Else one error naming the failures, with
+/// `report`'s fields beside its "error" (one JSON object either way): exit 1 when every
+/// failure is a failed check, else the exit of the first other failure (a missing data file
+/// is exit 5).
+fn summarize(
+    ctx: &Context,
+    report: serde_json::Map<String, Value>,
+    failed: Vec<(String, Error)>,
+    total: usize,
+    what: &str,
+) -> Result<()> {
     let Some((first_name, first)) = failed.first() else {
+        ctx.out.json(&Value::Object(report));
         return Ok(());
     };
     let exit = failed
@@ -665,7 +673,11 @@ fn summarize(failed: Vec<(String, Error)>, total: usize, what: &str) -> Result<(
             names.join(", ")
         )
     };
-    Err(Error::new(exit, message, first.hint().to_string()))
+    let mut err = Error::new(exit, message, first.hint().to_string());
+    for (k, v) in report {
+        err = err.with_json(&k, v);
+    }
+    Err(err)
 }
 
 /// `verify --manifest SHA256SUMS`: its signature (SHA256SUMS.sig or --sig), then every listed
@@ -685,10 +697,7 @@ fn verify_manifest(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     let text = read_small(path, "a manifest")?;
     let ok = match signature::verify_signature(backend, trust, &sig, &signature::digest(&text)) {
         Ok(ok) => ok,
-        Err(e) => {
-            ctx.out.json(&json!({"valid": false, "error": e.message()}));
-            return Err(e);
-        }
+        Err(e) => return Err(e.with_json("valid", json!(false))),
     };
     let entries = parse_manifest(path, &text)?;
     ctx.out
@@ -717,6 +726,5 @@ fn verify_manifest(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     obj.insert("valid".into(), failed.is_empty().into());
     obj.insert("manifest".into(), path.display().to_string().into());
     obj.insert("files".into(), reports.into());
-    ctx.out.json(&Value::Object(obj));
-    summarize(failed, entries.len(), "listed files")
+    summarize(ctx, obj, failed, entries.len(), "listed files")
 }

@@ -29,10 +29,8 @@ pub fn socket_folder() -> PathBuf {
     {
         Some(dir) => PathBuf::from(dir).join("nexusq"),
         None => {
-            let tmp = std::env::var_os("TMPDIR")
-                .filter(|d| !d.is_empty())
-                .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from);
-            tmp.join(format!("nexusq-{uid}"))
+            // $TMPDIR (Termux: $PREFIX/tmp; Termux has no /tmp), else the system's default.
+            std::env::temp_dir().join(format!("nexusq-{uid}"))
         }
     }
 }

@@ -583,14 +583,15 @@ fn a_revocation_seen_once_stays_applied() {
     let statement = alice.dir.join("alice.nxq.revocation.asc");
     alice
         .cmd()
-        .args(["identity", "revoke"])
+        .args(["identity", "revoke", "--yes"])
         .arg(&statement)
         .arg("--password-file")
         .arg(&alice.pw)
         .assert()
         .success();
     let revoked = w.dir.join("alice-revoked.pub");
-    export_to(&alice, &revoked, &[]);
+    // A revoked identity's export needs --force (docs/cli.md).
+    export_to(&alice, &revoked, &["--force"]);
     w.ok(&[
         "contacts",
         "update",

@@ -351,7 +351,7 @@ fn report_refuses_bad_input_and_writes_nothing() {
             write("old.jsonl", "{\"kind\":\"environment\",\"format\":1}\n"),
             "format 1",
         ),
-        (write("empty.jsonl", ""), "no environment record"),
+        (write("empty.jsonl", ""), "is empty, not an evidence file"),
         (write("binary.jsonl", "\u{0}\u{1}"), "not a JSON record"),
     ];
     for (path, says) in &cases {

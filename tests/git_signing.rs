@@ -266,7 +266,8 @@ fn program_speaks_gpg_status_on_the_named_fd() {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        child.stdin.take().unwrap().write_all(stdin).unwrap();
+        // A refusal may come before the payload is read: then the pipe is closed early.
+        let _ = child.stdin.take().unwrap().write_all(stdin);
         child.wait_with_output().unwrap()
     };
     let out = run(&["--status-fd=2", "-bsau", &repo.fingerprint], payload);

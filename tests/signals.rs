@@ -385,7 +385,7 @@ fn ctrl_c_at_the_password_prompt_exits_130_with_echo_back_on() {
         })
     };
     let deadline = Instant::now() + Duration::from_secs(60);
-    while !String::from_utf8_lossy(&seen.lock().unwrap()).contains("Password:") {
+    while !String::from_utf8_lossy(&seen.lock().unwrap()).contains("Password for ") {
         assert!(Instant::now() < deadline, "no prompt appeared");
         std::thread::sleep(Duration::from_millis(10));
     }

@@ -8,7 +8,7 @@
 //! the manifest's folder: absolute names and `..` are refused, so a manifest cannot make the
 //! verifier read outside it.
 
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
@@ -121,18 +121,8 @@ fn unescape(raw: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// SHA-256 of a stream, in 64 KiB pieces (constant memory).
-pub fn sha256_reader(mut input: impl Read) -> std::io::Result<[u8; 32]> {
-    let mut h = Sha256::new();
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => h.update(&buf[..n]),
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(h.finalize().into())
+pub fn sha256_reader(input: impl Read) -> std::io::Result<[u8; 32]> {
+    Ok(crate::identity::signature::stream_hash::<Sha256>(input)?.into())
 }
 
 /// Where an entry's file is: its name below the manifest's folder.

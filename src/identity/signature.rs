@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use crate::suite::root_sig;
 use crate::suite::{Backend, SuiteId, hybrid_sig};
 use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
-use sha2::{Digest, Sha512};
+use sha2::Sha512;
 use std::io::Read;
 
 const MAGIC: &[u8; 4] = b"NXQS";
@@ -67,8 +67,16 @@ pub fn context(root_id: &RootId, generation: u32, signed_at: u64) -> Vec<u8> {
 }
 
 /// SHA-512 of a stream, read in 64 KiB pieces (constant memory).
-pub fn digest_reader(mut input: impl Read) -> std::io::Result<[u8; DIGEST_LEN]> {
-    let mut h = Sha512::new();
+pub fn digest_reader(input: impl Read) -> std::io::Result<[u8; DIGEST_LEN]> {
+    Ok(stream_hash::<Sha512>(input)?.into())
+}
+
+/// Any hash of a stream, read in 64 KiB pieces (constant memory): signatures' SHA-512 and
+/// manifests' SHA-256.
+pub fn stream_hash<H: sha2::Digest>(
+    mut input: impl Read,
+) -> std::io::Result<sha2::digest::Output<H>> {
+    let mut h = H::new();
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         match input.read(&mut buf) {
@@ -78,7 +86,7 @@ pub fn digest_reader(mut input: impl Read) -> std::io::Result<[u8; DIGEST_LEN]> 
             Err(e) => return Err(e),
         }
     }
-    Ok(h.finalize().into())
+    Ok(h.finalize())
 }
 
 /// SHA-512 of data in memory.

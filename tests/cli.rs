@@ -274,7 +274,12 @@ fn init_creates_vault_lock_and_revocation_and_prints_fingerprint() {
     assert!(env.lock().is_file(), "no lock file");
     assert_eq!(mode(&env.lock()), 0o600, "lock file mode");
     assert!(env.revocation().is_file(), "no revocation statement");
-    assert_eq!(mode(&env.revocation()), 0o600, "revocation file mode");
+    // A public file (docs/cli.md): 0644 less the umask.
+    assert_eq!(
+        mode(&env.revocation()),
+        common::public_file_mode(),
+        "revocation file mode"
+    );
     let rev = fs::read_to_string(env.revocation()).unwrap();
     check_armor(&rev, "REVOCATION");
     // Nothing else left behind (no temporary files).
@@ -366,7 +371,7 @@ fn init_revocation_out_writes_there() {
         .success()
         .stderr(contains("elsewhere.asc"));
     check_armor(&fs::read_to_string(&rev).unwrap(), "REVOCATION");
-    assert_eq!(mode(&rev), 0o600);
+    assert_eq!(mode(&rev), common::public_file_mode());
     assert!(
         !env.revocation().exists(),
         "default revocation path used too"
@@ -1427,4 +1432,68 @@ fn truncated_and_extended_vaults_are_detected() {
 
     fs::write(&env.vault, &original).unwrap();
     env.unlock_with(&env.pw).success();
+}
+
+/// Public files (exports, signatures) are 0644 less the umask; encrypted and decrypted files
+/// stay 0600 (docs/cli.md, "Outputs, files and modes").
+#[test]
+fn public_outputs_are_0644_private_ones_0600() {
+    let env = Env::new();
+    env.init();
+    let public = common::public_file_mode();
+    let export = env.path("me.asc");
+    env.cmd()
+        .args(["identity", "export", "-o"])
+        .arg(&export)
+        .assert()
+        .success();
+    assert_eq!(mode(&export), public, "export");
+
+    let doc = env.path("doc.txt");
+    fs::write(&doc, b"the text\n").unwrap();
+    let sig = env.path("doc.sig");
+    env.cmd()
+        .arg("sign")
+        .arg(&doc)
+        .arg("-o")
+        .arg(&sig)
+        .arg("--password-file")
+        .arg(&env.pw)
+        .assert()
+        .success();
+    assert_eq!(mode(&sig), public, "sign -o");
+    let other = env.path("other.txt");
+    fs::write(&other, b"more\n").unwrap();
+    env.cmd()
+        .arg("sign")
+        .arg(&doc)
+        .arg(&other)
+        .arg("--password-file")
+        .arg(&env.pw)
+        .assert()
+        .success();
+    assert_eq!(mode(&suffixed(&other, ".sig")), public, "sign FILE...");
+
+    let ct = env.path("doc.nxq");
+    env.cmd()
+        .args(["encrypt", "--to"])
+        .arg(&export)
+        .arg(&doc)
+        .arg("-o")
+        .arg(&ct)
+        .assert()
+        .success();
+    assert_eq!(mode(&ct), 0o600, "encrypted file");
+    let plain = env.path("doc.out");
+    env.cmd()
+        .arg("decrypt")
+        .arg(&ct)
+        .arg("-o")
+        .arg(&plain)
+        .arg("--password-file")
+        .arg(&env.pw)
+        .assert()
+        .success();
+    assert_eq!(mode(&plain), 0o600, "decrypted file");
+    assert_eq!(fs::read(&plain).unwrap(), b"the text\n");
 }

@@ -174,7 +174,7 @@ fn replace_password(path: &Path, from: &str, to: &str) {
         parallelism: 1,
     };
     let bytes = unlocked.reseal(&root, &password(to), params).unwrap();
-    nexusq::fs::replace(path, &bytes).unwrap();
+    nexusq::fs::replace(path, &bytes, nexusq::fs::Access::Private).unwrap();
 }
 
 #[test]

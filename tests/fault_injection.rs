@@ -196,11 +196,11 @@ impl Injector {
 }
 
 impl SaveIo for Injector {
-    fn create_new(&self, path: &Path) -> io::Result<File> {
+    fn create_new(&self, path: &Path, mode: u32) -> io::Result<File> {
         let fault = self.step(Step::Create, path);
         match fault {
             None | Some(Fault::CrashAfter) => {
-                let f = RealIo.create_new(path)?;
+                let f = RealIo.create_new(path, mode)?;
                 self.written
                     .borrow_mut()
                     .insert(path.to_path_buf(), Vec::new());

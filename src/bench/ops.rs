@@ -498,7 +498,7 @@ pub fn identity_rotation<'a>(v: &'a ThrowawayVault, backend: &'a dyn Backend) ->
     };
     let opts = v.save_options();
     Ok(Op::new("Identity key rotation", move || {
-        crate::fs::replace(v.path(), &original)?;
+        crate::fs::replace(v.path(), &original, crate::fs::Access::Private)?;
         let now = crate::time::now();
         let mut result = None;
         let t = time(|| {

@@ -7,8 +7,8 @@ use super::args::{DecryptArgs, EncryptArgs};
 use super::crypt_cmd::{self, Counted};
 use super::io as cio;
 use crate::error::{Error, Exit, Result};
-use crate::fs::atomic;
 use crate::fs::paths::folder_is_shared_storage;
+use crate::fs::{Access, atomic};
 use crate::identity::{PublicIdentity, peer};
 use crate::suite::age::{
     self, AgeError, ErrorClass, Format, Identity, IdentityRef, Key, recipient,
@@ -46,12 +46,12 @@ fn key_error(what: &str, e: &recipient::KeyError) -> Error {
 fn emit_line(
     ctx: &Context,
     line: &str,
-    output: Option<&Path>,
+    output: Option<(&Path, Access)>,
     json: serde_json::Value,
 ) -> Result<()> {
     match output {
-        Some(o) if o != Path::new("-") => {
-            atomic::replace(o, format!("{line}\n").as_bytes())?;
+        Some((o, access)) if o != Path::new("-") => {
+            atomic::replace(o, format!("{line}\n").as_bytes(), access)?;
             let mut j = json;
             j["output"] = json!(o.display().to_string());
             ctx.out.json(&j);
@@ -82,7 +82,7 @@ pub fn export_recipient(
         "generation": cert.generation,
         "fingerprint": fp,
     });
-    emit_line(ctx, &line, output, json)
+    emit_line(ctx, &line, output.map(|o| (o, Access::Public)), json)
 }
 
 /// `identity show FILE --age`: someone's export as an age recipient, refusing what `encrypt`
@@ -130,7 +130,8 @@ pub fn export_plugin_identity(ctx: &Context, output: Option<&Path>) -> Result<()
             None => "the default vault".into(),
         }
     ));
-    emit_line(ctx, &line, output, json)
+    // The line names the vault's path: not something to leave readable by others.
+    emit_line(ctx, &line, output.map(|o| (o, Access::Private)), json)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -262,7 +263,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     let input_name = cio::input_name(args.input.as_deref());
     let mut input = cio::open_input(args.input.as_deref())?;
     let output = args.output.as_deref();
-    let sink = cio::create_output(output, !args.armor)?;
+    let sink = cio::create_output(output, !args.armor, Access::Private)?;
     let map = |e: AgeError| match e {
         AgeError::Read(e) => Error::io(
             format!("cannot read {input_name}: {e}"),
@@ -477,7 +478,7 @@ pub fn decrypt(
             super::output::untrusted_path(p)
         ));
     }
-    let sink = cio::create_output(output, false)?;
+    let sink = cio::create_output(output, false, Access::Private)?;
     let to_file = sink.is_file();
     let all_or_nothing = sink.is_all_or_nothing();
     let mut out = Counted {

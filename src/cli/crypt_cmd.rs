@@ -13,6 +13,7 @@ use super::io as cio;
 use super::output::TerminalGuard;
 use crate::armor::{self, ArmorWriter, ENCRYPTED_FILE_KIND};
 use crate::error::{Error, Result};
+use crate::fs::Access;
 use crate::fs::paths::folder_is_shared_storage;
 use crate::identity::{Certificate, PublicIdentity, peer};
 use crate::suite::file_encryption::{self as fe, FileError};
@@ -236,7 +237,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     let input_name = cio::input_name(args.input.as_deref());
     let mut input = cio::open_input(args.input.as_deref())?;
     let output = args.output.as_deref();
-    let sink = cio::create_output(output, !args.armor)?;
+    let sink = cio::create_output(output, !args.armor, Access::Private)?;
     let map = |e: FileError| match e {
         FileError::Read(e) => Error::io(
             format!("cannot read {input_name}: {e}"),
@@ -491,7 +492,7 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
         ));
     }
 
-    let sink = cio::create_output(output, false)?;
+    let sink = cio::create_output(output, false, Access::Private)?;
     let to_file = sink.is_file();
     let all_or_nothing = sink.is_all_or_nothing();
     let mut out = Counted {

@@ -2,6 +2,7 @@
 
 use super::Context;
 use crate::error::{Error, Result};
+use crate::fs::Access;
 use crate::vault::{self, Argon2id};
 use serde_json::json;
 use std::path::Path;
@@ -72,7 +73,7 @@ pub fn export(ctx: &Context, output: Option<&Path>, opts: ExportOptions) -> Resu
     let generation = exported.newest().generation;
     match output {
         Some(o) if o != Path::new("-") => {
-            super::io::write_output(Some(o), text.as_bytes())?;
+            super::io::write_output(Some(o), text.as_bytes(), Access::Public)?;
             ctx.out.json(&json!({
                 "fingerprint": fp,
                 "generation": generation,
@@ -328,7 +329,7 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>, yes: bool) -> R
     let text = public.export(false).to_armor();
     let fp = public.root_id().fingerprint().to_string();
     if let Some(o) = output.filter(|o| *o != Path::new("-")) {
-        super::io::write_output(Some(o), text.as_bytes())?;
+        super::io::write_output(Some(o), text.as_bytes(), Access::Public)?;
     } else if !ctx.global.json {
         ctx.out.raw(&text)?;
     }

@@ -85,7 +85,7 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
             ctx.out.raw(&text)?;
             Ok(())
         } else {
-            crate::fs::create_new(&revocation_out, text.as_bytes())?;
+            crate::fs::create_new(&revocation_out, text.as_bytes(), crate::fs::Access::Public)?;
             wrote_revocation.set(true);
             Ok(())
         }

@@ -3,6 +3,7 @@
 //! and `/dev/stdout` are written into directly; a vault is never overwritten).
 
 use crate::error::{Error, Result};
+use crate::fs::Access;
 use crate::fs::output::{self, OutputFile, OutputKind};
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
@@ -105,8 +106,9 @@ pub enum Sink {
 }
 
 /// `-o FILE`, `-o -` (stdout, even a terminal) or nothing (stdout). Binary output to a
-/// terminal is refused unless forced with `-o -`; an existing vault is never overwritten.
-pub fn create_output(path: Option<&Path>, binary: bool) -> Result<Sink> {
+/// terminal is refused unless forced with `-o -`; an existing vault is never overwritten. A
+/// file created gets `access`'s mode (public 0644, private 0600).
+pub fn create_output(path: Option<&Path>, binary: bool, access: Access) -> Result<Sink> {
     let refuse_terminal = || {
         Error::usage(
             "refusing to write binary data to the terminal",
@@ -126,7 +128,7 @@ pub fn create_output(path: Option<&Path>, binary: bool) -> Result<Sink> {
             if let OutputKind::Replace(target) = &kind {
                 refuse_vault(p, target)?;
             }
-            let out = OutputFile::create(&kind, p)?;
+            let out = OutputFile::create(&kind, p, access)?;
             if binary && out.is_terminal() {
                 return Err(refuse_terminal());
             }
@@ -139,8 +141,8 @@ pub fn create_output(path: Option<&Path>, binary: bool) -> Result<Sink> {
 }
 
 /// Write a small output whole: `-o FILE` as [`create_output`] does, or stdout.
-pub fn write_output(path: Option<&Path>, bytes: &[u8]) -> Result<()> {
-    let mut sink = create_output(path, false)?;
+pub fn write_output(path: Option<&Path>, bytes: &[u8], access: Access) -> Result<()> {
+    let mut sink = create_output(path, false, access)?;
     sink.write_all(bytes).map_err(|e| match &sink {
         Sink::File { path, .. } => Error::io_at("write", path, &e),
         Sink::Stdout(_) => Error::stdout_write(&e, "check where the output goes"),
@@ -215,7 +217,7 @@ mod tests {
     fn file_sink_appears_only_on_commit() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out");
-        let mut sink = create_output(Some(&target), true).unwrap();
+        let mut sink = create_output(Some(&target), true, Access::Private).unwrap();
         assert!(sink.is_all_or_nothing());
         sink.write_all(b"partial").unwrap();
         assert!(!target.exists());
@@ -225,7 +227,7 @@ mod tests {
             0,
             "temp file left behind"
         );
-        let mut sink = create_output(Some(&target), true).unwrap();
+        let mut sink = create_output(Some(&target), true, Access::Private).unwrap();
         sink.write_all(b"whole").unwrap();
         sink.commit().unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"whole");
@@ -240,7 +242,9 @@ mod tests {
         let link = dir.path().join("link.nxq");
         std::os::unix::fs::symlink(&vault, &link).unwrap();
         for p in [&vault, &link] {
-            let e = create_output(Some(p), true).err().expect("refused");
+            let e = create_output(Some(p), true, Access::Private)
+                .err()
+                .expect("refused");
             assert_eq!(e.exit(), crate::error::Exit::Usage);
             assert!(e.message().contains("nexusq vault"), "{}", e.message());
         }
@@ -251,7 +255,7 @@ mod tests {
         // An encrypted file (or anything else) is replaced as usual.
         let other = dir.path().join("f.nxq");
         std::fs::write(&other, b"NXQF...").unwrap();
-        write_output(Some(&other), b"new").unwrap();
+        write_output(Some(&other), b"new", Access::Private).unwrap();
         assert_eq!(std::fs::read(&other).unwrap(), b"new");
     }
 }

@@ -4,6 +4,7 @@ use super::Context;
 use super::args::{DecapsulateArgs, EncapsulateArgs, KemSuiteArg};
 use super::io::{create_output, read_small};
 use crate::error::{Error, Result};
+use crate::fs::Access;
 use crate::identity::envelope::{self, Envelope};
 use crate::identity::{MissingKey, peer};
 use crate::secret::SecretBytes;
@@ -71,7 +72,7 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
     } else {
         envelope::seal(level, root_id, cert.generation, &ct, &ss)
     };
-    let mut out = create_output(args.output.as_deref(), true)?;
+    let mut out = create_output(args.output.as_deref(), true, Access::Private)?;
     out.write_all(&bytes).map_err(|e| match output {
         Some(p) => Error::io_at("write", p, &e),
         None => Error::stdout_write(&e, "redirect stdout to a file, or pass -o CT"),

@@ -6,6 +6,7 @@ use super::args::ReportArgs;
 use super::io::{create_output, read_small};
 use crate::bench::evidence;
 use crate::error::{Error, Result};
+use crate::fs::Access;
 use std::io::Write;
 
 pub fn run(ctx: &Context, args: &ReportArgs) -> Result<()> {
@@ -29,7 +30,7 @@ pub fn run(ctx: &Context, args: &ReportArgs) -> Result<()> {
         datasets.extend(found);
     }
     let page = crate::report::render(&datasets);
-    let mut sink = create_output(args.output.as_deref(), false)?;
+    let mut sink = create_output(args.output.as_deref(), false, Access::Public)?;
     sink.write_all(page.as_bytes()).map_err(|e| {
         Error::io(
             format!("cannot write the report: {e}"),

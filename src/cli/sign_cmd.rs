@@ -8,6 +8,7 @@ use super::io::{create_output, input_name, is_stdio, open_input, read_small};
 use super::output::untrusted_path;
 use crate::agent::client::Agent;
 use crate::error::{Error, Exit, Result};
+use crate::fs::Access;
 use crate::identity::signature::{self, Signature, Trust};
 use crate::identity::{Fingerprint, SecretSection};
 use crate::identity::{PublicIdentity, peer};
@@ -165,7 +166,7 @@ fn sig_path_for(file: &Path, dir: Option<&Path>) -> Result<PathBuf> {
 }
 
 fn write_signature(path: &Path, text: &str) -> Result<()> {
-    let mut out = create_output(Some(path), false)?;
+    let mut out = create_output(Some(path), false, Access::Public)?;
     out.write_all(text.as_bytes())
         .map_err(|e| Error::io_at("write", path, &e))?;
     out.commit()
@@ -224,7 +225,7 @@ fn sign_one(ctx: &Context, args: &SignArgs, input: Option<&PathBuf>) -> Result<(
             "signature": text,
         })),
         None => {
-            let mut out = create_output(None, false)?;
+            let mut out = create_output(None, false, Access::Public)?;
             out.write_all(text.as_bytes()).map_err(|e| {
                 Error::io(
                     format!("cannot write the signature to stdout: {e}"),

@@ -135,7 +135,7 @@ fn save(
     let block = seal::sign(backend, vault, secrets, &body, now, &rnd)?;
     let mut bytes = body;
     bytes.extend_from_slice(&format::encode_seal(&block));
-    crate::fs::replace(path, &bytes)
+    crate::fs::replace(path, &bytes, crate::fs::Access::Private)
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@
 //! sync folders at all (EINVAL, ENOTSUP), which is not an error. While the temporary file
 //! exists it is registered with [`super::cleanup`], so SIGINT, SIGTERM and SIGHUP remove it.
 
+use super::Access;
 use super::cleanup::{self, Kind, Registration};
 use super::paths::parent_folder;
 use super::save_io::{self, SaveIo};
@@ -43,11 +44,13 @@ pub struct AtomicFile {
 }
 
 impl AtomicFile {
-    /// Create the temporary file for `target` (whose links the caller has resolved).
-    pub fn create(target: &Path) -> Result<Self> {
+    /// Create the temporary file for `target` (whose links the caller has resolved), with the
+    /// mode `target` gets.
+    pub fn create(target: &Path, access: Access) -> Result<Self> {
         let io = save_io::current();
         let tmp = temp_path(target);
-        let (file, registration) = cleanup::register(&tmp, Kind::File, || io.create_new(&tmp))
+        let (file, registration) =
+            cleanup::register(&tmp, Kind::File, || io.create_new(&tmp, access.mode()))
             .map_err(|e| {
                 // The user named `target`, not the temporary file: a missing folder is theirs.
                 if e.kind() == std::io::ErrorKind::NotFound {
@@ -149,19 +152,20 @@ fn folder_sync_unsupported(e: &io::Error) -> bool {
 }
 
 /// Atomically replace (or create) `target` with `bytes`.
-pub fn replace(target: &Path, bytes: &[u8]) -> Result<()> {
-    let mut f = AtomicFile::create(target)?;
+pub fn replace(target: &Path, bytes: &[u8], access: Access) -> Result<()> {
+    let mut f = AtomicFile::create(target, access)?;
     f.write_bytes(bytes)?;
     f.commit()
 }
 
-/// Create `path` with mode 0600 and `bytes`, failing if it exists: for files that must never
-/// replace another (init's revocation statement). On error, or on a signal while it is being
-/// written, nothing is left at `path`.
-pub fn create_new(path: &Path, bytes: &[u8]) -> Result<()> {
+/// Create `path` with `bytes`, failing if it exists: for files that must never replace another
+/// (init's revocation statement). On error, or on a signal while it is being written, nothing
+/// is left at `path`.
+pub fn create_new(path: &Path, bytes: &[u8], access: Access) -> Result<()> {
     let io = save_io::current();
-    let (mut f, mut registration) = cleanup::register(path, Kind::File, || io.create_new(path))
-        .map_err(|e| Error::io_at("create", path, &e))?;
+    let (mut f, mut registration) =
+        cleanup::register(path, Kind::File, || io.create_new(path, access.mode()))
+            .map_err(|e| Error::io_at("create", path, &e))?;
     let written = save_io::write_all(&*io, &mut f, path, bytes)
         .map_err(|e| Error::io_at("write", path, &e))
         .and_then(|()| {
@@ -216,7 +220,7 @@ pub fn remove_stale_temps(target: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 
     fn names(dir: &Path) -> Vec<std::ffi::OsString> {
         let mut n: Vec<_> = std::fs::read_dir(dir)
@@ -231,8 +235,8 @@ mod tests {
     fn replaces_whole_and_leaves_no_temp() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("v.nxq");
-        replace(&target, b"one").unwrap();
-        replace(&target, b"two").unwrap();
+        replace(&target, b"one", Access::Private).unwrap();
+        replace(&target, b"two", Access::Private).unwrap();
         assert_eq!(std::fs::read(&target).unwrap(), b"two");
         let mode = std::fs::metadata(&target).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
@@ -246,7 +250,7 @@ mod tests {
         let target = dir.path().join("occupied");
         std::fs::create_dir(&target).unwrap();
         std::fs::write(target.join("x"), b"x").unwrap();
-        assert!(replace(&target, b"data").is_err());
+        assert!(replace(&target, b"data", Access::Private).is_err());
         assert_eq!(
             names(dir.path()),
             vec![std::ffi::OsString::from("occupied")]
@@ -257,7 +261,7 @@ mod tests {
     fn streamed_file_appears_only_on_commit_and_is_registered_meanwhile() {
         let dir = tempfile::tempdir().unwrap();
         let target = dir.path().join("out");
-        let mut f = AtomicFile::create(&target).unwrap();
+        let mut f = AtomicFile::create(&target, Access::Private).unwrap();
         f.write_all(b"partial").unwrap();
         assert!(!target.exists());
         assert!(cleanup::is_registered(f.temp()));
@@ -265,7 +269,7 @@ mod tests {
         drop(f);
         assert!(!cleanup::is_registered(&tmp));
         assert!(names(dir.path()).is_empty(), "temp file left behind");
-        let mut f = AtomicFile::create(&target).unwrap();
+        let mut f = AtomicFile::create(&target, Access::Private).unwrap();
         f.write_all(b"whole").unwrap();
         let tmp = f.temp().to_path_buf();
         f.commit().unwrap();
@@ -278,10 +282,34 @@ mod tests {
     fn create_new_refuses_existing() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("r.asc");
-        create_new(&p, b"a").unwrap();
+        create_new(&p, b"a", Access::Public).unwrap();
         assert!(!cleanup::is_registered(&p));
-        assert!(create_new(&p, b"b").is_err());
+        assert!(create_new(&p, b"b", Access::Public).is_err());
         assert_eq!(std::fs::read(&p).unwrap(), b"a");
+    }
+
+    /// Public files get 0644 less the umask; the process umask is not changed here (tests run
+    /// in threads), so compare with what open(2) gives a fresh 0644 file in the same folder.
+    #[test]
+    fn public_files_are_readable_by_others_private_ones_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        let reference = dir.path().join("reference");
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o644)
+            .open(&reference)
+            .unwrap();
+        let public = dir.path().join("export.asc");
+        replace(&public, b"x", Access::Public).unwrap();
+        assert_eq!(mode(&public), mode(&reference));
+        let private = dir.path().join("secret");
+        replace(&private, b"x", Access::Private).unwrap();
+        assert_eq!(mode(&private), 0o600);
+        // A private file replacing a public one does not inherit its mode.
+        replace(&public, b"y", Access::Private).unwrap();
+        assert_eq!(mode(&public), 0o600);
     }
 
     #[test]

@@ -17,6 +17,25 @@ pub mod output;
 pub mod paths;
 pub mod save_io;
 
+/// Who may read a file nexusq writes (docs/cli.md, "Files and modes"). Modes are given to
+/// `open(2)`, so the umask still narrows them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    /// Vaults, decrypted files, shared secrets, the contacts book: 0600.
+    Private,
+    /// Made to be handed on (exports, signatures, revocation statements, ciphertexts): 0644.
+    Public,
+}
+
+impl Access {
+    pub fn mode(self) -> u32 {
+        match self {
+            Access::Private => 0o600,
+            Access::Public => 0o644,
+        }
+    }
+}
+
 pub use atomic::{AtomicFile, create_new, remove_stale_temps, replace, temp_path};
 pub use output::{OutputFile, OutputKind};
 pub use paths::{folder_is_shared_storage, is_shared_storage, parent_folder, resolve_links};

@@ -10,6 +10,7 @@
 //!   so `>> log` still appends and a redirected file is not replaced behind the shell's back;
 //! - a folder, a block device or a socket: refused.
 
+use super::Access;
 use super::atomic::AtomicFile;
 use super::paths::parent_folder;
 use super::save_io::{self, SaveIo};
@@ -136,10 +137,11 @@ pub enum OutputFile {
 }
 
 impl OutputFile {
-    /// Open the output for `kind`. `shown` names it in errors.
-    pub fn create(kind: &OutputKind, shown: &Path) -> Result<Self> {
+    /// Open the output for `kind`; a file it creates gets `access`'s mode. `shown` names it
+    /// in errors.
+    pub fn create(kind: &OutputKind, shown: &Path, access: Access) -> Result<Self> {
         match kind {
-            OutputKind::Replace(p) => Ok(OutputFile::Atomic(AtomicFile::create(p)?)),
+            OutputKind::Replace(p) => Ok(OutputFile::Atomic(AtomicFile::create(p, access)?)),
             OutputKind::Device(p) => {
                 let io = save_io::current();
                 let file = io
@@ -281,7 +283,7 @@ mod tests {
         let log = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
         let kind = classify(&PathBuf::from(format!("/proc/self/fd/{}", log.as_raw_fd()))).unwrap();
         assert_eq!(kind, OutputKind::Descriptor(log.as_raw_fd()));
-        let mut out = OutputFile::create(&kind, &p).unwrap();
+        let mut out = OutputFile::create(&kind, &p, super::super::Access::Private).unwrap();
         assert!(!out.is_all_or_nothing());
         out.write_all(b"after\n").unwrap();
         out.commit().unwrap();

@@ -12,12 +12,12 @@ use std::rc::Rc;
 /// The steps. The provided methods are the real ones; a test implementation overrides them to
 /// return an error or to stop the save (see [`with_save_io`]).
 pub trait SaveIo {
-    /// Create `path` with mode 0600, failing if it exists.
-    fn create_new(&self, path: &Path) -> io::Result<File> {
+    /// Create `path` with `mode` (less the umask), failing if it exists.
+    fn create_new(&self, path: &Path, mode: u32) -> io::Result<File> {
         OpenOptions::new()
             .write(true)
             .create_new(true)
-            .mode(0o600)
+            .mode(mode)
             .open(path)
     }
 

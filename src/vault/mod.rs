@@ -338,7 +338,7 @@ pub fn create(
 /// Replaces the vault file at its resolved path (the caller holds the vault lock), then
 /// removes temporary files that killed saves left beside it.
 fn save(path: &Path, bytes: &[u8]) -> Result<()> {
-    crate::fs::replace(path, bytes)?;
+    crate::fs::replace(path, bytes, crate::fs::Access::Private)?;
     crate::fs::remove_stale_temps(path);
     Ok(())
 }

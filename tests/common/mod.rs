@@ -127,3 +127,15 @@ impl TestVault {
             .to_string()
     }
 }
+
+/// The mode nexusq gives a public file (docs/cli.md, "Outputs, files and modes"): 0644 less
+/// this process's umask, which the binary under test inherits.
+pub fn public_file_mode() -> u32 {
+    let status = fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let umask = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Umask:"))
+        .map(|v| u32::from_str_radix(v.trim(), 8).expect("octal umask"))
+        .expect("a Umask line (Linux 4.7 or later)");
+    0o644 & !umask
+}

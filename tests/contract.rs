@@ -187,6 +187,14 @@ const TABLE: &[Row] = &[
         &["rotate", "--password-file", "{d}/wrong"],
         3,
     ),
+    // Before the revocation: doctor fails (exit 1) on a revoked identity.
+    row(
+        "doctor",
+        &["doctor"],
+        Some("doctor"),
+        &["doctor", "--no-such-option"],
+        2,
+    ),
     row(
         "identity revoke",
         &[
@@ -209,13 +217,6 @@ const TABLE: &[Row] = &[
             "{d}/pw",
         ],
         1,
-    ),
-    row(
-        "doctor",
-        &["doctor"],
-        Some("doctor"),
-        &["doctor", "--no-such-option"],
-        2,
     ),
     row(
         "report",

@@ -1,7 +1,8 @@
 //! `nexusq doctor`: runs the real binary against vaults in temporary folders and checks the
 //! report — every check present with a status, detail and hint; the right verdicts for loose
-//! permissions, weak or unreadable parameters, a missing vault and shared storage; exit 0
-//! whenever it could report; and that it never asks for a password or touches the vault.
+//! permissions, weak or unreadable parameters, a missing, empty, foreign or linked vault, a
+//! revocation statement beside it, a revoked or expired identity and shared storage; exit 1
+//! when a check is an error, else 0; and that it never asks for a password or touches the vault.
 
 mod common;
 
@@ -16,13 +17,16 @@ use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-const CHECKS: [&str; 13] = [
+const CHECKS: [&str; 16] = [
     "platform",
     "vault_path",
     "vault_file",
+    "vault_link",
     "vault_permissions",
     "shared_storage",
+    "revocation_statement",
     "vault_kdf",
+    "vault_state",
     "unlock_time",
     "device_ram",
     "cpu_features",
@@ -74,10 +78,11 @@ impl Env {
     }
 }
 
-/// Run `doctor --json` (exit 0, one JSON object on one line) and check the shape of every check.
+/// Run `doctor --json` (one JSON object on one line; exit 1 with an "error" member when a check
+/// is an error, else 0) and check the shape of every check.
 fn doctor_json(cmd: &mut Command) -> Value {
-    let out = cmd.args(["doctor", "--json"]).assert().success();
-    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let out = cmd.args(["doctor", "--json"]).output().unwrap();
+    let stdout = String::from_utf8(out.stdout.clone()).unwrap();
     assert_eq!(stdout.lines().count(), 1, "one JSON object:\n{stdout}");
     let v: Value = serde_json::from_str(&stdout).unwrap();
     let checks = v["checks"].as_array().expect("checks array");
@@ -97,6 +102,18 @@ fn doctor_json(cmd: &mut Command) -> Value {
     assert_eq!(v["counts"]["warn"], count("warn"));
     assert_eq!(v["counts"]["error"], count("error"));
     assert_eq!(v["ok"], count("error") == 0);
+    if count("error") == 0 {
+        assert_eq!(out.status.code(), Some(0), "{stdout}");
+        assert!(v.get("error").is_none(), "{stdout}");
+    } else {
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        assert_eq!(v["error"]["code"], 1);
+        assert_eq!(v["error"]["kind"], "check_failed");
+        let message = v["error"]["message"].as_str().unwrap();
+        for c in checks.iter().filter(|c| c["status"] == "error") {
+            assert!(message.contains(c["name"].as_str().unwrap()), "{message}");
+        }
+    }
     v
 }
 
@@ -151,6 +168,27 @@ fn fresh_vault_report() {
     assert_eq!(status(&r, "vault_permissions"), "ok", "{r}");
     assert!(detail(&r, "vault_permissions").contains("file 600"));
     assert_eq!(status(&r, "shared_storage"), "ok");
+    assert_eq!(status(&r, "vault_link"), "ok");
+    // init left its revocation statement beside the vault: flagged, with the way out.
+    let rev = format!("{}.revocation.asc", env.vault.display());
+    assert_eq!(status(&r, "revocation_statement"), "warn");
+    assert!(detail(&r, "revocation_statement").contains(&rev));
+    assert!(hint(&r, "revocation_statement").contains(&format!("rm {rev}")));
+    // The identity's state, in the check and as data.
+    assert_eq!(status(&r, "vault_state"), "ok", "{r}");
+    assert!(
+        detail(&r, "vault_state").contains("1 generation: g1"),
+        "{r}"
+    );
+    assert!(
+        detail(&r, "vault_state").contains("newest g1 valid until"),
+        "{r}"
+    );
+    let fp = r["identity"]["fingerprint"].as_str().unwrap();
+    assert!(detail(&r, "vault_state").contains(fp));
+    assert_eq!(r["identity"]["revoked"], false);
+    assert_eq!(r["identity"]["generations"][0]["expired"], false);
+    assert_eq!(r["identity"]["generations"][0]["retired"], Value::Null);
     // 8 MiB, t = 1 is below the default: flagged, with the way up.
     assert_eq!(status(&r, "vault_kdf"), "warn");
     assert!(detail(&r, "vault_kdf").contains("8 MiB, t=1"));
@@ -243,7 +281,7 @@ fn human_report_lists_every_check_with_hints_and_a_summary() {
     }
     assert!(stdout.contains("hint: "), "{stdout}");
     let last = stdout.lines().last().unwrap();
-    assert!(last.starts_with("13 checks: "), "{last}");
+    assert!(last.starts_with("16 checks: "), "{last}");
     assert!(last.contains("warning"), "{last}");
 }
 
@@ -293,6 +331,13 @@ fn unreadable_vault_is_an_error_but_doctor_still_reports() {
     let r = env.doctor_json();
     assert_eq!(status(&r, "vault_kdf"), "error");
     assert!(detail(&r, "vault_kdf").contains("cannot read the vault header"));
+    assert_eq!(status(&r, "vault_file"), "error");
+    assert!(
+        detail(&r, "vault_file").contains("not a nexusq vault"),
+        "{r}"
+    );
+    assert_eq!(status(&r, "vault_state"), "warn");
+    assert_eq!(r["identity"], Value::Null);
     assert_eq!(r["ok"], false);
     // Timed with the default parameters instead.
     assert!(detail(&r, "unlock_time").contains("the default parameters"));
@@ -335,4 +380,122 @@ fn shared_storage_vault_path_is_flagged() {
     assert_eq!(status(&r, "shared_storage"), "warn");
     assert!(detail(&r, "shared_storage").contains("--allow-shared-storage"));
     assert!(hint(&r, "shared_storage").contains("move the vault"));
+}
+
+#[test]
+fn an_empty_vault_file_fails_and_says_so() {
+    let env = Env::new();
+    private_file(&env.vault, b"");
+    let r = env.doctor_json();
+    assert_eq!(status(&r, "vault_file"), "error");
+    assert!(
+        detail(&r, "vault_file").contains("is empty (0 bytes)"),
+        "{r}"
+    );
+    assert!(hint(&r, "vault_file").contains("backup"));
+    // Text mode: the report on stdout, the failure on stderr, exit 1.
+    let out = nexusq()
+        .arg("--vault")
+        .arg(&env.vault)
+        .arg("doctor")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stdout.contains("is empty (0 bytes)"), "{stdout}");
+    assert!(stderr.contains("checks failed: vault_file"), "{stderr}");
+}
+
+#[test]
+fn a_vault_reached_through_a_link_is_flagged() {
+    let env = Env::new();
+    env.init();
+    let link = env.dir.path().join("link.nxq");
+    std::os::unix::fs::symlink(&env.vault, &link).unwrap();
+    let r = doctor_json(nexusq().arg("--vault").arg(&link));
+    assert_eq!(status(&r, "vault_link"), "warn", "{r}");
+    assert!(detail(&r, "vault_link").contains("is a symbolic link to"));
+    assert!(hint(&r, "vault_link").contains(&env.vault.display().to_string()));
+    // The statement beside the link's target is found too.
+    assert_eq!(status(&r, "revocation_statement"), "warn");
+    assert_eq!(status(&r, "vault_file"), "ok");
+}
+
+#[test]
+fn a_moved_statement_satisfies_doctor() {
+    let env = Env::new();
+    env.init();
+    let rev = PathBuf::from(format!("{}.revocation.asc", env.vault.display()));
+    fs::rename(&rev, env.dir.path().join("elsewhere.asc")).unwrap();
+    let r = env.doctor_json();
+    assert_eq!(status(&r, "revocation_statement"), "ok", "{r}");
+}
+
+#[test]
+fn a_revoked_identity_fails() {
+    let env = Env::new();
+    env.init();
+    let pw = env.dir.path().join("pw");
+    let rev = PathBuf::from(format!("{}.revocation.asc", env.vault.display()));
+    nexusq()
+        .arg("--vault")
+        .arg(&env.vault)
+        .args(["identity", "revoke", "--yes", "--password-file"])
+        .arg(&pw)
+        .arg(&rev)
+        .assert()
+        .success();
+    let r = env.doctor_json();
+    assert_eq!(status(&r, "vault_state"), "error", "{r}");
+    assert!(detail(&r, "vault_state").contains("the identity is revoked"));
+    assert!(hint(&r, "vault_state").contains("init"));
+    assert_eq!(r["identity"]["revoked"], true);
+    assert_eq!(r["ok"], false);
+}
+
+#[test]
+fn an_expired_or_expiring_newest_generation_is_flagged() {
+    use nexusq::secret::Password;
+    use nexusq::suite::rustcrypto::RustCrypto;
+    let rotate = |env: &Env, now: u64, days: u32| {
+        let pw = Password::new(zeroize::Zeroizing::new(
+            fs::read_to_string(env.dir.path().join("pw"))
+                .unwrap()
+                .trim_end()
+                .to_string(),
+        ));
+        let options = nexusq::identity::rotation::RotateOptions {
+            reason: "test".into(),
+            validity_days: days,
+            ..Default::default()
+        };
+        nexusq::vault::rotate(
+            &env.vault,
+            &pw,
+            &Default::default(),
+            &options,
+            &RustCrypto,
+            now,
+        )
+        .unwrap();
+    };
+    // Rotated ten days ago with one day of validity: the newest expired nine days ago.
+    let env = Env::new();
+    env.init();
+    rotate(&env, nexusq::time::now() - 10 * 86_400, 1);
+    let r = env.doctor_json();
+    assert_eq!(status(&r, "vault_state"), "error", "{r}");
+    assert!(detail(&r, "vault_state").contains("(g2) expired on"), "{r}");
+    assert!(detail(&r, "vault_state").contains("g2 [expired]"), "{r}");
+    assert!(hint(&r, "vault_state").contains("nexusq rotate"));
+    assert_eq!(r["identity"]["generations"][1]["expired"], true);
+
+    // Twenty days left: a warning, not a failure.
+    let env = Env::new();
+    env.init();
+    rotate(&env, nexusq::time::now(), 20);
+    let r = env.doctor_json();
+    assert_eq!(status(&r, "vault_state"), "warn", "{r}");
+    assert!(detail(&r, "vault_state").contains("(g2) expires on"), "{r}");
 }

@@ -3,8 +3,9 @@
 //! Reads only. It never asks for a password, never takes the vault's lock and never writes: the
 //! vault is read (no password) for its KDF parameters, and the unlock time is measured with a
 //! throwaway password on a throwaway salt. Every check gets a status (ok / warn / error), a
-//! one-line detail and, where something is off, a hint. It exits 0 whenever it could report,
-//! warnings and errors included; `--json` prints one object with every check.
+//! one-line detail and, where something is off, a hint. It exits 1 when a check is an error
+//! and 0 otherwise (warnings included); `--json` prints one object with every check, which on
+//! exit 1 also carries the `"error"` member of docs/cli.md.
 //!
 //! The judgements are plain functions over facts (modes, parameters, environment values), so
 //! they are unit-tested on any host; `run` gathers the facts.
@@ -92,14 +93,27 @@ pub fn run(ctx: &Context) -> Result<()> {
         counts(Status::Warn),
         counts(Status::Error),
     );
-    ctx.out.json(&json!({
+    let json = json!({
         "version": env!("CARGO_PKG_VERSION"),
         "ok": error == 0,
         "counts": { "ok": ok, "warn": warn, "error": error },
         "vault_path": report.vault_path.as_ref().map(|p| p.display().to_string()),
         "vault_path_source": report.vault_path_source.as_str(),
+        "identity": report.identity,
         "checks": report.checks.iter().map(Check::to_json).collect::<Vec<_>>(),
-    }));
+    });
+    let failed = failure(&report.checks);
+    match (&failed, json) {
+        // One object on stdout: the report beside the error (docs/cli.md).
+        (Some(e), Value::Object(fields)) if ctx.global.json => {
+            let mut e = e.clone();
+            for (k, v) in fields {
+                e = e.with_json(&k, v);
+            }
+            return Err(e);
+        }
+        (_, json) => ctx.out.json(&json),
+    }
     let width = report
         .checks
         .iter()
@@ -127,13 +141,35 @@ pub fn run(ctx: &Context) -> Result<()> {
         plural(warn, "warning"),
         plural(error, "error")
     ));
-    Ok(())
+    failed.map_or(Ok(()), Err)
+}
+
+/// The exit-1 error when any check is an error: names them, points at the hints.
+fn failure(checks: &[Check]) -> Option<crate::error::Error> {
+    let failed: Vec<&str> = checks
+        .iter()
+        .filter(|c| c.status == Status::Error)
+        .map(|c| c.name)
+        .collect();
+    (!failed.is_empty()).then(|| {
+        crate::error::Error::check(
+            format!(
+                "{} of {} checks failed: {}",
+                failed.len(),
+                checks.len(),
+                failed.join(", ")
+            ),
+            "follow the hint under each failed check above, then run `nexusq doctor` again",
+        )
+    })
 }
 
 struct Report {
     checks: Vec<Check>,
     vault_path: Option<PathBuf>,
     vault_path_source: PathSource,
+    /// The vault's identity and the state of each generation (`null` without a readable vault).
+    identity: Value,
 }
 
 fn gather(ctx: &Context) -> Report {
@@ -157,31 +193,49 @@ fn gather(ctx: &Context) -> Report {
     // The vault's KDF parameters, read from the header without a password; the default when
     // there is no readable vault.
     let mut vault_params = None;
+    let mut identity = Value::Null;
     if let Some(path) = &path {
         let facts = VaultFacts::read(path);
         checks.push(vault_file_check(path, &facts));
+        checks.push(vault_link_check(path, &facts));
         checks.push(permissions_check(
             path,
             &facts,
             rustix::process::geteuid().as_raw(),
         ));
         checks.push(shared_storage_check(path, data_dir.as_deref()));
+        checks.push(revocation_beside_check(path, &facts));
         let opened = facts.is_file.then(|| vault::open(path));
-        let kdf = match &opened {
+        let (kdf, state) = match &opened {
             Some(Ok(file)) => {
                 vault_params = Some(file.header.kdf);
-                kdf_check(Some(&file.header.kdf), ram)
+                let now = super::now();
+                let states = super::state::generations(&file.public, now, None);
+                identity = json!({
+                    "fingerprint": file.public.root_id().fingerprint().to_string(),
+                    "revoked": super::state::identity_revoked(&file.public),
+                    "generations": super::state::rows(&file.public, &states),
+                });
+                (
+                    kdf_check(Some(&file.header.kdf), ram),
+                    vault_state_check(&file.public, &states, now),
+                )
             }
-            Some(Err(e)) => Check::error(
-                "vault_kdf",
-                format!("cannot read the vault header: {}", e.message()),
-                e.hint(),
+            Some(Err(e)) => (
+                Check::error(
+                    "vault_kdf",
+                    format!("cannot read the vault header: {}", e.message()),
+                    e.hint(),
+                ),
+                no_identity_check(true),
             ),
-            None => kdf_check(None, ram),
+            None => (kdf_check(None, ram), no_identity_check(facts.exists)),
         };
         checks.push(kdf);
+        checks.push(state);
     } else {
         checks.push(kdf_check(None, ram));
+        checks.push(no_identity_check(false));
     }
     checks.push(unlock_time_check(vault_params));
     checks.push(ram_check(ram));
@@ -205,6 +259,7 @@ fn gather(ctx: &Context) -> Report {
         checks,
         vault_path: path,
         vault_path_source: source,
+        identity,
     }
 }
 
@@ -281,6 +336,14 @@ pub struct VaultFacts {
     pub file_uid: Option<u32>,
     pub folder_mode: Option<u32>,
     pub error: Option<String>,
+    /// The file's size in bytes.
+    pub len: u64,
+    /// Its first bytes (up to 4): the magic, when it is a vault.
+    pub head: Vec<u8>,
+    /// Where the path leads when it is a symbolic link (fully resolved).
+    pub link_target: Option<PathBuf>,
+    /// `<vault>.revocation.asc` files found beside the path or the link's target.
+    pub revocation_beside: Vec<PathBuf>,
 }
 
 impl VaultFacts {
@@ -293,6 +356,7 @@ impl VaultFacts {
                 facts.is_file = m.is_file();
                 facts.file_mode = Some(m.mode() & 0o7777);
                 facts.file_uid = Some(m.uid());
+                facts.len = m.len();
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => facts.error = Some(e.to_string()),
@@ -300,7 +364,29 @@ impl VaultFacts {
         facts.folder_mode = std::fs::metadata(crate::fs::parent_folder(path))
             .ok()
             .map(|m| m.mode() & 0o7777);
+        if facts.is_file {
+            use std::io::Read;
+            let mut head = Vec::new();
+            if let Ok(f) = std::fs::File::open(path) {
+                let _ = f.take(4).read_to_end(&mut head);
+            }
+            facts.head = head;
+        }
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            facts.link_target = crate::fs::resolve_links(path).ok();
+        }
+        let mut candidates = vec![super::init::default_revocation_path(path)];
+        if let Some(t) = &facts.link_target {
+            candidates.push(super::init::default_revocation_path(t));
+        }
+        candidates.dedup();
+        facts.revocation_beside = candidates.into_iter().filter(|p| p.exists()).collect();
         facts
+    }
+
+    /// Starts with the vault magic (a nexusq vault, perhaps damaged further in).
+    fn looks_like_vault(&self) -> bool {
+        self.head.as_slice() == vault::format::MAGIC
     }
 }
 
@@ -327,7 +413,160 @@ pub fn vault_file_check(path: &Path, facts: &VaultFacts) -> Check {
             "point --vault at the vault file itself",
         );
     }
-    Check::ok(name, format!("{} exists", path.display()))
+    if facts.len == 0 {
+        return Check::error(
+            name,
+            format!("{} is empty (0 bytes), not a vault", path.display()),
+            "restore the vault from a backup; if you never had one there, remove the empty file \
+             and run `nexusq init`",
+        );
+    }
+    if !facts.looks_like_vault() {
+        return Check::error(
+            name,
+            format!(
+                "{} is not a nexusq vault ({} bytes, no NXQV header)",
+                path.display(),
+                facts.len
+            ),
+            "point --vault / NEXUSQ_VAULT at your vault file; this one is something else",
+        );
+    }
+    Check::ok(
+        name,
+        format!("{} exists ({} bytes)", path.display(), facts.len),
+    )
+}
+
+/// A vault reached through a symbolic link: saves go to the link's target (the link stays),
+/// but backups, permissions and anyone who can change the link decide which file that is.
+pub fn vault_link_check(path: &Path, facts: &VaultFacts) -> Check {
+    let name = "vault_link";
+    match &facts.link_target {
+        None => Check::ok(name, format!("{} is not a symbolic link", path.display())),
+        Some(target) => Check::warn(
+            name,
+            format!(
+                "{} is a symbolic link to {}; nexusq saves to {} and keeps the link",
+                path.display(),
+                target.display(),
+                target.display()
+            ),
+            format!(
+                "point --vault / NEXUSQ_VAULT at {} itself, so no one who can change the link \
+                 can swap the vault, and back up that file",
+                target.display()
+            ),
+        ),
+    }
+}
+
+/// `init`'s revocation statement left beside the vault: a thief who takes the phone gets both.
+pub fn revocation_beside_check(path: &Path, facts: &VaultFacts) -> Check {
+    let name = "revocation_statement";
+    match facts.revocation_beside.as_slice() {
+        [] => Check::ok(
+            name,
+            format!(
+                "no revocation statement beside {} (keep yours off this device)",
+                path.display()
+            ),
+        ),
+        found => {
+            let shown: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
+            Check::warn(
+                name,
+                format!(
+                    "a revocation statement lies beside the vault: {}; whoever takes this \
+                     device can revoke your identity with it",
+                    shown.join(", ")
+                ),
+                format!(
+                    "copy it somewhere safe off this device (another computer, paper), then \
+                     delete it here: rm {}",
+                    shown.join(" ")
+                ),
+            )
+        }
+    }
+}
+
+/// `vault_state` when there is no identity to read: nothing to say without a vault; a vault
+/// that cannot be read was already reported by `vault_file` or `vault_kdf`.
+fn no_identity_check(unreadable: bool) -> Check {
+    if unreadable {
+        Check::warn(
+            "vault_state",
+            "the vault cannot be read, so neither can its identity's state",
+            "see vault_file and vault_kdf above",
+        )
+    } else {
+        Check::ok("vault_state", "no vault yet, so no identity")
+    }
+}
+
+/// The identity's own state: revoked, newest generation expired (others cannot encrypt to
+/// it), or soon to expire; older generations' states in the detail.
+pub fn vault_state_check(
+    public: &crate::identity::PublicIdentity,
+    states: &[super::state::GenerationState],
+    now: u64,
+) -> Check {
+    let name = "vault_state";
+    let newest = public.newest();
+    let fp = public.root_id().fingerprint();
+    let listing: Vec<String> = public
+        .certificates
+        .iter()
+        .zip(states)
+        .map(|(c, s)| format!("g{}{}", c.generation, super::state::text(s, false)))
+        .collect();
+    let summary = format!(
+        "identity {fp}, {} generation{}: {}",
+        states.len(),
+        if states.len() == 1 { "" } else { "s" },
+        listing.join(", ")
+    );
+    if super::state::identity_revoked(public) {
+        return Check::error(
+            name,
+            format!("{summary}; the identity is revoked"),
+            "nobody should encrypt to it or trust its signatures; make a new identity with \
+             `nexusq --vault NEW.nxq init` and tell your contacts",
+        );
+    }
+    if newest.is_expired(now) {
+        return Check::error(
+            name,
+            format!(
+                "{summary}; the newest generation (g{}) expired on {}",
+                newest.generation,
+                super::output::time(newest.not_after)
+            ),
+            "run `nexusq rotate` to certify a new generation, then send your contacts the new \
+             `nexusq identity export`",
+        );
+    }
+    const SOON: u64 = 30 * 24 * 3600;
+    if newest.not_after.saturating_sub(now) < SOON {
+        return Check::warn(
+            name,
+            format!(
+                "{summary}; the newest generation (g{}) expires on {}",
+                newest.generation,
+                super::output::time(newest.not_after)
+            ),
+            "run `nexusq rotate` before then, and send your contacts the new export",
+        );
+    }
+    Check::ok(
+        name,
+        format!(
+            "{summary}; newest g{} valid until {}",
+            newest.generation,
+            super::output::time(newest.not_after)
+        ),
+    )
 }
 
 /// The vault file should be 0600 and ours; its folder should not be readable or writable by
@@ -774,7 +1013,9 @@ mod tests {
             file_mode,
             file_uid: file_mode.map(|_| 1000),
             folder_mode,
-            error: None,
+            len: 4096,
+            head: vault::format::MAGIC.to_vec(),
+            ..VaultFacts::default()
         }
     }
 
@@ -829,6 +1070,40 @@ mod tests {
             ..VaultFacts::default()
         };
         assert_eq!(vault_file_check(p, &dir).status, Status::Error);
+        let empty = VaultFacts {
+            len: 0,
+            head: Vec::new(),
+            ..facts(Some(0o600), Some(0o700))
+        };
+        let c = vault_file_check(p, &empty);
+        assert_eq!(c.status, Status::Error);
+        assert!(c.detail.contains("is empty (0 bytes)"), "{c:?}");
+        let foreign = VaultFacts {
+            head: b"PK\x03\x04".to_vec(),
+            ..facts(Some(0o600), Some(0o700))
+        };
+        let c = vault_file_check(p, &foreign);
+        assert_eq!(c.status, Status::Error);
+        assert!(c.detail.contains("not a nexusq vault"), "{c:?}");
+    }
+
+    #[test]
+    fn links_and_statements_beside_the_vault() {
+        let p = Path::new("/x/vault.nxq");
+        let plain = facts(Some(0o600), Some(0o700));
+        assert_eq!(vault_link_check(p, &plain).status, Status::Ok);
+        assert_eq!(revocation_beside_check(p, &plain).status, Status::Ok);
+        let linked = VaultFacts {
+            link_target: Some(PathBuf::from("/y/real.nxq")),
+            revocation_beside: vec![PathBuf::from("/y/real.nxq.revocation.asc")],
+            ..plain
+        };
+        let c = vault_link_check(p, &linked);
+        assert_eq!(c.status, Status::Warn);
+        assert!(c.hint.contains("/y/real.nxq"), "{c:?}");
+        let c = revocation_beside_check(p, &linked);
+        assert_eq!(c.status, Status::Warn);
+        assert!(c.hint.contains("rm /y/real.nxq.revocation.asc"), "{c:?}");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::identity::revocation;
 use crate::vault::{self, KdfParams};
 use std::path::{Path, PathBuf};
 
-fn default_revocation_path(vault: &Path) -> PathBuf {
+pub fn default_revocation_path(vault: &Path) -> PathBuf {
     let mut s = vault.as_os_str().to_os_string();
     s.push(".revocation.asc");
     PathBuf::from(s)

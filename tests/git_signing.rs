@@ -379,3 +379,48 @@ fn signing_uses_a_running_agent_and_needs_no_password() {
         text(&out)
     );
 }
+
+/// A contact's commits verify: TRUST_UNDEFINED while the contact is unverified (added with
+/// `--yes`), TRUST_FULLY once `contacts verify` compared the fingerprint.
+#[test]
+fn a_contact_s_commit_verifies_and_is_trusted_once_verified() {
+    let repo = Repo::new();
+    repo.commit("a.txt", &["-S"]);
+    let other = TestVault::new(repo.vault.dir.as_path(), "other");
+    let contacts = |args: &[&str]| {
+        other
+            .cmd()
+            .arg("contacts")
+            .args(args)
+            .arg("--password-file")
+            .arg(&other.pw)
+            .assert()
+            .success();
+    };
+    let export = repo.vault.export();
+    contacts(&["add", "signer", export.to_str().unwrap(), "--yes"]);
+    let verify = || {
+        repo.git(&["verify-commit", "--raw", "HEAD"])
+            .env("NEXUSQ_VAULT", &other.path)
+            .output()
+            .unwrap()
+    };
+    let out = verify();
+    assert!(out.status.success(), "{}", text(&out));
+    let raw = text(&out);
+    assert!(raw.contains("[GNUPG:] GOODSIG "), "{raw}");
+    assert!(raw.contains("TRUST_UNDEFINED"), "{raw}");
+    assert!(raw.contains("signer (nexusq contact"), "{raw}");
+    assert!(!raw.contains("TRUST_FULLY"), "{raw}");
+
+    contacts(&["verify", "signer", &repo.fingerprint]);
+    let raw = text(&verify());
+    assert!(raw.contains("[GNUPG:] GOODSIG "), "{raw}");
+    assert!(raw.contains("TRUST_FULLY"), "{raw}");
+    let fmt = repo
+        .git(&["log", "-1", "--format=%G?|%GT"])
+        .env("NEXUSQ_VAULT", &other.path)
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&fmt.stdout).trim(), "G|fully");
+}

@@ -22,10 +22,7 @@ pub(super) fn book_path(ctx: &Context) -> Result<PathBuf> {
     if let Some(p) = &ctx.global.contacts {
         return Ok(p.clone());
     }
-    if let Some(p) = std::env::var_os("NEXUSQ_CONTACTS").filter(|p| !p.is_empty()) {
-        return Ok(PathBuf::from(p));
-    }
-    Ok(store::beside(&ctx.vault_path()?))
+    Ok(store::default_path(&ctx.vault_path()?))
 }
 
 /// The vault's public identity, to check the book against (None when there is no vault).

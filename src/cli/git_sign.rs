@@ -3,9 +3,11 @@
 //! `crate::gitsign`).
 //!
 //! Signing unlocks the vault (`$NEXUSQ_VAULT` or the default) whose fingerprint is git's
-//! `user.signingkey`; the password comes from [`signing_password`]. Verifying trusts the
-//! identity of that vault (TRUST_FULLY); a signature by anyone else cannot be checked here
-//! (ERRSIG), since a compact signature needs the signer's certificate.
+//! `user.signingkey`; the password comes from [`signing_password`]. Verifying knows the
+//! identity of that vault and the contacts in its book (`$NEXUSQ_CONTACTS`, else beside the
+//! vault): TRUST_FULLY for one's own and for verified contacts, TRUST_UNDEFINED for unverified
+//! ones. A signature by anyone else cannot be checked here (ERRSIG), since a compact signature
+//! needs the signer's certificate: `nexusq contacts add` them first.
 
 use super::password;
 use super::sign_cmd::{Signer, own_identity};
@@ -234,12 +236,41 @@ fn sign(status_fd: u32, key: &str) -> Result<i32> {
 }
 
 /// The identities whose signatures can be checked here, and whether each is fully trusted:
-/// this vault's own. Contacts (issue 19) join this list once they land.
+/// this vault's own and verified contacts (TRUST_FULLY); contacts added with `--yes` and not
+/// verified since are known but not trusted (TRUST_UNDEFINED). A contacts book that cannot be
+/// trusted is left out with a warning: one's own signatures still verify.
 fn known_identities(backend: &dyn Backend) -> Result<Vec<(PublicIdentity, String, bool)>> {
     let path = vault_path()?;
     let own = own_identity(&path, backend)?;
     let uid = format!("nexusq identity {} (your own)", own.root_id().fingerprint());
-    Ok(vec![(own, uid, true)])
+    let book_path = crate::contacts::store::default_path(&path);
+    let book = match crate::contacts::store::load(&book_path, Some(&own), backend) {
+        Ok(loaded) => loaded.book,
+        Err(e) => {
+            eprintln!(
+                "{NAME}: warning: contacts left out: {}",
+                crate::untrusted::scrub(e.message())
+            );
+            Default::default()
+        }
+    };
+    let mut known = vec![(own, uid, true)];
+    for c in &book.contacts {
+        if let Some(id) = c.identity() {
+            let uid = format!(
+                "{} (nexusq contact {}, {})",
+                c.name,
+                id.root_id().fingerprint(),
+                if c.verified {
+                    "verified"
+                } else {
+                    "not verified"
+                }
+            );
+            known.push((id.clone(), uid, c.verified));
+        }
+    }
+    Ok(known)
 }
 
 /// `--status-fd=N --verify SIGFILE -`: NEWSIG, one result line (and VALIDSIG + TRUST_ when
@@ -280,8 +311,9 @@ fn verify(status_fd: u32, sig_file: &Path) -> Result<i32> {
             &status,
             Outcome::Error,
             &format!(
-                "cannot check this signature: it was made by {signer}, which is not your \
-                 identity; verification is local and needs the signer's identity"
+                "cannot check this signature: it was made by {signer}, which is neither your \
+                 identity nor a contact; verification is local and needs the signer's \
+                 identity: `nexusq contacts add NAME THEIR-EXPORT.asc`"
             ),
         );
     };

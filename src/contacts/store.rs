@@ -21,6 +21,15 @@ pub fn beside(vault: &Path) -> PathBuf {
     crate::fs::parent_folder(&real).join(FILE_NAME)
 }
 
+/// The book of `vault` when no `--contacts` is given: `$NEXUSQ_CONTACTS` (when set and not
+/// empty), else [`beside`] the vault.
+pub fn default_path(vault: &Path) -> PathBuf {
+    match std::env::var_os("NEXUSQ_CONTACTS").filter(|p| !p.is_empty()) {
+        Some(p) => PathBuf::from(p),
+        None => beside(vault),
+    }
+}
+
 fn damaged(path: &Path, why: &str) -> Error {
     Error::vault(
         format!(

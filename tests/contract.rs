@@ -378,3 +378,82 @@ fn json_errors_name_code_and_kind() {
     assert_eq!(v["error"]["kind"], "vault");
     assert!(!v["error"]["hint"].as_str().unwrap().is_empty());
 }
+
+/// A path that is not UTF-8 is reported without loss: a lossy `path` string and, beside it,
+/// `path_bytes` with the base64 of its bytes (docs/cli.md, "JSON").
+#[test]
+fn non_utf8_paths_are_reported_without_loss() {
+    use base64::Engine;
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    setup(dir.path());
+    let vault = dir.path().join(OsStr::from_bytes(b"caf\xe9.nxq"));
+    let export = dir.path().join(OsStr::from_bytes(b"m\xffe.asc"));
+    let decode = |v: &Value, field: &str| {
+        let b64 = v[format!("{field}_bytes")]
+            .as_str()
+            .unwrap_or_else(|| panic!("no {field}_bytes in {v}"));
+        base64::engine::general_purpose::STANDARD
+            .decode(b64)
+            .unwrap()
+    };
+    let json_of = |args: &[&OsStr]| {
+        let out = Command::cargo_bin("nexusq")
+            .unwrap()
+            .arg("--vault")
+            .arg(&vault)
+            .args(args)
+            .arg("--json")
+            .env_remove("NEXUSQ_VAULT")
+            .env_remove("NEXUSQ_BACKEND")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice::<Value>(&out.stdout).unwrap()
+    };
+    let pw = dir.path().join("pw");
+    let init = json_of(&[
+        "init".as_ref(),
+        "--kdf-memory-mib".as_ref(),
+        "8".as_ref(),
+        "--kdf-iterations".as_ref(),
+        "1".as_ref(),
+        "--password-file".as_ref(),
+        pw.as_os_str(),
+    ]);
+    assert_eq!(decode(&init, "vault"), vault.as_os_str().as_bytes());
+    assert!(init["vault"].as_str().unwrap().contains('\u{fffd}'));
+    let mut revocation = vault.as_os_str().to_os_string();
+    revocation.push(".revocation.asc");
+    assert_eq!(decode(&init, "revocation"), revocation.as_bytes());
+
+    let exported = json_of(&[
+        "identity".as_ref(),
+        "export".as_ref(),
+        "-o".as_ref(),
+        export.as_os_str(),
+    ]);
+    assert_eq!(decode(&exported, "output"), export.as_os_str().as_bytes());
+    let open = json_of(&["vault".as_ref(), "open".as_ref()]);
+    assert_eq!(decode(&open, "vault"), vault.as_os_str().as_bytes());
+    let doctor = Command::cargo_bin("nexusq")
+        .unwrap()
+        .arg("--vault")
+        .arg(&vault)
+        .args(["doctor", "--json"])
+        .env_remove("NEXUSQ_VAULT")
+        .output()
+        .unwrap();
+    let doctor: Value = serde_json::from_slice(&doctor.stdout).unwrap();
+    assert_eq!(decode(&doctor, "vault_path"), vault.as_os_str().as_bytes());
+    // A UTF-8 path gets no `_bytes` field.
+    let plain = dir.path().join("plain.asc");
+    let exported = json_of(&[
+        "identity".as_ref(),
+        "export".as_ref(),
+        "-o".as_ref(),
+        plain.as_os_str(),
+    ]);
+    assert!(exported.get("output_bytes").is_none(), "{exported}");
+}

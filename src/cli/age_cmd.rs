@@ -54,6 +54,7 @@ fn emit_line(
             atomic::replace(o, format!("{line}\n").as_bytes(), access)?;
             let mut j = json;
             j["output"] = json!(o.display().to_string());
+            super::output::path_bytes(&mut j, &[("output", o)]);
             ctx.out.json(&j);
             ctx.out.note(&format!("wrote {}", o.display()));
         }
@@ -118,10 +119,13 @@ pub fn export_plugin_identity(ctx: &Context, output: Option<&Path>) -> Result<()
             .map(|p| p.as_os_str().as_encoded_bytes().to_vec()),
     };
     let line = id.encode();
-    let json = json!({
+    let mut json = json!({
         "age_plugin_identity": line,
         "vault": named.as_ref().map(|p| p.display().to_string()),
     });
+    if let Some(p) = &named {
+        super::output::path_bytes(&mut json, &[("vault", p)]);
+    }
     ctx.out.note(&format!(
         "put this line in an age identity file; `age -d -i FILE` then decrypts with {} through \
          age-plugin-nexusq (it must be on PATH)",
@@ -242,7 +246,9 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             "encrypting to {fp}, generation {} (age mlkem768x25519)",
             cert.generation
         ));
-        summary.push(json!({"fingerprint": fp, "generation": cert.generation, "identity": p.path.display().to_string()}));
+        let mut row = json!({"fingerprint": fp, "generation": cert.generation, "identity": p.path.display().to_string()});
+        super::output::path_bytes(&mut row, &[("identity", &p.path)]);
+        summary.push(row);
         keys.push((pk.to_vec(), p.path.display().to_string()));
     }
     // The same key twice would only make the header longer.
@@ -298,14 +304,16 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             pks.len(),
             out.display()
         ));
-        ctx.out.json(&json!({
+        let mut j = json!({
             "output": out.display().to_string(),
             "format": "age",
             "armor": args.armor,
             "bytes": bytes,
             "recipients": pks.len(),
             "identities": summary,
-        }));
+        });
+        super::output::path_bytes(&mut j, &[("output", out)]);
+        ctx.out.json(&j);
     }
     Ok(())
 }
@@ -505,6 +513,9 @@ pub fn decrypt(
                 });
                 if let (Some(o), Some(u)) = (j.as_object_mut(), used.as_object()) {
                     o.extend(u.clone());
+                }
+                if let Some(p) = output {
+                    super::output::path_bytes(&mut j, &[("output", p)]);
                 }
                 ctx.out.json(&j);
             }

@@ -85,13 +85,15 @@ pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
     match client::find_at(&socket, agent::CLIENT_TIMEOUT) {
         client::Lookup::Ready(running) if !args.replace => {
             let s = running.status();
-            ctx.out.json(&json!({
+            let mut j = json!({
                 "started": false,
                 "running": true,
                 "pid": s.pid,
                 "socket": socket.display().to_string(),
                 "vault": vault.display().to_string(),
-            }));
+            });
+            super::output::path_bytes(&mut j, &[("socket", &socket), ("vault", &vault)]);
+            ctx.out.json(&j);
             ctx.out.note(&format!(
                 "an agent already serves {} (pid {}, socket {}); `nexusq agent start --replace` \
                  starts a new one",
@@ -141,7 +143,7 @@ pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
     let pid = spawn_background(ctx, &vault, idle, max, &handover)?;
     drop(handover);
     let fp = public.root_id().fingerprint().to_string();
-    ctx.out.json(&json!({
+    let mut j = json!({
         "started": true,
         "running": true,
         "pid": pid,
@@ -150,7 +152,9 @@ pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
         "fingerprint": fp,
         "idle_seconds": idle.as_secs(),
         "max_seconds": max.as_secs(),
-    }));
+    });
+    super::output::path_bytes(&mut j, &[("socket", &socket), ("vault", &vault)]);
+    ctx.out.json(&j);
     ctx.out
         .data(&format!("agent listening on {}", socket.display()));
     ctx.out.note(&format!(
@@ -399,7 +403,7 @@ pub fn status(ctx: &Context) -> Result<()> {
                     json!({"generation": g, "suite": name})
                 })
                 .collect();
-            ctx.out.json(&json!({
+            let mut j = json!({
                 "running": true,
                 "pid": s.pid,
                 "vault": s.vault,
@@ -411,7 +415,9 @@ pub fn status(ctx: &Context) -> Result<()> {
                 "started_at": super::output::time(s.started_at),
                 "memory_locked": s.memory_locked,
                 "keys": keys,
-            }));
+            });
+            super::output::path_bytes(&mut j, &[("socket", &socket), ("vault", &vault)]);
+            ctx.out.json(&j);
             ctx.out.data(&format!(
                 "agent running (pid {}) for {}\n  fingerprint {fp}, generation {}\n  \
                  idle timeout in {} s, stops at {expires} at the latest\n  socket {}",
@@ -437,10 +443,16 @@ fn not_running(vault: &Path, why: Option<&str>) -> Error {
     if let Some(why) = why {
         m.push_str(&format!(" ({why})"));
     }
-    Error::check(m, "start one with `nexusq agent start`")
+    let mut e = Error::check(m, "start one with `nexusq agent start`")
         .with_json("running", json!(false))
         .with_json("vault", json!(vault.display().to_string()))
-        .with_json("reason", json!(why))
+        .with_json("reason", json!(why));
+    let mut extra = json!({});
+    super::output::path_bytes(&mut extra, &[("vault", vault)]);
+    for (k, v) in extra.as_object().into_iter().flatten() {
+        e = e.with_json(k, v.clone());
+    }
+    e
 }
 
 /// `agent stop` and `lock`: wipe the keys and end the agent. No agent is not an error.
@@ -477,8 +489,9 @@ pub fn stop(ctx: &Context) -> Result<()> {
             false
         }
     };
-    ctx.out
-        .json(&json!({"stopped": stopped, "vault": vault.display().to_string()}));
+    let mut j = json!({"stopped": stopped, "vault": vault.display().to_string()});
+    super::output::path_bytes(&mut j, &[("vault", &vault)]);
+    ctx.out.json(&j);
     Ok(())
 }
 

@@ -471,14 +471,17 @@ fn list(ctx: &Context) -> Result<()> {
     let loaded = book(ctx)?;
     let now = super::now();
     // The save counter and time, so that an older copy put back can be noticed (docs/contacts.md).
+    let path = book_path(ctx)?;
+    let mut book = json!({
+        "path": path.display().to_string(),
+        "saves": loaded.book.seq,
+        "saved_at": (loaded.book.seq > 0).then(|| super::output::time(loaded.saved_at)),
+        "signed_by_generation": loaded.signed_by,
+    });
+    super::output::path_bytes(&mut book, &[("path", &path)]);
     ctx.out.json(&json!({
         "contacts": loaded.book.contacts.iter().map(|c| contact_json(c, now)).collect::<Vec<_>>(),
-        "book": {
-            "path": book_path(ctx)?.display().to_string(),
-            "saves": loaded.book.seq,
-            "saved_at": (loaded.book.seq > 0).then(|| super::output::time(loaded.saved_at)),
-            "signed_by_generation": loaded.signed_by,
-        },
+        "book": book,
     }));
     if !ctx.global.json {
         if loaded.book.contacts.is_empty() {

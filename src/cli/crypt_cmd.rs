@@ -225,12 +225,14 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             cert.generation,
             level.suite().name()
         ));
-        summary.push(json!({
+        let mut row = json!({
             "fingerprint": fp,
             "generation": cert.generation,
             "identity": p.path.display().to_string(),
             "expired": cert.is_expired(now),
-        }));
+        });
+        super::output::path_bytes(&mut row, &[("identity", &p.path)]);
+        summary.push(row);
         recipients.push((level, pk));
     }
 
@@ -272,13 +274,15 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             recipients.len(),
             super::output::untrusted_path(out)
         ));
-        ctx.out.json(&json!({
+        let mut j = json!({
             "output": out.display().to_string(),
             "armor": args.armor,
             "suite": level.suite().name(),
             "bytes": bytes,
             "recipients": summary,
-        }));
+        });
+        super::output::path_bytes(&mut j, &[("output", out)]);
+        ctx.out.json(&j);
     }
     Ok(())
 }
@@ -513,13 +517,17 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
                 level.suite().name()
             ));
             if to_file {
-                ctx.out.json(&json!({
+                let mut j = json!({
                     "output": out_name,
                     "bytes": bytes,
                     "generation": generation,
                     "suite": level.suite().name(),
                     "armor": armored,
-                }));
+                });
+                if let Some(p) = output {
+                    super::output::path_bytes(&mut j, &[("output", p)]);
+                }
+                ctx.out.json(&j);
             }
             Ok(())
         }

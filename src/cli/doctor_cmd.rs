@@ -93,7 +93,7 @@ pub fn run(ctx: &Context) -> Result<()> {
         counts(Status::Warn),
         counts(Status::Error),
     );
-    let json = json!({
+    let mut json = json!({
         "version": env!("CARGO_PKG_VERSION"),
         "ok": error == 0,
         "counts": { "ok": ok, "warn": warn, "error": error },
@@ -102,6 +102,9 @@ pub fn run(ctx: &Context) -> Result<()> {
         "identity": report.identity,
         "checks": report.checks.iter().map(Check::to_json).collect::<Vec<_>>(),
     });
+    if let Some(p) = &report.vault_path {
+        super::output::path_bytes(&mut json, &[("vault_path", p)]);
+    }
     let failed = failure(&report.checks);
     match (&failed, json) {
         // One object on stdout: the report beside the error (docs/cli.md).

@@ -74,12 +74,14 @@ pub fn export(ctx: &Context, output: Option<&Path>, opts: ExportOptions) -> Resu
     match output {
         Some(o) if o != Path::new("-") => {
             super::io::write_output(Some(o), text.as_bytes(), Access::Public)?;
-            ctx.out.json(&json!({
+            let mut j = json!({
                 "fingerprint": fp,
                 "generation": generation,
                 "output": o.display().to_string(),
                 "authenticated": with_password,
-            }));
+            });
+            super::output::path_bytes(&mut j, &[("output", o)]);
+            ctx.out.json(&j);
             ctx.out.note(&format!(
                 "wrote the public identity ({fp}, generation {generation}) to {}",
                 super::output::untrusted_path(o)

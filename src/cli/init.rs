@@ -103,7 +103,7 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
     };
     let fp = created.public.root_id().fingerprint().to_string();
     let cert = created.public.newest();
-    ctx.out.json(&serde_json::json!({
+    let mut j = serde_json::json!({
         "vault": path.display().to_string(),
         "fingerprint": fp,
         "generation": cert.generation,
@@ -111,7 +111,9 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
         "not_after": output::time(cert.not_after),
         "kdf": kdf_json(&created.params),
         "revocation": if to_stdout { "-".to_string() } else { revocation_out.display().to_string() },
-    }));
+    });
+    output::path_bytes(&mut j, &[("vault", &path), ("revocation", &revocation_out)]);
+    ctx.out.json(&j);
     if !to_stdout {
         ctx.out.data(&format!(
             "created {}\nfingerprint: {fp}\ngeneration:  1, valid until {}",

@@ -85,17 +85,17 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
         super::output::stderr_line(&line);
         return Ok(());
     }
-    print_secret(
-        ctx,
-        &ss,
-        json!({
-            "fingerprint": fp.to_string(),
-            "generation": cert.generation,
-            "suite": level.suite().name(),
-            "output": output.map(|p| p.display().to_string()),
-            "raw": args.raw,
-        }),
-    );
+    let mut j = json!({
+        "fingerprint": fp.to_string(),
+        "generation": cert.generation,
+        "suite": level.suite().name(),
+        "output": output.map(|p| p.display().to_string()),
+        "raw": args.raw,
+    });
+    if let Some(p) = output {
+        super::output::path_bytes(&mut j, &[("output", p)]);
+    }
+    print_secret(ctx, &ss, j);
     Ok(())
 }
 

@@ -11,6 +11,7 @@
 use crate::untrusted::{NotText, TextStream, scrub};
 use serde_json::Value;
 use std::io::{self, IsTerminal, Write};
+use std::path::Path;
 
 /// Escape and cap a piece of text that someone else controls, for human output.
 pub use crate::untrusted::escape as untrusted;
@@ -177,6 +178,29 @@ impl<W: Write> Write for TerminalGuard<W> {
 
     fn flush(&mut self) -> io::Result<()> {
         self.inner.flush()
+    }
+}
+
+/// Paths in `--json` output are strings, lossy when a path is not UTF-8; so nothing is lost,
+/// such a path also gets `<field>_bytes` beside it: the standard base64 of its bytes
+/// (docs/cli.md, "JSON"). `fields` pairs each field of the object `j` with its path.
+pub fn path_bytes(j: &mut Value, fields: &[(&str, &Path)]) {
+    if let Some(obj) = j.as_object_mut() {
+        path_bytes_in(obj, fields);
+    }
+}
+
+/// [`path_bytes`] on an object's map.
+pub fn path_bytes_in(obj: &mut serde_json::Map<String, Value>, fields: &[(&str, &Path)]) {
+    use base64::Engine;
+    for (name, path) in fields {
+        if path.to_str().is_none() {
+            let raw = path.as_os_str().as_encoded_bytes();
+            obj.insert(
+                format!("{name}_bytes"),
+                Value::String(base64::engine::general_purpose::STANDARD.encode(raw)),
+            );
+        }
     }
 }
 

@@ -202,13 +202,15 @@ fn sign_one(ctx: &Context, args: &SignArgs, input: Option<&PathBuf>) -> Result<(
     match output {
         Some(path) => {
             write_signature(path, &text)?;
-            ctx.out.json(&json!({
+            let mut j = json!({
                 "fingerprint": fp,
                 "generation": generation,
                 "signed_at": crate::time::rfc3339(signed_at),
                 "compact": args.compact,
                 "output": path.display().to_string(),
-            }));
+            });
+            super::output::path_bytes(&mut j, &[("output", path)]);
+            ctx.out.json(&j);
             ctx.out.note(&format!(
                 "signed {} as {fp}, generation {generation}; signature written to {}",
                 untrusted_path(Path::new(&input_name(input))),
@@ -295,11 +297,13 @@ fn sign_files(ctx: &Context, args: &SignArgs, files: &[PathBuf]) -> Result<()> {
             untrusted_path(file),
             untrusted_path(target)
         ));
-        done.push(json!({
+        let mut row = json!({
             "input": file.display().to_string(),
             "output": target.display().to_string(),
             "signed_at": crate::time::rfc3339(sig.signed_at()),
-        }));
+        });
+        super::output::path_bytes(&mut row, &[("input", file), ("output", target)]);
+        done.push(row);
         last = Some(sig);
     }
     drop(key);
@@ -404,7 +408,7 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
         sig.generation(),
         untrusted_path(&target)
     ));
-    ctx.out.json(&json!({
+    let mut j = json!({
         "fingerprint": fp,
         "generation": sig.generation(),
         "signed_at": crate::time::rfc3339(sig.signed_at()),
@@ -412,7 +416,9 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
         "manifest": path.display().to_string(),
         "file_count": entries.len(),
         "output": target.display().to_string(),
-    }));
+    });
+    super::output::path_bytes(&mut j, &[("manifest", path), ("output", &target)]);
+    ctx.out.json(&j);
     Ok(())
 }
 
@@ -625,15 +631,19 @@ fn verify_files(ctx: &Context, args: &VerifyArgs) -> Result<()> {
                 ctx.out.data(&format!("{shown}: {}", good_line(&ok)));
                 let mut obj = verified_json(&ok);
                 obj.insert("input".into(), file.display().to_string().into());
-                reports.push(Value::Object(obj));
+                let mut row = Value::Object(obj);
+                super::output::path_bytes(&mut row, &[("input", file)]);
+                reports.push(row);
             }
             Err(e) => {
                 ctx.out.note(&format!("{shown}: FAILED: {}", e.message()));
-                reports.push(json!({
+                let mut row = json!({
                     "input": file.display().to_string(),
                     "valid": false,
                     "error": e.message(),
-                }));
+                });
+                super::output::path_bytes(&mut row, &[("input", file)]);
+                reports.push(row);
                 failed.push((shown, e));
             }
         }
@@ -710,15 +720,19 @@ fn verify_manifest(ctx: &Context, args: &VerifyArgs) -> Result<()> {
         match problem {
             None => {
                 ctx.out.data(&format!("{shown}: OK"));
-                reports.push(json!({"file": file.display().to_string(), "ok": true}));
+                let mut row = json!({"file": file.display().to_string(), "ok": true});
+                super::output::path_bytes(&mut row, &[("file", &file)]);
+                reports.push(row);
             }
             Some(e) => {
                 ctx.out.note(&format!("{shown}: FAILED: {}", e.message()));
-                reports.push(json!({
+                let mut row = json!({
                     "file": file.display().to_string(),
                     "ok": false,
                     "error": e.message(),
-                }));
+                });
+                super::output::path_bytes(&mut row, &[("file", &file)]);
+                reports.push(row);
                 failed.push((shown, e));
             }
         }
@@ -727,5 +741,6 @@ fn verify_manifest(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     obj.insert("valid".into(), failed.is_empty().into());
     obj.insert("manifest".into(), path.display().to_string().into());
     obj.insert("files".into(), reports.into());
+    super::output::path_bytes_in(&mut obj, &[("manifest", path)]);
     summarize(ctx, obj, failed, entries.len(), "listed files")
 }

@@ -88,6 +88,10 @@ pub fn open(ctx: &Context) -> Result<()> {
         "target".into(),
         json!(linked.then(|| target.display().to_string())),
     );
+    output::path_bytes_in(obj, &[("vault", &path)]);
+    if linked {
+        output::path_bytes_in(obj, &[("target", &target)]);
+    }
     ctx.out.json(&j);
     ctx.out.data(&format!(
         "vault:       {}{}\nstatus:      intact (not authenticated: unlock checks it)\n\
@@ -171,11 +175,13 @@ pub fn passwd(ctx: &Context, kdf: &super::args::KdfArgs) -> Result<()> {
     let new = ctx.new_password()?;
     let params = vault::change_password(&path, &old, &new, new_params, based_on, &opts, backend)?;
     super::agent_cmd::stop_after_change(ctx, &path, "the password change");
-    ctx.out.json(&json!({
+    let mut j = json!({
         "vault": path.display().to_string(),
         "changed": true,
         "kdf": kdf_json(&params),
-    }));
+    });
+    output::path_bytes(&mut j, &[("vault", &path)]);
+    ctx.out.json(&j);
     ctx.out.data(&format!(
         "password changed for {}\nkdf: {}",
         output::untrusted_path(&path),

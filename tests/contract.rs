@@ -181,6 +181,224 @@ const TABLE: &[Row] = &[
         1,
     ),
     row(
+        "sign --compact",
+        &[
+            "sign",
+            "{d}/data",
+            "--compact",
+            "--password-file",
+            "{d}/pw",
+            "-o",
+            "{d}/data.csig",
+        ],
+        Some("sign"),
+        &[
+            "sign",
+            "{d}/folder",
+            "--compact",
+            "--password-file",
+            "{d}/pw",
+        ],
+        2,
+    ),
+    row(
+        "sign FILE...",
+        &[
+            "sign",
+            "{d}/data",
+            "{d}/empty",
+            "--output-dir",
+            "{d}/folder",
+            "--password-file",
+            "{d}/pw",
+        ],
+        Some("sign-many"),
+        &[
+            "sign",
+            "{d}/data",
+            "{d}/missing",
+            "--output-dir",
+            "{d}/folder",
+            "--password-file",
+            "{d}/pw",
+        ],
+        5,
+    ),
+    row(
+        "verify FILE...",
+        &["verify", "{d}/data", "{d}/empty", "--sig-dir", "{d}/folder"],
+        Some("verify-many"),
+        &[
+            "verify",
+            "{d}/data",
+            "{d}/missing",
+            "--sig-dir",
+            "{d}/folder",
+        ],
+        1,
+    ),
+    row(
+        "sign --manifest",
+        &[
+            "sign",
+            "--manifest",
+            "{d}/SHA256SUMS",
+            "--password-file",
+            "{d}/pw",
+        ],
+        Some("sign-manifest"),
+        &[
+            "sign",
+            "--manifest",
+            "{d}/BADSUMS",
+            "--password-file",
+            "{d}/pw",
+        ],
+        1,
+    ),
+    row(
+        "verify --manifest",
+        &["verify", "--manifest", "{d}/SHA256SUMS"],
+        Some("verify-manifest"),
+        &[
+            "verify",
+            "--manifest",
+            "{d}/BADSUMS",
+            "--sig",
+            "{d}/SHA256SUMS.sig",
+        ],
+        1,
+    ),
+    row(
+        "contacts add",
+        &[
+            "contacts",
+            "add",
+            "bob",
+            "{d}/bob.asc",
+            "--yes",
+            "--password-file",
+            "{d}/pw",
+        ],
+        Some("contacts-add"),
+        &[
+            "contacts",
+            "add",
+            "carol",
+            "{d}/folder",
+            "--yes",
+            "--password-file",
+            "{d}/pw",
+        ],
+        2,
+    ),
+    row(
+        "contacts verify",
+        &[
+            "contacts",
+            "verify",
+            "bob",
+            "{bobfp}",
+            "--password-file",
+            "{d}/pw",
+        ],
+        Some("contacts-verify"),
+        &[
+            "contacts",
+            "verify",
+            "nobody",
+            "{bobfp}",
+            "--password-file",
+            "{d}/pw",
+        ],
+        2,
+    ),
+    row(
+        "contacts list",
+        &["contacts", "list"],
+        Some("contacts-list"),
+        &["contacts", "list", "--contacts", "{d}/data"],
+        4,
+    ),
+    row(
+        "contacts show",
+        &["contacts", "show", "bob"],
+        Some("contacts-show"),
+        &["contacts", "show", "nobody"],
+        2,
+    ),
+    row(
+        "contacts export",
+        &["contacts", "export", "bob"],
+        Some("contacts-export"),
+        &["contacts", "export", "nobody"],
+        2,
+    ),
+    row(
+        "contacts update",
+        &[
+            "contacts",
+            "update",
+            "bob",
+            "{d}/bob.asc",
+            "--password-file",
+            "{d}/pw",
+        ],
+        Some("contacts-update"),
+        &[
+            "contacts",
+            "update",
+            "bob",
+            "{d}/me.asc",
+            "--password-file",
+            "{d}/pw",
+        ],
+        1,
+    ),
+    row(
+        "contacts remove",
+        &["contacts", "remove", "bob", "--password-file", "{d}/pw"],
+        Some("contacts-remove"),
+        &["contacts", "remove", "nobody", "--password-file", "{d}/pw"],
+        2,
+    ),
+    row(
+        "agent start",
+        &[
+            "agent",
+            "start",
+            "--idle",
+            "30s",
+            "--password-file",
+            "{d}/pw",
+        ],
+        Some("agent-start"),
+        &[
+            "agent",
+            "start",
+            "--idle",
+            "soon",
+            "--password-file",
+            "{d}/pw",
+        ],
+        2,
+    ),
+    row(
+        "agent status",
+        &["agent", "status"],
+        Some("agent-status"),
+        &["agent", "status", "--vault", "{d}/missing.nxq"],
+        1,
+    ),
+    row(
+        "agent stop",
+        &["agent", "stop"],
+        Some("agent-stop"),
+        &["agent", "stop", "extra"],
+        2,
+    ),
+    row("lock", &["lock"], Some("agent-stop"), &["lock", "extra"], 2),
+    row(
         "rotate",
         &["rotate", "--password-file", "{d}/pw"],
         Some("rotate"),
@@ -230,6 +448,21 @@ const TABLE: &[Row] = &[
         &["report", "{d}/missing.jsonl"],
         5,
     ),
+    row(
+        "bench",
+        &[
+            "bench",
+            "--iterations",
+            "1",
+            "--vault-iterations",
+            "1",
+            "--warmup",
+            "0",
+        ],
+        Some("bench"),
+        &["bench", "--iterations", "many"],
+        2,
+    ),
     row("manpage", &["manpage"], None, &["manpage", "extra"], 2),
     row(
         "completions",
@@ -240,9 +473,14 @@ const TABLE: &[Row] = &[
     ),
 ];
 
+/// `docs/schemas/NAME.schema.json`; `bench` is the evidence format, `docs/bench.schema.json`.
 fn schema(name: &str) -> jsonschema::Validator {
-    let path =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("docs/schemas/{name}.schema.json"));
+    let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
+    let path = if name == "bench" {
+        docs.join("bench.schema.json")
+    } else {
+        docs.join(format!("schemas/{name}.schema.json"))
+    };
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let schema: Value = serde_json::from_str(&text).unwrap();
     jsonschema::draft202012::new(&schema).expect("a valid draft 2020-12 schema")
@@ -258,6 +496,7 @@ fn assert_valid(validator: &jsonschema::Validator, what: &str, value: &Value) {
 
 fn args(template: &[&str], dir: &Path, json: bool) -> Vec<String> {
     let d = dir.display().to_string();
+    let bobfp = std::fs::read_to_string(dir.join("bob.fp")).unwrap_or_default();
     let mut out: Vec<String> = vec!["--vault".into(), format!("{d}/v.nxq")];
     for a in template {
         if *a == "KDF" {
@@ -265,7 +504,8 @@ fn args(template: &[&str], dir: &Path, json: bool) -> Vec<String> {
         } else {
             out.push(
                 a.replace("{d}", &d)
-                    .replace("{r}", env!("CARGO_MANIFEST_DIR")),
+                    .replace("{r}", env!("CARGO_MANIFEST_DIR"))
+                    .replace("{bobfp}", bobfp.trim()),
             );
         }
     }
@@ -286,17 +526,66 @@ fn setup(dir: &Path) {
     std::fs::write(dir.join("data"), "some data\n").unwrap();
     std::fs::write(dir.join("empty"), "").unwrap();
     std::fs::create_dir(dir.join("folder")).unwrap();
+    // sha256sum manifests: a true one, and one whose hash of `data` is wrong.
+    let sha = |b: &[u8]| {
+        use sha2::Digest;
+        sha2::Sha256::digest(b)
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<String>()
+    };
+    let sums = format!("{}  data\n{}  empty\n", sha(b"some data\n"), sha(b""));
+    std::fs::write(dir.join("SHA256SUMS"), sums).unwrap();
+    std::fs::write(dir.join("BADSUMS"), format!("{}  data\n", sha(b"other"))).unwrap();
+    // Someone else's identity, for the contacts rows: bob.asc and its fingerprint in bob.fp.
+    let d = dir.display().to_string();
+    let bob = |extra: &[&str]| {
+        let mut a: Vec<String> = vec!["--vault".into(), format!("{d}/bob.nxq")];
+        a.extend(extra.iter().map(|s| s.replace("{d}", &d)));
+        let out = run(dir, &a);
+        assert!(out.status.success(), "{a:?}: {}", text(&out.stderr));
+        out.stdout
+    };
+    let mut init = vec!["init", "--password-file", "{d}/pw"];
+    init.extend(KDF);
+    bob(&init);
+    bob(&["identity", "export", "-o", "{d}/bob.asc"]);
+    let open: Value = serde_json::from_slice(&bob(&["vault", "open", "--json"])).unwrap();
+    std::fs::write(dir.join("bob.fp"), open["fingerprint"].as_str().unwrap()).unwrap();
+    // The agent's socket folder: private, inside the test's folder.
+    std::fs::create_dir(dir.join("run")).unwrap();
+    std::fs::set_permissions(dir.join("run"), std::fs::Permissions::from_mode(0o700)).unwrap();
 }
 
-fn run(args: &[String]) -> std::process::Output {
+/// The binary in `dir`'s world: its agent sockets under `dir/run`, no inherited vault,
+/// backend or contacts book.
+fn run(dir: &Path, args: &[String]) -> std::process::Output {
     Command::cargo_bin("nexusq")
         .unwrap()
         .args(args)
         .env_remove("NEXUSQ_VAULT")
         .env_remove("NEXUSQ_BACKEND")
+        .env_remove("NEXUSQ_CONTACTS")
+        .env("XDG_RUNTIME_DIR", dir.join("run"))
         .env("NO_COLOR", "1")
+        .timeout(std::time::Duration::from_secs(120))
         .output()
         .unwrap()
+}
+
+/// Rows whose failure still prints results on stdout: the files that did verify, one line
+/// each, before the one that did not (and `manpage extra`, which clap answers with help).
+fn reports_each_file(name: &str) -> bool {
+    matches!(name, "manpage" | "verify FILE..." | "verify --manifest")
+}
+
+/// Stops the agent a row started, however the test ends.
+struct AgentGuard(std::path::PathBuf);
+
+impl Drop for AgentGuard {
+    fn drop(&mut self) {
+        let _ = run(&self.0, &args(&["agent", "stop"], &self.0, false));
+    }
 }
 
 fn text(b: &[u8]) -> String {
@@ -309,11 +598,12 @@ fn every_command_keeps_the_contract() {
     for json in [false, true] {
         let dir = tempfile::tempdir().unwrap();
         setup(dir.path());
+        let _agent = AgentGuard(dir.path().to_path_buf());
         for row in TABLE {
             let mode = if json { "--json" } else { "text" };
             let what = format!("{} ({mode})", row.name);
             let ok = args(row.ok, dir.path(), json && row.schema.is_some());
-            let out = run(&ok);
+            let out = run(dir.path(), &ok);
             assert_eq!(
                 out.status.code(),
                 Some(0),
@@ -322,12 +612,22 @@ fn every_command_keeps_the_contract() {
             );
             if json && let Some(name) = row.schema {
                 let stdout = text(&out.stdout);
-                let value: Value = serde_json::from_str(stdout.trim_end())
-                    .unwrap_or_else(|e| panic!("{what}: not one JSON object ({e}): {stdout:?}"));
-                assert_valid(&schema(name), &what, &value);
+                // bench writes JSON lines, every other command one object.
+                let lines: Vec<&str> = if name == "bench" {
+                    stdout.lines().collect()
+                } else {
+                    vec![stdout.trim_end()]
+                };
+                assert!(!lines.is_empty(), "{what}: no output");
+                for line in lines {
+                    let value: Value = serde_json::from_str(line).unwrap_or_else(|e| {
+                        panic!("{what}: not one JSON object ({e}): {stdout:?}")
+                    });
+                    assert_valid(&schema(name), &what, &value);
+                }
             }
             let fail = args(row.fail, dir.path(), json);
-            let out = run(&fail);
+            let out = run(dir.path(), &fail);
             let stderr = text(&out.stderr);
             assert_eq!(
                 out.status.code(),
@@ -344,7 +644,7 @@ fn every_command_keeps_the_contract() {
                 assert_eq!(value["error"]["code"], row.code, "{what} failure: {value}");
             } else {
                 assert!(
-                    out.stdout.is_empty() || row.name == "manpage",
+                    out.stdout.is_empty() || reports_each_file(row.name),
                     "{what} failure printed: {}",
                     text(&out.stdout)
                 );
@@ -372,7 +672,7 @@ fn every_schema_is_used() {
 #[test]
 fn json_errors_name_code_and_kind() {
     let dir = tempfile::tempdir().unwrap();
-    let out = run(&args(&["vault", "open"], dir.path(), true));
+    let out = run(dir.path(), &args(&["vault", "open"], dir.path(), true));
     assert_eq!(out.status.code(), Some(4));
     let v: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["error"]["kind"], "vault");

@@ -371,14 +371,21 @@ fn check_manifest_files(path: &Path, entries: &[manifest::Entry]) -> Vec<(PathBu
 fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
     let text = read_small(path, "a manifest")?;
     let entries = parse_manifest(path, &text)?;
-    let bad: Vec<_> = check_manifest_files(path, &entries)
-        .into_iter()
-        .filter_map(|(_, p)| p)
-        .collect();
-    if let Some(first) = bad.first() {
-        for e in &bad {
-            ctx.out.error(e);
+    let checked = check_manifest_files(path, &entries);
+    let mut files = Vec::new();
+    let mut bad = Vec::new();
+    for (file, problem) in checked {
+        let mut row = json!({"file": file.display().to_string(), "ok": problem.is_none()});
+        if let Some(e) = problem {
+            // One line each on stderr; under --json they join the one error object below.
+            ctx.out.note(&format!("FAILED: {}", e.message()));
+            row["error"] = json!(e.message());
+            bad.push(e);
         }
+        super::output::path_bytes(&mut row, &[("file", &file)]);
+        files.push(row);
+    }
+    if let Some(first) = bad.first() {
         return Err(Error::check(
             format!(
                 "{} of the {} files in {} do not match it (first: {})",
@@ -388,7 +395,8 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
                 first.message()
             ),
             "regenerate the manifest with sha256sum, then sign it",
-        ));
+        )
+        .with_json("files", json!(files)));
     }
     let target = match (&args.output, &args.output_dir) {
         (Some(o), _) => o.clone(),

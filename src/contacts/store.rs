@@ -94,7 +94,7 @@ pub fn load(path: &Path, vault: Option<&PublicIdentity>, backend: &dyn Backend) 
             "there is no vault to check it against (point --vault at the vault that saved it)",
         ));
     };
-    let parsed = format::split(&bytes).map_err(|e| damaged(path, &format!("it {}", e.0)))?;
+    let parsed = format::split(&bytes).map_err(|e| damaged(path, &e.0))?;
     seal::verify(backend, vault, &parsed.owner, parsed.body, &parsed.seal)
         .map_err(|why| damaged(path, &why))?;
     let (book, saved_at) = format::decode_body(parsed.body)

@@ -538,14 +538,11 @@ pub fn vault_state_check(
              `nexusq --vault NEW.nxq init` and tell your contacts",
         );
     }
+    let (g, until) = (newest.generation, super::output::time(newest.not_after));
     if newest.is_expired(now) {
         return Check::error(
             name,
-            format!(
-                "{summary}; the newest generation (g{}) expired on {}",
-                newest.generation,
-                super::output::time(newest.not_after)
-            ),
+            format!("{summary}; the newest generation (g{g}) expired on {until}"),
             "run `nexusq rotate` to certify a new generation, then send your contacts the new \
              `nexusq identity export`",
         );
@@ -554,22 +551,11 @@ pub fn vault_state_check(
     if newest.not_after.saturating_sub(now) < SOON {
         return Check::warn(
             name,
-            format!(
-                "{summary}; the newest generation (g{}) expires on {}",
-                newest.generation,
-                super::output::time(newest.not_after)
-            ),
+            format!("{summary}; the newest generation (g{g}) expires on {until}"),
             "run `nexusq rotate` before then, and send your contacts the new export",
         );
     }
-    Check::ok(
-        name,
-        format!(
-            "{summary}; newest g{} valid until {}",
-            newest.generation,
-            super::output::time(newest.not_after)
-        ),
-    )
+    Check::ok(name, format!("{summary}; newest g{g} valid until {until}"))
 }
 
 /// The vault file should be 0600 and ours; its folder should not be readable or writable by

@@ -196,3 +196,227 @@ fn backend_values_are_checked_from_the_flag_and_the_environment() {
         .assert()
         .success();
 }
+
+/// The long option names (`--x`) that `section` of a help text defines: the option lines, which
+/// clap indents less than the descriptions under them.
+fn defined_options(section: &str) -> Vec<String> {
+    section
+        .lines()
+        .filter(|l| {
+            let indent = l.len() - l.trim_start().len();
+            (1..8).contains(&indent) && l.trim_start().starts_with('-')
+        })
+        .flat_map(|l| l.split([' ', ',', '=']))
+        .filter(|w| w.starts_with("--"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Every option clap marks global, as the help shows them under "Global options".
+const GLOBAL_ALL: [&str; 4] = ["--vault", "--backend", "--json", "--contacts"];
+
+#[test]
+fn each_command_lists_its_own_options_first_and_the_global_ones_under_their_heading() {
+    for &(command, ..) in COMMANDS {
+        let text = help(command);
+        let (own, global) = text.split_once("\nGlobal options:\n").unwrap_or_else(|| {
+            panic!("`nexusq {command:?} --help` has no Global options:\n{text}")
+        });
+        let own = defined_options(own);
+        let global = defined_options(global);
+        for option in GLOBAL_ALL {
+            assert!(
+                !own.iter().any(|o| o == option),
+                "{command:?}: {option} among its own options:\n{text}"
+            );
+            assert!(
+                global.iter().any(|o| o == option),
+                "{command:?}: {option} not under Global options:\n{text}"
+            );
+        }
+        // Nothing else under the heading: the command's own options all come before it.
+        for option in &global {
+            assert!(
+                GLOBAL_ALL.contains(&option.as_str()),
+                "{command:?}: {option} under Global options:\n{text}"
+            );
+        }
+        // --help is the command's own, before the heading.
+        assert!(own.iter().any(|o| o == "--help"), "{command:?}:\n{text}");
+    }
+    // The examples: the new password only where it is asked for.
+    let passwd = help(&["vault", "passwd"]);
+    let own = defined_options(passwd.split("\nGlobal options:\n").next().unwrap());
+    for option in NEW_PASSWORD.iter().chain(&PASSWORD).chain(&WRITER) {
+        assert!(
+            own.iter().any(|o| o == option),
+            "vault passwd lacks {option}"
+        );
+    }
+    let sign = help(&["sign"]);
+    assert!(!sign.contains("--new-password-file"), "{sign}");
+    assert!(
+        defined_options(&sign)
+            .iter()
+            .any(|o| o == "--password-file")
+    );
+}
+
+#[test]
+fn identity_summary_names_every_identity_command() {
+    let own = help(&["identity"]);
+    let summary = own.lines().next().unwrap();
+    let commands: Vec<&str> = own
+        .split("\nCommands:\n")
+        .nth(1)
+        .expect("a Commands: list")
+        .lines()
+        .take_while(|l| !l.trim().is_empty())
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|&c| c != "help")
+        .collect();
+    assert!(commands.len() >= 4, "{commands:?}");
+    for name in ["show", "history", "export", "revoke"] {
+        assert!(commands.contains(&name), "{commands:?}");
+    }
+    let top = help(&[]);
+    let listed = top
+        .lines()
+        .find(|l| l.trim_start().starts_with("identity "))
+        .expect("identity in nexusq --help");
+    for name in &commands {
+        assert!(
+            summary.contains(name),
+            "`identity --help` summary lacks {name}: {summary}"
+        );
+        assert!(
+            listed.contains(name),
+            "`nexusq --help` identity line lacks {name}: {listed}"
+        );
+    }
+}
+
+/// `nexusq ARGS` in a new session (setsid): no controlling terminal, stdin /dev/null; killed
+/// if it waits for more than 20 s (it must fail at once).
+fn without_terminal(v: &TestVault, runtime: &std::path::Path, args: &[&std::ffi::OsStr]) -> Output {
+    use std::io::Read;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let mut child = std::process::Command::new("setsid")
+        .arg("-w")
+        .arg(common::BIN)
+        .arg("--vault")
+        .arg(&v.path)
+        .args(args)
+        .env_remove("NEXUSQ_VAULT")
+        .env_remove("NEXUSQ_BACKEND")
+        .env("NO_COLOR", "1")
+        .env("XDG_RUNTIME_DIR", runtime)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run setsid (util-linux)");
+    let mut stderr = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = stderr.read_to_end(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("nexusq {args:?} waited without a terminal");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let mut stdout = Vec::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_end(&mut stdout)
+        .unwrap();
+    Output {
+        status,
+        stdout,
+        stderr: reader.join().unwrap(),
+    }
+}
+
+/// Without a terminal, the hint names the password options of that command and no others.
+#[test]
+fn no_terminal_hints_name_only_the_options_of_the_command() {
+    use std::ffi::OsStr;
+    let dir = tempfile::tempdir().unwrap();
+    let v = TestVault::new(dir.path(), "me");
+    let runtime = tempfile::tempdir().unwrap();
+    let doc = common::private_file(&dir.path().join("doc.txt"), "a document\n");
+    let os = |s: &'static str| OsStr::new(s);
+    let pw = v.pw.as_os_str();
+    // (arguments, what the hint must name, what it must not name)
+    let cases: Vec<(Vec<&OsStr>, Vec<&str>, Vec<&str>)> = vec![
+        (
+            vec![os("vault"), os("unlock")],
+            vec!["--password-file", "--password-fd"],
+            vec!["--new-password", "agent"],
+        ),
+        (
+            vec![os("vault"), os("passwd")],
+            vec![
+                "--password-file",
+                "--new-password-file",
+                "--new-password-fd",
+            ],
+            vec!["agent"],
+        ),
+        (
+            vec![os("vault"), os("passwd"), os("--password-file"), pw],
+            vec!["--new-password-file", "--new-password-fd"],
+            vec!["--password-file", "--password-fd", "agent"],
+        ),
+        (
+            vec![os("sign"), doc.as_os_str(), os("--no-agent")],
+            vec!["--password-file", "--password-fd", "nexusq agent start"],
+            vec!["--new-password"],
+        ),
+        (
+            vec![os("agent"), os("start")],
+            vec!["--password-file", "--password-fd"],
+            vec!["--new-password", "agent start"],
+        ),
+        (
+            vec![os("rotate")],
+            vec!["--password-file", "--password-fd"],
+            vec!["--new-password", "agent"],
+        ),
+    ];
+    for (args, named, not_named) in cases {
+        let out = without_terminal(&v, runtime.path(), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("no terminal"), "{args:?}: {stderr}");
+        let hint = stderr
+            .lines()
+            .find_map(|l| l.strip_prefix("hint: "))
+            .unwrap_or_else(|| panic!("{args:?}: no hint: {stderr}"));
+        for option in named {
+            assert!(
+                hint.contains(option),
+                "{args:?}: the hint lacks {option}: {hint}"
+            );
+        }
+        for option in not_named {
+            assert!(
+                !hint.contains(option),
+                "{args:?}: the hint names {option}: {hint}"
+            );
+        }
+    }
+}

@@ -440,7 +440,7 @@ pub fn decrypt(
                         ctx,
                         "it stopped answering while opening the file",
                     );
-                    super::password::check_source(&ctx.password_source(), false, "")?;
+                    ctx.check_password_source(false, "")?;
                     None
                 }
                 Err(e) => return Err(fail(e)),

@@ -25,23 +25,33 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The help heading of the options every command takes: each command's `--help` lists its own
+/// options first, these after them.
+pub const GLOBAL_HEADING: &str = "Global options";
+
 /// Options of every command, accepted before or after the subcommand.
 #[derive(Args, Debug, Clone)]
 pub struct GlobalArgs {
     /// Vault file [default: $NEXUSQ_VAULT, else <data dir>/nexusq/vault.nxq]
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL_HEADING)]
     pub vault: Option<PathBuf>,
 
     /// Crypto backend [env: NEXUSQ_BACKEND] [default: rustcrypto]
-    #[arg(long, global = true, value_enum, value_name = "NAME")]
+    #[arg(
+        long,
+        global = true,
+        value_enum,
+        value_name = "NAME",
+        help_heading = GLOBAL_HEADING
+    )]
     pub backend: Option<BackendArg>,
 
     /// Machine-readable output: one JSON object on stdout
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL_HEADING)]
     pub json: bool,
 
     /// Contacts book (else $NEXUSQ_CONTACTS, else contacts.nxq beside the vault)
-    #[arg(long, global = true, value_name = "PATH")]
+    #[arg(long, global = true, value_name = "PATH", help_heading = GLOBAL_HEADING)]
     pub contacts: Option<PathBuf>,
 }
 
@@ -124,7 +134,7 @@ pub struct EarlyArgs {
     pub new_password: NewPasswordArgs,
     #[command(
         flatten,
-        next_help_heading = "Saving the vault (init, vault passwd, rotate, identity revoke)"
+        next_help_heading = "Saving (the commands that change the vault or the contacts book)"
     )]
     pub writer: WriterArgs,
 }
@@ -136,7 +146,7 @@ pub enum Command {
     /// Check, unlock or re-password the vault
     #[command(subcommand)]
     Vault(VaultCommand),
-    /// Export your public identity
+    /// Your identity: export, show (anyone's export), history, revoke
     #[command(subcommand)]
     Identity(IdentityCommand),
     /// Make a new key generation, certified by the root (the fingerprint stays)

@@ -128,7 +128,8 @@ fn merge_options(
     if early.writer.any() && !takes.writer {
         return refuse(
             "--lock-timeout/--allow-shared-storage",
-            "the commands that save the vault (init, vault passwd, rotate, identity revoke)",
+            "the commands that change the vault or the contacts book (init, vault passwd, \
+             rotate, identity revoke, contacts add/verify/remove/update)",
         );
     }
     let password = if password.any() {
@@ -167,6 +168,25 @@ pub(super) fn backend_choice(flag: Option<BackendArg>, env: Option<&str>) -> Res
     })
 }
 
+/// What to do instead of a prompt when there is no terminal: the options of `command` that
+/// give the password (issue 17: each command's hint names only what it accepts).
+fn no_terminal_hint(command: &Command) -> &'static str {
+    match command {
+        Command::Init(_) => {
+            "pass the new vault's password with --password-file PATH or --password-fd N"
+        }
+        Command::Vault(VaultCommand::Passwd { .. }) => {
+            "pass the current password with --password-file PATH or --password-fd N, and the new \
+             one with --new-password-file PATH or --new-password-fd N"
+        }
+        Command::Sign(_) | Command::Decrypt(_) | Command::Decapsulate(_) => {
+            "pass --password-file PATH or --password-fd N, or start the key agent first \
+             (`nexusq agent start`)"
+        }
+        _ => "pass --password-file PATH or --password-fd N",
+    }
+}
+
 /// What every command needs: the global options, its password and save options, and the
 /// output.
 pub struct Context {
@@ -175,6 +195,7 @@ pub struct Context {
     password: PasswordArgs,
     new_password: NewPasswordArgs,
     writer: WriterArgs,
+    no_terminal_hint: &'static str,
 }
 
 impl Context {
@@ -188,6 +209,7 @@ impl Context {
             password,
             new_password,
             writer,
+            no_terminal_hint: no_terminal_hint(command),
         })
     }
 
@@ -233,13 +255,14 @@ impl Context {
         source: &password::Source,
         what: &str,
         confirm: bool,
+        no_terminal_hint: &str,
     ) -> Result<Password> {
         for failure in hardening::harden_process() {
             self.out
                 .warn(&format!("could not harden the process: {failure}"));
         }
         let label = self.prompt_name(what);
-        let read = password::read_labelled(source, what, &label, confirm)?;
+        let read = password::read_labelled(source, what, &label, confirm, no_terminal_hint)?;
         for w in &read.warnings {
             self.out.warn(w);
         }
@@ -253,9 +276,21 @@ impl Context {
         )
     }
 
+    /// Before any input is read: refuse a password source that is stdin while `data` comes on
+    /// stdin, or a prompt without a terminal (see [`password::check_source`]).
+    pub fn check_password_source(&self, data_on_stdin: bool, data: &str) -> Result<()> {
+        password::check_source(
+            &self.password_source(),
+            data_on_stdin,
+            data,
+            self.no_terminal_hint,
+        )
+    }
+
     /// The vault password; `confirm` asks twice on a terminal. The prompt names the vault.
     pub fn password(&self, confirm: bool) -> Result<Password> {
-        self.read_password(&self.password_source(), "password", confirm)
+        let source = self.password_source();
+        self.read_password(&source, "password", confirm, self.no_terminal_hint)
     }
 
     /// "password for ~/.local/share/nexusq/vault.nxq" (home shown as `~`, name escaped).
@@ -305,7 +340,12 @@ impl Context {
             self.new_password.new_password_file.as_ref(),
             self.new_password.new_password_fd,
         );
-        self.read_password(&source, "new password", true)
+        self.read_password(
+            &source,
+            "new password",
+            true,
+            "pass --new-password-file PATH or --new-password-fd N",
+        )
     }
 }
 

@@ -427,7 +427,7 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     if args.identity_file.is_empty() && agent.is_none() {
         // A missing or damaged vault is said first (exit 4), before any password question.
         ctx.check_vault()?;
-        super::password::check_source(&ctx.password_source(), data_on_stdin, "the encrypted data")?;
+        ctx.check_password_source(data_on_stdin, "the encrypted data")?;
     }
     let input_name = cio::input_name(args.input.as_deref());
     let input = cio::open_input(args.input.as_deref())?;
@@ -472,7 +472,7 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
         Some(found) => found,
         None => {
             if agent.is_some() {
-                super::password::check_source(&ctx.password_source(), false, "")?;
+                ctx.check_password_source(false, "")?;
             }
             let keys = ctx.unlock()?.into_decryption_keys();
             let (opened, key) = keys.open_file_header(&header).map_err(fail)?;

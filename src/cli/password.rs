@@ -32,8 +32,14 @@ impl Source {
 
 /// Refuse, before anything is read, a password source that is stdin itself while `data`
 /// comes on stdin (`--password-fd 0`, or a file that is the same file or pipe as stdin), and a
-/// prompt when there is no terminal to prompt on.
-pub fn check_source(source: &Source, data_on_stdin: bool, data: &str) -> Result<()> {
+/// prompt when there is no terminal to prompt on (`no_terminal_hint`: the options of this
+/// command that give the password instead).
+pub fn check_source(
+    source: &Source,
+    data_on_stdin: bool,
+    data: &str,
+    no_terminal_hint: &str,
+) -> Result<()> {
     if data_on_stdin {
         let path = match source {
             Source::Fd(fd) => Some(PathBuf::from(format!("/proc/self/fd/{fd}"))),
@@ -49,7 +55,7 @@ pub fn check_source(source: &Source, data_on_stdin: bool, data: &str) -> Result<
         }
     }
     if source.is_terminal() && !terminal_available() {
-        return Err(no_terminal("password"));
+        return Err(no_terminal("password", no_terminal_hint));
     }
     Ok(())
 }
@@ -77,12 +83,8 @@ fn terminal_available() -> bool {
         .is_ok()
 }
 
-fn no_terminal(what: &str) -> Error {
-    Error::usage(
-        format!("no terminal to ask for the {what}"),
-        "pass --password-file PATH or --password-fd N (and --new-password-file / \
-         --new-password-fd for a new password)",
-    )
+fn no_terminal(what: &str, hint: &str) -> Error {
+    Error::usage(format!("no terminal to ask for the {what}"), hint)
 }
 
 /// The password file named by `$NEXUSQ_PASSWORD_FILE` (scripts; the age plugin and
@@ -118,15 +120,17 @@ pub struct PasswordRead {
 /// Read a password. `confirm` asks twice on a terminal (init, new passwords); `what` names it
 /// in prompts and errors ("password", "new password").
 pub fn read(source: &Source, what: &str, confirm: bool) -> Result<PasswordRead> {
-    read_labelled(source, what, what, confirm)
+    read_labelled(source, what, what, confirm, "run it at a terminal")
 }
 
-/// [`read`], with the terminal prompt saying `label` ("password for ~/vault.nxq").
+/// [`read`], with the terminal prompt saying `label` ("password for ~/vault.nxq") and, when
+/// there is no terminal, the hint `no_terminal_hint` (the options of this command).
 pub fn read_labelled(
     source: &Source,
     what: &str,
     label: &str,
     confirm: bool,
+    no_terminal_hint: &str,
 ) -> Result<PasswordRead> {
     let mut warnings = Vec::new();
     let password = match source {
@@ -149,7 +153,7 @@ pub fn read_labelled(
             })?;
             first_line(file, &format!("file descriptor {fd}"))?
         }
-        Source::Terminal => prompt(what, label, confirm)?,
+        Source::Terminal => prompt(what, label, confirm, no_terminal_hint)?,
     };
     if password.is_empty() {
         return Err(Error::usage(
@@ -236,9 +240,9 @@ fn password_file_warnings(path: &Path) -> Vec<String> {
 }
 
 /// Hidden prompt on the controlling terminal. Without one, fail at once (never hang).
-fn prompt(what: &str, label: &str, confirm: bool) -> Result<Password> {
+fn prompt(what: &str, label: &str, confirm: bool, no_terminal_hint: &str) -> Result<Password> {
     if !terminal_available() {
-        return Err(no_terminal(what));
+        return Err(no_terminal(what, no_terminal_hint));
     }
     restore_terminal_on_interrupt();
     let ask = |prompt: &str| {

@@ -98,7 +98,7 @@ impl KeySource {
         ctx.check_vault()?;
         let agent = super::agent_cmd::for_command(ctx, no_agent);
         if agent.is_none() {
-            super::password::check_source(&ctx.password_source(), stdin_is_data, what)?;
+            ctx.check_password_source(stdin_is_data, what)?;
         }
         Ok(agent)
     }
@@ -137,7 +137,7 @@ impl KeySource {
                     Ok(full) => Ok(Signature::Full(full)),
                     Err(why) => {
                         super::agent_cmd::fallback_note(ctx, &why);
-                        super::password::check_source(&ctx.password_source(), false, "")?;
+                        ctx.check_password_source(false, "")?;
                         let unlocked = ctx.unlock()?;
                         let sig = with(&unlocked);
                         *self = KeySource::Unlocked(unlocked);

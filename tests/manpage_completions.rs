@@ -40,39 +40,281 @@ fn stdout_of(args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
+/// Every command path a user can type (`["vault", "passwd"]`), read from the `Commands:` lists
+/// of the real binary's help, nested ones too; `help` left out.
+fn command_paths() -> Vec<Vec<String>> {
+    fn walk(prefix: &[String], out: &mut Vec<Vec<String>>) {
+        let mut args: Vec<&str> = prefix.iter().map(String::as_str).collect();
+        args.push("--help");
+        let help = stdout_of(&args);
+        let Some(list) = help.split("\nCommands:\n").nth(1) else {
+            return;
+        };
+        let names: Vec<String> = list
+            .lines()
+            .take_while(|l| !l.trim().is_empty())
+            .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+            .filter_map(|l| l.split_whitespace().next())
+            .filter(|&n| n != "help")
+            .map(str::to_string)
+            .collect();
+        for name in names {
+            let mut path = prefix.to_vec();
+            path.push(name);
+            out.push(path.clone());
+            walk(&path, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&[], &mut out);
+    out
+}
+
+/// The `.SH` sections of a page, in order, without quotes.
+fn sections(page: &str) -> Vec<String> {
+    page.lines()
+        .filter_map(|l| l.strip_prefix(".SH "))
+        .map(|s| s.trim_matches('"').to_string())
+        .collect()
+}
+
+/// The text of section `name`, up to the next `.SH`.
+fn section<'a>(page: &'a str, name: &str) -> &'a str {
+    let quoted = format!(".SH \"{name}\"\n");
+    let plain = format!(".SH {name}\n");
+    let start = page
+        .find(&quoted)
+        .map(|i| i + quoted.len())
+        .or_else(|| page.find(&plain).map(|i| i + plain.len()))
+        .unwrap_or_else(|| panic!("no section {name}"));
+    let rest = &page[start..];
+    &rest[..rest.find("\n.SH ").unwrap_or(rest.len())]
+}
+
+/// Every `name(N)` page reference in the roff source (`\fBage\fR(1)` and `age(1)` alike).
+fn page_references(page: &str) -> Vec<String> {
+    let plain = page
+        .replace("\\fR", "")
+        .replace("\\fB", "")
+        .replace("\\fI", "")
+        .replace("\\-", "-");
+    let bytes = plain.as_bytes();
+    let mut refs = Vec::new();
+    for (i, w) in bytes.windows(3).enumerate() {
+        if w[0] == b'(' && w[1].is_ascii_digit() && w[2] == b')' {
+            let before = &plain[..i];
+            let name: String = before
+                .chars()
+                .rev()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+                .collect::<Vec<_>>()
+                .into_iter()
+                .rev()
+                .collect();
+            if !name.is_empty() {
+                refs.push(format!("{name}({})", w[1] as char));
+            }
+        }
+    }
+    refs
+}
+
 #[test]
-fn man_page_has_the_standard_sections_and_the_subcommands() {
+fn man_page_has_the_standard_sections_and_every_command() {
     let page = stdout_of(&["manpage"]);
+    // Plain ASCII (other characters as groff escapes): man warns about raw UTF-8 in a C locale.
+    assert!(page.is_ascii());
     let th = page
         .lines()
         .find(|l| l.starts_with(".TH "))
         .expect("a .TH title line");
     assert!(th.starts_with(".TH nexusq 1"), "{th}");
     assert!(th.contains(env!("CARGO_PKG_VERSION")), "{th}");
-    let sections: Vec<&str> = page
-        .lines()
-        .filter_map(|l| l.strip_prefix(".SH "))
-        .collect();
-    for s in ["NAME", "SYNOPSIS", "DESCRIPTION", "OPTIONS", "SUBCOMMANDS"] {
-        assert!(sections.contains(&s), "no .SH {s}: {sections:?}");
-    }
-    // NAME, SYNOPSIS and DESCRIPTION come first, in that order.
-    assert_eq!(&sections[..3], &["NAME", "SYNOPSIS", "DESCRIPTION"]);
-    let name = page.split(".SH NAME").nth(1).unwrap();
-    assert!(name.trim_start().starts_with("nexusq"), "{name}");
-    for sub in SUBCOMMANDS {
+    let sections = sections(&page);
+    assert_eq!(
+        sections,
+        [
+            "NAME",
+            "SYNOPSIS",
+            "DESCRIPTION",
+            "OPTIONS",
+            "COMMANDS",
+            "EXAMPLES",
+            "ENVIRONMENT",
+            "FILES",
+            "EXIT STATUS",
+            "SEE ALSO"
+        ],
+    );
+    let name = section(&page, "NAME");
+    assert!(name.trim_start().starts_with("nexusq \\- "), "{name}");
+
+    // Every command, nested ones too, has its own subsection with its own options.
+    let paths = command_paths();
+    for sub in SUBCOMMANDS.iter().filter(|&&s| s != "help") {
         assert!(
-            page.contains(&format!("nexusq\\-{sub}(1)"))
-                || page.contains(&format!("\\fB{sub}\\fR")),
-            "the man page does not mention `{sub}`"
+            paths.iter().any(|p| p == &[sub.to_string()]),
+            "{sub} not in --help"
         );
     }
-    // The command that prints it is listed too (issue 17: no longer hidden).
-    assert!(page.contains("manpage"));
-    for option in ["vault", "password\\-file", "password\\-fd", "json"] {
-        assert!(page.contains(&format!("\\-\\-{option}")), "--{option}");
+    for path in [
+        &["vault", "passwd"][..],
+        &["identity", "revoke"],
+        &["contacts", "add"],
+        &["agent", "start"],
+    ] {
+        assert!(paths.iter().any(|p| p == path), "{path:?} not in --help");
     }
-    assert!(page.contains("Exit codes"));
+    let commands = section(&page, "COMMANDS");
+    for path in &paths {
+        let heading = format!(".SS \"nexusq {}\"", path.join(" "));
+        assert!(commands.contains(&heading), "no {heading}");
+    }
+    assert!(
+        !commands.contains("agent serve"),
+        "the hidden `agent serve` is listed"
+    );
+    let passwd = commands
+        .split(".SS \"nexusq vault passwd\"")
+        .nth(1)
+        .unwrap()
+        .split(".SS ")
+        .next()
+        .unwrap();
+    assert!(passwd.contains("\\-\\-new\\-password\\-file"), "{passwd}");
+    let sign = commands
+        .split(".SS \"nexusq sign\"")
+        .nth(1)
+        .unwrap()
+        .split(".SS ")
+        .next()
+        .unwrap();
+    assert!(sign.contains("\\-\\-password\\-file"), "{sign}");
+    assert!(!sign.contains("new\\-password"), "{sign}");
+    for option in [
+        "vault",
+        "backend",
+        "json",
+        "password\\-file",
+        "password\\-fd",
+    ] {
+        assert!(
+            section(&page, "OPTIONS").contains(&format!("\\fB\\-\\-{option}\\fR")),
+            "--{option}"
+        );
+    }
+
+    // EXAMPLES: the tasks the issue names.
+    let examples = section(&page, "EXAMPLES");
+    for task in [
+        "nexusq init",
+        "identity export",
+        "nexusq encrypt",
+        "nexusq decrypt",
+        "nexusq sign",
+        "nexusq verify",
+        "agent start",
+        "contacts add",
+        "gpg.x509.program nexusq\\-git\\-sign",
+        "\\-\\-age",
+    ] {
+        assert!(examples.contains(task), "EXAMPLES lack {task}");
+    }
+
+    // ENVIRONMENT: every variable the code reads (`env::var("X")`, `env::var_os("X")`), and the
+    // tests' NEXUSQ_VECTORS.
+    let environment = section(&page, "ENVIRONMENT");
+    let mut read = vec!["NEXUSQ_VECTORS".to_string()];
+    for dir in ["src", "native/src"] {
+        read.extend(env_vars_read_in(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir),
+        ));
+    }
+    for var in [
+        "NEXUSQ_VAULT",
+        "NEXUSQ_BACKEND",
+        "NO_COLOR",
+        "NEXUSQ_CONTACTS",
+    ] {
+        assert!(
+            read.iter().any(|r| r == var),
+            "the scan missed {var}: {read:?}"
+        );
+    }
+    for var in &read {
+        assert!(
+            environment.contains(var.as_str()),
+            "ENVIRONMENT lacks {var}"
+        );
+    }
+
+    let files = section(&page, "FILES");
+    for file in [
+        "vault.nxq",
+        "revocation.asc",
+        "contacts.nxq",
+        "agent",
+        "VAULT.lock",
+    ] {
+        assert!(files.contains(file), "FILES lack {file}");
+    }
+
+    // EXIT STATUS: every code of the table in docs/cli.md.
+    let exit = section(&page, "EXIT STATUS");
+    let cli_md = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md"),
+    )
+    .unwrap();
+    let table = cli_md
+        .split("## Exit codes")
+        .nth(1)
+        .expect("docs/cli.md: ## Exit codes");
+    let codes: Vec<&str> = table
+        .lines()
+        .filter_map(|l| l.strip_prefix("| "))
+        .filter_map(|l| l.split(" |").next())
+        .filter(|c| c.starts_with(|ch: char| ch.is_ascii_digit()))
+        .collect();
+    assert!(codes.len() >= 7, "{codes:?}");
+    for code in codes {
+        assert!(
+            exit.contains(&format!(".TP\n\\fB{code}\\fR\n")),
+            "EXIT STATUS lacks {code}"
+        );
+    }
+
+    // No page that is not there: no .so includes, and only age(1) and git(1), as "if installed".
+    assert!(!page.lines().any(|l| l.starts_with(".so")), "a .so line");
+    let refs = page_references(&page);
+    for r in &refs {
+        assert!(
+            ["age(1)", "git(1)"].contains(&r.as_str()),
+            "the page names {r}"
+        );
+    }
+    assert!(section(&page, "SEE ALSO").contains("If installed"));
+}
+
+/// The names in `env::var("X")` and `env::var_os("X")` in the Rust files under `dir`.
+fn env_vars_read_in(dir: &std::path::Path) -> Vec<String> {
+    let mut names = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            names.extend(env_vars_read_in(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            for call in ["env::var(\"", "env::var_os(\""] {
+                for piece in text.split(call).skip(1) {
+                    let name = piece.split('"').next().unwrap();
+                    if !name.is_empty() && !names.iter().any(|n| n == name) {
+                        names.push(name.to_string());
+                    }
+                }
+            }
+        }
+    }
+    names
 }
 
 /// groff, where installed, reads the page without a warning (-ww: all warnings).
@@ -111,8 +353,38 @@ fn man_page_renders_without_groff_warnings() {
             rendered.push(c);
         }
     }
-    assert!(rendered.contains("NAME"), "{rendered}");
-    assert!(rendered.contains("nexusq-doctor(1)"), "{rendered}");
+    for heading in ["NAME", "EXAMPLES", "EXIT STATUS", "nexusq vault passwd"] {
+        assert!(rendered.contains(heading), "{rendered}");
+    }
+    assert!(!rendered.contains("nexusq-doctor"), "{rendered}");
+
+    // man itself (man-db or mandoc), where installed, in a C locale: no warnings either.
+    if Command::new("man").arg("--version").output().is_ok() {
+        let mut child = Command::new("man")
+            .args(["--warnings", "-l", "-"])
+            .env("MANWIDTH", "80")
+            .env("LC_ALL", "C")
+            .env("MANPAGER", "cat")
+            .env("PAGER", "cat")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write;
+            child
+                .stdin
+                .take()
+                .unwrap()
+                .write_all(page.as_bytes())
+                .unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success() && stderr.is_empty(), "man: {stderr}");
+        assert!(String::from_utf8_lossy(&out.stdout).contains("EXIT STATUS"));
+    }
 }
 
 #[test]

@@ -16,6 +16,7 @@ mod identity_cmd;
 mod init;
 pub mod io;
 mod kem_cmd;
+mod manpage;
 pub mod output;
 pub mod password;
 mod report_cmd;
@@ -96,16 +97,8 @@ pub fn run(cli: Cli) -> Result<()> {
             use clap::CommandFactory;
             // Rendered in memory first, so a reader that goes away (`| head`) is seen in one
             // place, by write_generated.
-            let mut page = Vec::new();
-            clap_mangen::Man::new(Cli::command())
-                .render(&mut page)
-                .map_err(|e| {
-                    Error::io(
-                        format!("cannot render the man page: {e}"),
-                        "this is a bug in nexusq; please report it",
-                    )
-                })?;
-            write_generated(&page, "the man page")
+            let page = manpage::render(Cli::command());
+            write_generated(page.as_bytes(), "the man page")
         }
         Command::Completions { shell } => {
             use clap::CommandFactory;

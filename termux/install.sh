@@ -22,13 +22,16 @@ die() {
 checkout=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 if ! command -v pkg >/dev/null 2>&1; then
+	# The man page goes beside cargo's bin folder, where man looks once that is on PATH.
+	man1=${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/share/man/man1
 	cat >&2 <<EOF
 This installer is for Termux on Android, and Termux's \`pkg\` is not here: nothing was changed.
 On Linux, install Rust 1.89 or newer (rustup or your distribution), then run:
 
     cargo install --locked --path $checkout
+    mkdir -p $man1 && nexusq manpage > $man1/nexusq.1
 
-and see README.md for the completions and the man page.
+and see README.md for the shell completions.
 EOF
 	exit 1
 fi

@@ -499,6 +499,11 @@ fn install_refuses_politely_without_pkg() {
         err.contains(&format!("cargo install --locked --path {ROOT}")),
         "the Linux hint names this checkout: {err}"
     );
+    // ... and installs the man page, making its folder first (a fresh home has none).
+    assert!(
+        err.contains("mkdir -p ") && err.contains("/share/man/man1 && nexusq manpage > "),
+        "the Linux hint installs the man page: {err}"
+    );
     assert!(phone.log().is_empty(), "{}", phone.log());
     assert!(phone.prefix_files().is_empty());
 }

@@ -181,8 +181,8 @@ const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "TMPDIR",
-        "Without XDG_RUNTIME_DIR, the agent's socket folder is $TMPDIR/nexusq-UID (/tmp \
-         without TMPDIR; Termux sets it to $PREFIX/tmp).",
+        "Without XDG_RUNTIME_DIR, the agent's socket folder is $TMPDIR/nexusq-UID (the \
+         system's temporary folder without TMPDIR; Termux sets TMPDIR to $PREFIX/tmp).",
     ),
     (
         "HOME",

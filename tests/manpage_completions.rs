@@ -174,6 +174,18 @@ fn man_page_has_the_standard_sections_and_every_command() {
         !commands.contains("agent serve"),
         "the hidden `agent serve` is listed"
     );
+    // Every argument and option says what it is (a `.TP` header followed by text).
+    let lines: Vec<&str> = page.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        if *line == ".TP" {
+            let body = lines.get(i + 2).copied().unwrap_or(".");
+            assert!(
+                !body.starts_with('.'),
+                "{} has no description",
+                lines[i + 1]
+            );
+        }
+    }
     let passwd = commands
         .split(".SS \"nexusq vault passwd\"")
         .nth(1)

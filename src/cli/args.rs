@@ -181,6 +181,7 @@ pub enum Command {
     Manpage,
     /// Print shell completions (bash, zsh, fish, elvish, powershell)
     Completions {
+        /// The shell to print them for
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
@@ -609,8 +610,10 @@ pub enum IdentityCommand {
 pub enum ContactsCommand {
     /// Add a nexusq export (FILE, or - for stdin) or an age1pq1 recipient under NAME
     Add {
+        /// The name to file it under
         #[arg(value_name = "NAME")]
         name: String,
+        /// Their export (a file, or - for stdin), or an age1pq1 recipient
         #[arg(value_name = "FILE|-|age1pq1...")]
         source: String,
         /// Accept only this fingerprint (no question asked)
@@ -626,8 +629,10 @@ pub enum ContactsCommand {
     },
     /// Mark NAME verified after comparing its fingerprint FP with its owner
     Verify {
+        /// The contact
         #[arg(value_name = "NAME")]
         name: String,
+        /// The fingerprint its owner told you (with or without dashes, any case)
         #[arg(value_name = "FP")]
         fingerprint: String,
         #[command(flatten)]
@@ -639,11 +644,13 @@ pub enum ContactsCommand {
     List,
     /// One contact: fingerprint, verified, newest generation, expiry, revocation, dates
     Show {
+        /// The contact
         #[arg(value_name = "NAME")]
         name: String,
     },
     /// Remove NAME from the book
     Remove {
+        /// The contact
         #[arg(value_name = "NAME")]
         name: String,
         #[command(flatten)]
@@ -653,21 +660,26 @@ pub enum ContactsCommand {
     },
     /// Print contacts' exports, or with --age an age recipients file
     Export {
+        /// The contacts to print
         #[arg(
             value_name = "NAME",
             required_unless_present = "all",
             conflicts_with = "all"
         )]
         names: Vec<String>,
+        /// Every contact
         #[arg(long)]
         all: bool,
+        /// An age recipients file (one age1pq1 line per contact) instead of exports
         #[arg(long)]
         age: bool,
     },
     /// Bring NAME up to date with a newer export of the same identity
     Update {
+        /// The contact
         #[arg(value_name = "NAME")]
         name: String,
+        /// The newer export (a file, or - for stdin)
         #[arg(value_name = "FILE")]
         file: PathBuf,
         #[command(flatten)]

@@ -366,8 +366,11 @@ pub fn render(mut cmd: Command) -> String {
     commands(&mut page, &cmd);
 
     page.control("SH", ["EXAMPLES"]);
-    for (group, lines) in EXAMPLES {
-        page.control("PP", []);
+    for (i, (group, lines)) in EXAMPLES.iter().enumerate() {
+        // A paragraph break between groups (mandoc warns about one right after .SH).
+        if i > 0 {
+            page.control("PP", []);
+        }
         page.text([italic(*group)]);
         page.control("RS", ["4"]);
         page.control("nf", []);

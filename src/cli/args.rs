@@ -46,7 +46,7 @@ pub struct GlobalArgs {
     )]
     pub backend: Option<BackendArg>,
 
-    /// Machine-readable output: one JSON object on stdout
+    /// Machine-readable output: one JSON object on stdout, errors included (bench: JSON lines)
     #[arg(long, global = true, help_heading = GLOBAL_HEADING)]
     pub json: bool,
 

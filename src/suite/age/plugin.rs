@@ -7,8 +7,9 @@
 //! client for the vault password with `request-secret` or show it a `msg`), tried on the
 //! stanzas, and the file key is sent with `file-key`; keys whose holder stopped answering
 //! (the key agent) are fetched once more, another way; errors go to the client as
-//! `error identity` / `error stanza`, then `done`. Frames use the header's stanza format ([`super::stanza`]), read strictly; a
-//! malformed frame ends the conversation with [`PluginError::Protocol`], never a panic.
+//! `error identity` / `error stanza`, then `done`. Frames use the header's stanza format
+//! ([`super::stanza`]), read strictly; a malformed frame ends the conversation with
+//! [`PluginError::Protocol`], never a panic.
 //! This module knows nothing of terminals or vaults.
 
 use super::recipient::PluginIdentity;

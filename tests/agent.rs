@@ -790,8 +790,10 @@ fn the_age_plugin_falls_back_quickly_from_a_dead_or_wedged_agent() {
         heads(&frames),
         ["msg", "request-secret", "error identity 0", "done"]
     );
+    // Mostly "nobody listens"; while the killed agent's last threads exit, its socket may
+    // still take the connection and then reset it.
     assert!(
-        messages(&frames)[0].contains("nobody listens"),
+        messages(&frames)[0].contains("key agent could not be used"),
         "{frames:?}"
     );
     // With a password file it decrypts, saying it once.

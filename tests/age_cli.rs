@@ -3,8 +3,11 @@
 //! vectors with `-i`, and `age-plugin-nexusq` in a scripted conversation.
 
 mod common;
+#[path = "common/plugin_frames.rs"]
+mod plugin_frames;
 
 use common::{TestVault, bin};
+use plugin_frames::{frame, stanza_frames};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -445,44 +448,6 @@ fn identity_files_need_no_vault_and_bad_ones_are_usage_errors() {
 
 // ---------------------------------------------------------------------------------------------
 // age-plugin-nexusq, scripted: the frames age would send, all written up front.
-
-fn frame(tag: &str, args: &[&str], body: &[u8]) -> String {
-    use base64::Engine;
-    let b64 = base64::engine::general_purpose::STANDARD_NO_PAD.encode(body);
-    let mut s = format!("-> {tag}");
-    for a in args {
-        s.push(' ');
-        s.push_str(a);
-    }
-    s.push('\n');
-    let mut rest = b64.as_str();
-    loop {
-        let n = rest.len().min(64);
-        s.push_str(&rest[..n]);
-        s.push('\n');
-        rest = &rest[n..];
-        if n < 64 {
-            break;
-        }
-    }
-    s
-}
-
-/// The recipient-stanza frames for an age file (its stanza lines, prefixed).
-fn stanza_frames(file: &[u8], index: &str) -> String {
-    let text = String::from_utf8_lossy(file);
-    let mut out = String::new();
-    for line in text.lines().skip(1) {
-        if line.starts_with("---") {
-            break;
-        }
-        match line.strip_prefix("-> ") {
-            Some(args) => out.push_str(&format!("-> recipient-stanza {index} {args}\n")),
-            None => out.push_str(&format!("{line}\n")),
-        }
-    }
-    out
-}
 
 fn run_plugin(
     env_pw: Option<&Path>,

@@ -45,6 +45,17 @@ pub fn find(vault: &Path) -> Lookup {
     find_at(&super::socket_path(vault), super::CLIENT_TIMEOUT)
 }
 
+/// Look for the agent of `vault` that serves the identity `root_id` (read from the vault file
+/// by the caller): an agent of another identity is `Unusable`.
+pub fn find_for(vault: &Path, root_id: &crate::identity::RootId) -> Lookup {
+    match find(vault) {
+        Lookup::Ready(a) if a.status.root_id != root_id.0 => {
+            Lookup::Unusable("it serves another identity".into())
+        }
+        found => found,
+    }
+}
+
 /// Look for an agent at `socket`.
 pub fn find_at(socket: &Path, timeout: Duration) -> Lookup {
     if std::fs::symlink_metadata(socket).is_err() {
@@ -275,5 +286,9 @@ impl Decapsulate for RemoteKey<'_> {
                 self.failure.set(Some(()));
                 KemError::InvalidCiphertext
             })
+    }
+
+    fn unanswered(&self) -> bool {
+        self.failed()
     }
 }

@@ -67,9 +67,12 @@ pub fn fallback_note(ctx: &Context, why: &str) {
     if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
         return;
     }
-    ctx.out.note(&format!(
-        "the key agent could not be used ({why}); using the password instead"
-    ));
+    ctx.out.note(&fallback_text(why));
+}
+
+/// What a command (or the age plugin) says when it could not use the agent.
+pub fn fallback_text(why: &str) -> String {
+    format!("the key agent could not be used ({why}); using the password instead")
 }
 
 pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {

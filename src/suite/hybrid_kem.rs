@@ -171,6 +171,11 @@ pub trait Decapsulate {
     fn kem_level(&self) -> KemLevel;
     /// As [`DecapsulationKey::decapsulate`].
     fn decapsulate_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError>;
+    /// Did a request fail because the key's holder did not answer (the key agent stopped)?
+    /// Then a refusal says nothing about the ciphertext, and the caller may try another way.
+    fn unanswered(&self) -> bool {
+        false
+    }
 }
 
 impl Decapsulate for DecapsulationKey {

@@ -4,16 +4,18 @@
 //! Phase 1 (client): `add-identity` and `recipient-stanza` commands until `done`; anything else
 //! is grease and ignored. Phase 2 (plugin): for each file with `mlkem768x25519` stanzas, the
 //! keys that the identity names are fetched once (through [`KeySource`], which may ask the
-//! client for the vault password with `request-secret`), tried on the stanzas, and the file
-//! key is sent with `file-key`; errors go to the client as `error identity` / `error stanza`,
-//! then `done`. Frames use the header's stanza format ([`super::stanza`]), read strictly; a
-//! malformed frame ends the conversation with [`PluginError::Protocol`], never a panic.
+//! client for the vault password with `request-secret` or show it a `msg`), tried on the
+//! stanzas, and the file key is sent with `file-key`; keys whose holder stopped answering
+//! (the key agent) are fetched once more, another way; errors go to the client as
+//! `error identity` / `error stanza`, then `done`. Frames use the header's stanza format
+//! ([`super::stanza`]), read strictly; a malformed frame ends the conversation with
+//! [`PluginError::Protocol`], never a panic.
 //! This module knows nothing of terminals or vaults.
 
 use super::recipient::PluginIdentity;
 use super::stanza::{FormatError, LineReader, Stanza};
 use super::{IdentityRef, mlkem768x25519, unwrap_stanza};
-use crate::suite::hybrid_kem::DecapsulationKey;
+use crate::suite::hybrid_kem::Decapsulate;
 use std::fmt;
 use std::io::{self, BufRead, Write};
 use zeroize::Zeroizing;
@@ -49,19 +51,40 @@ impl From<FormatError> for PluginError {
     }
 }
 
-/// Asks the client for a secret: `Ok(None)` when it could not (`fail`).
-pub type AskSecret<'a> = dyn FnMut(&str) -> Result<Option<Zeroizing<Vec<u8>>>, PluginError> + 'a;
+/// What a [`KeySource`] may ask of the client (age) while it fetches keys.
+pub trait Client {
+    /// Ask the user for a secret (`request-secret`; age prompts): `Ok(None)` when the client
+    /// could not (`fail`).
+    fn request_secret(&mut self, prompt: &str) -> Result<Option<Zeroizing<Vec<u8>>>, PluginError>;
+    /// Show the user a message (`msg`).
+    fn message(&mut self, text: &str) -> Result<(), PluginError>;
+}
 
-/// Where the keys of an identity come from (the plugin binary: the vault it names).
+/// Which time [`KeySource::keys`] is asked for an identity's keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attempt {
+    First,
+    /// A key of the first answer did not answer itself ([`Decapsulate::unanswered`]: the key
+    /// agent stopped): fetch them another way (the password).
+    Again,
+}
+
+/// The keys of one identity, in the order to try them.
+pub type Keys<'a> = Vec<Box<dyn Decapsulate + 'a>>;
+
+/// Where the keys of an identity come from (the plugin binary: the key agent or the vault it
+/// names).
 pub trait KeySource {
-    /// The X-Wing decapsulation keys (expanded) of every key `identity` names, in the order to
-    /// try them. `Err(message)`: it is unusable (a wrong password, a missing vault); the
-    /// message goes to the client, which shows it.
+    /// The X-Wing decapsulation keys of every key `identity` names, in the order to try them.
+    /// `Err(message)`: it is unusable (a wrong password, a missing vault); the message goes to
+    /// the client, which shows it. A client error (`PluginError`) from `client` must be
+    /// returned as `Err` too; the conversation then ends with that error.
     fn keys(
         &mut self,
         identity: &PluginIdentity,
-        ask: &mut AskSecret<'_>,
-    ) -> Result<Vec<DecapsulationKey>, String>;
+        attempt: Attempt,
+        client: &mut dyn Client,
+    ) -> Result<Keys<'_>, String>;
 }
 
 struct Conn<'a, R: BufRead + ?Sized, W: Write> {
@@ -115,12 +138,95 @@ impl<R: BufRead + ?Sized, W: Write> Conn<'_, R, W> {
     }
 }
 
+/// The client as a [`KeySource`] sees it; the first protocol error is kept, since the source
+/// reports failures as text.
+struct Asker<'c, 'a, R: BufRead + ?Sized, W: Write> {
+    conn: &'c mut Conn<'a, R, W>,
+    protocol: Option<PluginError>,
+}
+
+impl<R: BufRead + ?Sized, W: Write> Asker<'_, '_, R, W> {
+    fn keep(&mut self, e: PluginError) -> PluginError {
+        self.protocol.get_or_insert(e);
+        PluginError::Protocol("the client did not answer a request")
+    }
+}
+
+impl<R: BufRead + ?Sized, W: Write> Client for Asker<'_, '_, R, W> {
+    fn request_secret(&mut self, prompt: &str) -> Result<Option<Zeroizing<Vec<u8>>>, PluginError> {
+        self.conn
+            .command("request-secret", &[], prompt.as_bytes())
+            .map_err(|e| self.keep(e))
+    }
+
+    fn message(&mut self, text: &str) -> Result<(), PluginError> {
+        // `fail` means it could not show it; nothing to do about that.
+        match self.conn.command("msg", &[], text.as_bytes()) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.keep(e)),
+        }
+    }
+}
+
+/// How trying an identity's keys on the files ended.
+enum Tried {
+    Done,
+    /// A key's holder stopped answering: fetch the keys again, another way.
+    Unanswered,
+}
+
+/// Try `keys` on every file still wanting a key: each stanza in order, each key in order.
+fn try_keys<R: BufRead + ?Sized, W: Write>(
+    conn: &mut Conn<'_, R, W>,
+    files: &mut [File],
+    keys: &Keys<'_>,
+) -> Result<Tried, PluginError> {
+    for f in files.iter_mut().filter(|f| f.wanted()) {
+        'stanzas: for (j, s) in f.stanzas.iter().enumerate() {
+            for key in keys {
+                let result = unwrap_stanza(IdentityRef::Hybrid(key.as_ref()), s);
+                if key.unanswered() {
+                    // Its refusal says nothing about the stanza; the other keys of this answer
+                    // are held by the same silent agent.
+                    return Ok(Tried::Unanswered);
+                }
+                match result {
+                    Ok(None) => {}
+                    Ok(Some(file_key)) => {
+                        conn.command("file-key", &[&f.index], file_key.0.expose())?;
+                        f.settled = true;
+                        break 'stanzas;
+                    }
+                    Err(e) => {
+                        let msg = e.to_string();
+                        conn.command(
+                            "error",
+                            &["stanza", &f.index, &j.to_string()],
+                            msg.as_bytes(),
+                        )?;
+                        f.settled = true;
+                        break 'stanzas;
+                    }
+                }
+            }
+        }
+    }
+    Ok(Tried::Done)
+}
+
 /// One file's stanzas, in the order received.
 struct File {
     index: String,
     stanzas: Vec<Stanza>,
     /// A file key was sent, or an error about one of its stanzas.
     settled: bool,
+}
+
+impl File {
+    /// Not settled yet, and it has a stanza of ours.
+    fn wanted(&self) -> bool {
+        !self.settled && self.stanzas.iter().any(|s| s.tag == mlkem768x25519::TAG)
+    }
 }
 
 /// Run identity-v1 with the client on `input`/`output`, until the final `done`.
@@ -217,57 +323,29 @@ pub fn run_identity_v1<R: BufRead + ?Sized, W: Write>(
             }
         }
     }
-    let wanted = |f: &File| !f.settled && f.stanzas.iter().any(|s| s.tag == mlkem768x25519::TAG);
-
-    for (i, identity) in parsed.iter().enumerate() {
-        if !files.iter().any(wanted) {
-            break;
-        }
-        let mut protocol: Option<PluginError> = None;
-        let keys = {
-            let conn = &mut conn;
-            let protocol = &mut protocol;
-            let mut ask = |message: &str| -> Result<Option<Zeroizing<Vec<u8>>>, PluginError> {
-                conn.command("request-secret", &[], message.as_bytes())
-                    .map_err(|e| {
-                        *protocol = Some(e);
-                        PluginError::Protocol("request-secret failed")
-                    })
-            };
-            source.keys(identity, &mut ask)
-        };
-        if let Some(e) = protocol {
-            return Err(e);
-        }
-        let keys = match keys {
-            Ok(k) => k,
-            Err(msg) => {
-                conn.command("error", &["identity", &i.to_string()], msg.as_bytes())?;
-                continue;
+    'identities: for (i, identity) in parsed.iter().enumerate() {
+        for attempt in [Attempt::First, Attempt::Again] {
+            if !files.iter().any(File::wanted) {
+                break 'identities;
             }
-        };
-        for f in files.iter_mut().filter(|f| wanted(f)) {
-            'stanzas: for (j, s) in f.stanzas.iter().enumerate() {
-                for key in &keys {
-                    match unwrap_stanza(IdentityRef::Hybrid(key), s) {
-                        Ok(None) => {}
-                        Ok(Some(file_key)) => {
-                            conn.command("file-key", &[&f.index], file_key.0.expose())?;
-                            f.settled = true;
-                            break 'stanzas;
-                        }
-                        Err(e) => {
-                            let msg = e.to_string();
-                            conn.command(
-                                "error",
-                                &["stanza", &f.index, &j.to_string()],
-                                msg.as_bytes(),
-                            )?;
-                            f.settled = true;
-                            break 'stanzas;
-                        }
-                    }
+            let mut asker = Asker {
+                conn: &mut conn,
+                protocol: None,
+            };
+            let keys = source.keys(identity, attempt, &mut asker);
+            if let Some(e) = asker.protocol {
+                return Err(e);
+            }
+            let keys = match keys {
+                Ok(k) => k,
+                Err(msg) => {
+                    conn.command("error", &["identity", &i.to_string()], msg.as_bytes())?;
+                    continue 'identities;
                 }
+            };
+            match try_keys(&mut conn, &mut files, &keys)? {
+                Tried::Done => continue 'identities,
+                Tried::Unanswered => {}
             }
         }
     }
@@ -289,29 +367,76 @@ mod tests {
     use super::*;
     use crate::secret::SecretBytes;
     use crate::suite::age::{FileKey, Header, encrypt};
-    use crate::suite::hybrid_kem::{self, KemLevel};
+    use crate::suite::hybrid_kem::{self, DecapsulationKey, KemError, KemLevel};
     use crate::suite::rustcrypto::RustCrypto;
+    use std::cell::Cell;
 
-    /// A vault stand-in: one password, some seeds; counts how often it was asked.
+    /// A key agent stand-in: a key that answers until `dead`, then fails and says so.
+    struct Flaky {
+        key: DecapsulationKey,
+        dead: bool,
+        failed: Cell<bool>,
+    }
+
+    impl Decapsulate for Flaky {
+        fn kem_level(&self) -> KemLevel {
+            KemLevel::MlKem768
+        }
+
+        fn decapsulate_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError> {
+            if self.dead {
+                self.failed.set(true);
+                return Err(KemError::InvalidCiphertext);
+            }
+            self.key.decapsulate(ct)
+        }
+
+        fn unanswered(&self) -> bool {
+            self.failed.get()
+        }
+    }
+
+    /// A vault stand-in: one password, some seeds; counts how often it was asked. With
+    /// `agent`, the first attempt gets the keys from an "agent" (alive or not) with no
+    /// password, after a message.
     struct Fake {
         password: &'static [u8],
         seeds: Vec<SecretBytes<32>>,
         calls: usize,
+        agent: Option<bool>,
     }
 
     impl KeySource for Fake {
         fn keys(
             &mut self,
             identity: &PluginIdentity,
-            ask: &mut AskSecret<'_>,
-        ) -> Result<Vec<DecapsulationKey>, String> {
+            attempt: Attempt,
+            client: &mut dyn Client,
+        ) -> Result<Keys<'_>, String> {
             self.calls += 1;
             assert_eq!(identity.vault.as_deref(), Some(&b"/v.nxq"[..]));
-            match ask("Enter the password of the nexusq vault /v.nxq") {
+            let expand = |s| DecapsulationKey::from_seed(&RustCrypto, KemLevel::MlKem768, s);
+            if let (Some(alive), Attempt::First) = (self.agent, attempt) {
+                client
+                    .message("using the key agent")
+                    .map_err(|e| e.to_string())?;
+                return Ok(self
+                    .seeds
+                    .iter()
+                    .map(|s| {
+                        Box::new(Flaky {
+                            key: expand(s),
+                            dead: !alive,
+                            failed: Cell::new(false),
+                        }) as Box<dyn Decapsulate>
+                    })
+                    .collect());
+            }
+            match client.request_secret("Enter the password of the nexusq vault /v.nxq") {
                 Ok(Some(p)) if p.as_slice() == self.password => Ok(self
                     .seeds
                     .iter()
-                    .map(|s| DecapsulationKey::from_seed(&RustCrypto, KemLevel::MlKem768, s))
+                    .map(|s| Box::new(expand(s)) as Box<dyn Decapsulate>)
                     .collect()),
                 Ok(Some(_)) => Err("wrong password for the nexusq vault /v.nxq".into()),
                 Ok(None) => Err("no password given".into()),
@@ -388,6 +513,7 @@ mod tests {
             password: b"right",
             seeds: vec![SecretBytes::random(), a, b],
             calls: 0,
+            agent: None,
         };
         let (r, said) = run(&input, &mut fake);
         r.unwrap();
@@ -417,6 +543,7 @@ mod tests {
             password: b"right",
             seeds: vec![a],
             calls: 0,
+            agent: None,
         };
         let (r, said) = run(&input, &mut fake);
         r.unwrap();
@@ -437,6 +564,7 @@ mod tests {
             password: b"right",
             seeds: vec![],
             calls: 0,
+            agent: None,
         };
         let (r, said) = run(&input, &mut fake);
         r.unwrap();
@@ -451,6 +579,7 @@ mod tests {
             password: b"right",
             seeds: vec![],
             calls: 0,
+            agent: None,
         };
         let (r, said) = run(&input, &mut fake);
         r.unwrap();
@@ -470,12 +599,49 @@ mod tests {
     }
 
     #[test]
+    fn keys_that_stop_answering_are_fetched_again_with_the_password() {
+        let a = SecretBytes::random();
+        let (f0, h0) = file_to(&a, 0);
+        let phase1 = format!("-> add-identity {}\n\n{f0}-> done\n\n", identity());
+        // An agent that answers: a message, the file key, no password asked.
+        let mut fake = Fake {
+            password: b"right",
+            seeds: vec![SecretBytes::random(), a.clone()],
+            calls: 0,
+            agent: Some(true),
+        };
+        let (r, said) = run(&(phase1.clone() + &ok_with(b"") + &ok_with(b"")), &mut fake);
+        r.unwrap();
+        assert_eq!(tags(&said), ["msg", "file-key", "done"]);
+        assert_eq!(fake.calls, 1);
+        h0.verify_mac(&FileKey(SecretBytes::from_slice(&said[1].body).unwrap()))
+            .unwrap();
+
+        // One that stopped: no stanza error, asked once more, and the password opens it.
+        fake.agent = Some(false);
+        fake.calls = 0;
+        let answers = ok_with(b"") + &ok_with(b"right") + &ok_with(b"");
+        let (r, said) = run(&(phase1.clone() + &answers), &mut fake);
+        r.unwrap();
+        assert_eq!(tags(&said), ["msg", "request-secret", "file-key", "done"]);
+        assert_eq!(fake.calls, 2);
+        h0.verify_mac(&FileKey(SecretBytes::from_slice(&said[2].body).unwrap()))
+            .unwrap();
+
+        // A client that breaks off at the message: a protocol error, not a key.
+        let (r, said) = run(&(phase1 + "-> bogus\n\n"), &mut fake);
+        assert!(matches!(r, Err(PluginError::Protocol(_))), "{r:?}");
+        assert_eq!(tags(&said), ["msg"]);
+    }
+
+    #[test]
     fn malformed_frames_are_clean_errors() {
         let id = identity();
         let mut fake = Fake {
             password: b"right",
             seeds: vec![],
             calls: 0,
+            agent: None,
         };
         let (a, b) = (SecretBytes::random(), SecretBytes::random());
         let (f1, _) = file_to(&a, 1);

@@ -362,6 +362,25 @@ fn signing_uses_a_running_agent_and_needs_no_password() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains(&repo.fingerprint), "{}", text(&out));
 
+    // NEXUSQ_NO_AGENT=1 passes over the running agent: no password, so a clean failure.
+    fs::write(repo.dir.join("n.txt"), "n\n").unwrap();
+    repo.ok(&["add", "n.txt"]);
+    let out = repo
+        .git(&["commit", "-q", "-S", "-m", "n"])
+        .env_remove("NEXUSQ_PASSWORD_FILE")
+        .env("XDG_RUNTIME_DIR", &run)
+        .env("NEXUSQ_NO_AGENT", "1")
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("NEXUSQ_PASSWORD_FILE"),
+        "{}",
+        text(&out)
+    );
+    repo.ok(&["reset", "-q", "n.txt"]);
+    fs::remove_file(repo.dir.join("n.txt")).unwrap();
+
     // With the agent stopped, the same commit needs the password again and fails cleanly.
     drop(_guard);
     fs::write(repo.dir.join("b.txt"), "b\n").unwrap();

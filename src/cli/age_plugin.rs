@@ -36,8 +36,9 @@ struct VaultKeys {
     said_fallback: bool,
 }
 
-/// Is `$NEXUSQ_NO_AGENT` set (to anything but empty or `0`)?
-fn no_agent_env() -> bool {
+/// Is `$NEXUSQ_NO_AGENT` set (to anything but empty or `0`)? Read by the programs other tools
+/// start, which have no `--no-agent`: this plugin and `nexusq-git-sign`.
+pub(super) fn no_agent_env() -> bool {
     std::env::var_os("NEXUSQ_NO_AGENT").is_some_and(|v| !v.is_empty() && v != "0")
 }
 

@@ -31,7 +31,8 @@ const USAGE: &str = "nexusq-git-sign: git's signing program for nexusq; git runs
     \x20 git config user.signingkey <your fingerprint>   (nexusq vault open)\n\
     then `git commit -S`, `git tag -s`, `git verify-commit`, `git log --show-signature`.\n\
     Environment: NEXUSQ_VAULT (the vault), NEXUSQ_PASSWORD_FILE (password file for scripts;\n\
-    otherwise the password is asked on the terminal), NEXUSQ_BACKEND (rustcrypto or native).";
+    otherwise the password is asked on the terminal), NEXUSQ_NO_AGENT=1 (never ask the key\n\
+    agent), NEXUSQ_BACKEND (rustcrypto or native).";
 
 fn report(e: &Error) {
     eprintln!("{NAME}: error: {}", crate::untrusted::scrub(e.message()));
@@ -162,7 +163,12 @@ fn sign_digest(
     digest: &[u8; 64],
 ) -> Result<Signature> {
     use crate::agent::client::{self, Lookup};
-    let why = match client::find(path) {
+    let lookup = if super::age_plugin::no_agent_env() {
+        Lookup::Absent
+    } else {
+        client::find(path)
+    };
+    let why = match lookup {
         Lookup::Absent => None,
         Lookup::Unusable(why) => Some(why),
         Lookup::Ready(agent) => {

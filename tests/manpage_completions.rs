@@ -337,23 +337,10 @@ fn man_page_renders_without_groff_warnings() {
         return;
     }
     let page = stdout_of(&["manpage"]);
-    let mut child = Command::new("groff")
-        .args(["-t", "-man", "-Tutf8", "-ww"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(page.as_bytes())
-            .unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = pipe_through(
+        Command::new("groff").args(["-t", "-man", "-Tutf8", "-ww"]),
+        &page,
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && stderr.is_empty(), "{stderr}");
     // Bold and underline are overstruck ("N\x08N"): keep the last character of each.
@@ -372,27 +359,15 @@ fn man_page_renders_without_groff_warnings() {
 
     // man itself (man-db or mandoc), where installed, in a C locale: no warnings either.
     if Command::new("man").arg("--version").output().is_ok() {
-        let mut child = Command::new("man")
-            .args(["--warnings", "-l", "-"])
-            .env("MANWIDTH", "80")
-            .env("LC_ALL", "C")
-            .env("MANPAGER", "cat")
-            .env("PAGER", "cat")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        {
-            use std::io::Write;
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(page.as_bytes())
-                .unwrap();
-        }
-        let out = child.wait_with_output().unwrap();
+        let out = pipe_through(
+            Command::new("man")
+                .args(["--warnings", "-l", "-"])
+                .env("MANWIDTH", "80")
+                .env("LC_ALL", "C")
+                .env("MANPAGER", "cat")
+                .env("PAGER", "cat"),
+            &page,
+        );
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(out.status.success() && stderr.is_empty(), "man: {stderr}");
         assert!(String::from_utf8_lossy(&out.stdout).contains("EXIT STATUS"));
@@ -532,4 +507,22 @@ fn other_write_errors_are_still_reported() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("No space left on device"), "{stderr}");
     }
+}
+
+/// Run `cmd` with `input` on its stdin; its output.
+fn pipe_through(cmd: &mut Command, input: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
 }

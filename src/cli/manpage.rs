@@ -167,6 +167,12 @@ const ENVIRONMENT: &[(&str, &str)] = &[
          --password-fd or the terminal.",
     ),
     (
+        "NEXUSQ_NO_AGENT",
+        "For nexusq-git-sign and age-plugin-nexusq, which take no options: when set (to \
+         anything but empty or 0), never ask the key agent, as --no-agent does for nexusq's \
+         own commands.",
+    ),
+    (
         "NO_COLOR",
         "When set, messages are never coloured (they are not coloured either when stderr is \
          not a terminal).",

@@ -457,22 +457,11 @@ fn run_plugin(
     let mut c = Command::new(PLUGIN);
     c.arg("--age-plugin=identity-v1")
         .env_remove("NEXUSQ_PASSWORD_FILE")
-        .env("NEXUSQ_VAULT", vault)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .env("NEXUSQ_VAULT", vault);
     if let Some(p) = env_pw {
         c.env("NEXUSQ_PASSWORD_FILE", p);
     }
-    let mut child = c.spawn().unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
+    let out = common::pipe_through(&mut c, input);
     (
         out.status,
         String::from_utf8_lossy(&out.stdout).into_owned(),

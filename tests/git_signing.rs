@@ -362,41 +362,33 @@ fn signing_uses_a_running_agent_and_needs_no_password() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains(&repo.fingerprint), "{}", text(&out));
 
+    // A signed commit of a new file NAME with no password: it must fail cleanly, asking for one.
+    let fails_for_want_of_a_password = |name: &str, no_agent: bool| {
+        fs::write(repo.dir.join(name), format!("{name}\n")).unwrap();
+        repo.ok(&["add", name]);
+        let mut git = repo.git(&["commit", "-q", "-S", "-m", name]);
+        git.env_remove("NEXUSQ_PASSWORD_FILE")
+            .env("XDG_RUNTIME_DIR", &run);
+        if no_agent {
+            git.env("NEXUSQ_NO_AGENT", "1");
+        }
+        let out = git.output().unwrap();
+        assert!(!out.status.success(), "{}", text(&out));
+        assert!(
+            text(&out).contains("NEXUSQ_PASSWORD_FILE"),
+            "{}",
+            text(&out)
+        );
+    };
+
     // NEXUSQ_NO_AGENT=1 passes over the running agent: no password, so a clean failure.
-    fs::write(repo.dir.join("n.txt"), "n\n").unwrap();
-    repo.ok(&["add", "n.txt"]);
-    let out = repo
-        .git(&["commit", "-q", "-S", "-m", "n"])
-        .env_remove("NEXUSQ_PASSWORD_FILE")
-        .env("XDG_RUNTIME_DIR", &run)
-        .env("NEXUSQ_NO_AGENT", "1")
-        .output()
-        .unwrap();
-    assert!(!out.status.success(), "{}", text(&out));
-    assert!(
-        text(&out).contains("NEXUSQ_PASSWORD_FILE"),
-        "{}",
-        text(&out)
-    );
+    fails_for_want_of_a_password("n.txt", true);
     repo.ok(&["reset", "-q", "n.txt"]);
     fs::remove_file(repo.dir.join("n.txt")).unwrap();
 
     // With the agent stopped, the same commit needs the password again and fails cleanly.
     drop(_guard);
-    fs::write(repo.dir.join("b.txt"), "b\n").unwrap();
-    repo.ok(&["add", "b.txt"]);
-    let out = repo
-        .git(&["commit", "-q", "-S", "-m", "b"])
-        .env_remove("NEXUSQ_PASSWORD_FILE")
-        .env("XDG_RUNTIME_DIR", &run)
-        .output()
-        .unwrap();
-    assert!(!out.status.success(), "{}", text(&out));
-    assert!(
-        text(&out).contains("NEXUSQ_PASSWORD_FILE"),
-        "{}",
-        text(&out)
-    );
+    fails_for_want_of_a_password("b.txt", false);
 }
 
 /// A contact's commits verify: TRUST_UNDEFINED while the contact is unverified (added with

@@ -337,7 +337,7 @@ fn man_page_renders_without_groff_warnings() {
         return;
     }
     let page = stdout_of(&["manpage"]);
-    let out = pipe_through(
+    let out = common::pipe_through(
         Command::new("groff").args(["-t", "-man", "-Tutf8", "-ww"]),
         &page,
     );
@@ -359,7 +359,7 @@ fn man_page_renders_without_groff_warnings() {
 
     // man itself (man-db or mandoc), where installed, in a C locale: no warnings either.
     if Command::new("man").arg("--version").output().is_ok() {
-        let out = pipe_through(
+        let out = common::pipe_through(
             Command::new("man")
                 .args(["--warnings", "-l", "-"])
                 .env("MANWIDTH", "80")
@@ -507,22 +507,4 @@ fn other_write_errors_are_still_reported() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(stderr.contains("No space left on device"), "{stderr}");
     }
-}
-
-/// Run `cmd` with `input` on its stdin; its output.
-fn pipe_through(cmd: &mut Command, input: &str) -> std::process::Output {
-    use std::io::Write;
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
 }

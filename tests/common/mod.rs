@@ -139,3 +139,21 @@ pub fn public_file_mode() -> u32 {
         .expect("a Umask line (Linux 4.7 or later)");
     0o644 & !umask
 }
+
+/// Run `cmd` with `input` on its stdin; its output.
+pub fn pipe_through(cmd: &mut std::process::Command, input: &str) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(input.as_bytes())
+        .unwrap();
+    child.wait_with_output().unwrap()
+}

@@ -136,6 +136,16 @@ impl<R: BufRead + ?Sized, W: Write> Conn<'_, R, W> {
             )),
         }
     }
+
+    /// Report stanza `stanza` of file `file` as bad (which settles that file).
+    fn stanza_error(&mut self, file: &str, stanza: usize, msg: &str) -> Result<(), PluginError> {
+        self.command(
+            "error",
+            &["stanza", file, &stanza.to_string()],
+            msg.as_bytes(),
+        )
+        .map(drop)
+    }
 }
 
 /// The client as a [`KeySource`] sees it; the first protocol error is kept, since the source
@@ -198,12 +208,7 @@ fn try_keys<R: BufRead + ?Sized, W: Write>(
                         break 'stanzas;
                     }
                     Err(e) => {
-                        let msg = e.to_string();
-                        conn.command(
-                            "error",
-                            &["stanza", &f.index, &j.to_string()],
-                            msg.as_bytes(),
-                        )?;
+                        conn.stanza_error(&f.index, j, &e.to_string())?;
                         f.settled = true;
                         break 'stanzas;
                     }
@@ -312,12 +317,7 @@ pub fn run_identity_v1<R: BufRead + ?Sized, W: Write>(
             if s.tag == mlkem768x25519::TAG
                 && let Err(e) = mlkem768x25519::check(s)
             {
-                let msg = format!("invalid mlkem768x25519 stanza: {e}");
-                conn.command(
-                    "error",
-                    &["stanza", &f.index, &j.to_string()],
-                    msg.as_bytes(),
-                )?;
+                conn.stanza_error(&f.index, j, &format!("invalid mlkem768x25519 stanza: {e}"))?;
                 f.settled = true;
                 break;
             }

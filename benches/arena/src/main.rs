@@ -173,17 +173,28 @@ fn run(args: &Args) -> Result<(), String> {
     let kems = libs::kems()?;
     let dsas = dsa::all()?;
     let slhs = slh::all()?;
-    let liboqs_slh = oqs::LiboqsSlh::new()?;
+    // liboqs's SPHINCS+ keypair does not always draw its seeds through OQS_randombytes (seen
+    // on an AVX2-only AMD EPYC): then its keys cannot be cross-checked, so its rows are left
+    // out, loudly, and PQClean's stand for round-3.1 SPHINCS+.
+    let liboqs_slh = match oqs::LiboqsSlh::new() {
+        Ok(slh) => Some(slh),
+        Err(e) => {
+            eprintln!("NOTE: liboqs SPHINCS+-SHAKE-128f-simple rows left out: {e}");
+            None
+        }
+    };
     check(&kems)?;
     dsa::check(&dsas)?;
     slh::check(&slhs)?;
-    oqs::check_slh(&liboqs_slh)?;
+    if let Some(slh) = &liboqs_slh {
+        oqs::check_slh(slh)?;
+    }
     eprintln!("sanity checks passed");
 
     let benches = kems.iter().map(|k| k.as_ref() as &dyn Timed);
     let benches = benches.chain(dsas.iter().map(|d| d.as_ref() as &dyn Timed));
     let benches = benches.chain(slhs.iter().map(|s| s.as_ref() as &dyn Timed));
-    let benches = benches.chain(std::iter::once(&liboqs_slh as &dyn Timed));
+    let benches = benches.chain(liboqs_slh.iter().map(|s| s as &dyn Timed));
     let mut tasks: Vec<Task> = Vec::new();
     for bench in benches {
         let (samples_per_round, batch) = bench.param().sampling(args.samples, args.batch);

@@ -41,6 +41,11 @@ pub(crate) const INVNTT_F: i32 = centered(MONT * MONT % Q as i64 * pow_mod(256, 
 /// a · R^-1 mod q, for |a| < q · 2^31; result in (-q, q).
 #[inline(always)]
 pub(crate) fn montgomery_reduce(a: i64) -> i32 {
+    montgomery_reduce_const(a)
+}
+
+/// [`montgomery_reduce`] for constants computed at compile time.
+pub(crate) const fn montgomery_reduce_const(a: i64) -> i32 {
     let t = (a as i32).wrapping_mul(QINV);
     ((a - t as i64 * Q as i64) >> 32) as i32
 }

@@ -17,9 +17,7 @@ mod keccak;
 mod sample;
 mod vector;
 
-use crate::delegate::{
-    calls, dsa_arith, dsa_pack, kem_arith, kem_encode, kem_sample, target_calls,
-};
+use crate::delegate::{dsa_arith, dsa_pack, kem_arith, kem_encode, kem_sample, target_calls};
 use crate::dispatch::Implementation;
 use crate::mldsa::ops::{DsaPoly, DsaSimd};
 use crate::simd::{KeccakX4, Simd};
@@ -43,13 +41,10 @@ impl DsaSimd for Avx2 {
     dsa_arith!(target_calls dsa_arith);
     dsa_pack!(target_calls dsa_pack);
 
-    // dsa_sample.rs has RejNTTPoly's step; RejBoundedPoly's (secret input) is the portable one.
     target_calls! {
         fn dsa_rej_uniform(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize
             => dsa_sample::rej_uniform;
-    }
-    calls! {
         fn dsa_rej_eta(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize
-            => crate::portable::dsa_sample::rej_eta;
+            => dsa_sample::rej_eta;
     }
 }

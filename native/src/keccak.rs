@@ -1,7 +1,7 @@
 //! SHA-3 and SHAKE sponges (FIPS 202) over an implementation's Keccak-f[1600], one at a time
 //! and four or eight at a time (matrix expansion and noise sampling).
 
-use crate::simd::{KeccakLanes, KeccakX4, KeccakX8, Simd};
+use crate::simd::{KeccakLanes, KeccakX4, KeccakX8, Simd, extract_lanes};
 use core::marker::PhantomData;
 use zeroize::Zeroize;
 
@@ -144,6 +144,8 @@ pub(crate) trait Permute<S: Simd> {
     /// [`Simd::keccak_f1600_x4_out2`] or its eight-way form: lanes 17 to 24 taken as zero,
     /// only lanes 0 and 1 meaningful afterwards.
     fn permute_out2(&mut self);
+    /// [`Simd::keccak_x4_extract`] or its eight-way form (`out` has one entry per state).
+    fn extract(&self, lanes: usize, out: &mut [&mut [u8]]);
 }
 
 impl<S: Simd> Permute<S> for KeccakX4 {
@@ -155,6 +157,13 @@ impl<S: Simd> Permute<S> for KeccakX4 {
     fn permute_out2(&mut self) {
         S::keccak_f1600_x4_out2(self)
     }
+    #[inline(always)]
+    fn extract(&self, lanes: usize, out: &mut [&mut [u8]]) {
+        match out {
+            [a, b, c, d] => S::keccak_x4_extract(self, lanes, [a, b, c, d]),
+            _ => unreachable!("four outputs for four states"),
+        }
+    }
 }
 
 impl<S: Simd> Permute<S> for KeccakX8 {
@@ -165,6 +174,11 @@ impl<S: Simd> Permute<S> for KeccakX8 {
     #[inline(always)]
     fn permute_out2(&mut self) {
         S::keccak_f1600_x8_out2(self)
+    }
+    #[inline(always)]
+    fn extract(&self, lanes: usize, out: &mut [&mut [u8]]) {
+        let out: &mut [&mut [u8]; 8] = out.try_into().expect("eight outputs for eight states");
+        extract_lanes(self, lanes, out.each_mut().map(|o| &mut **o))
     }
 }
 
@@ -212,12 +226,11 @@ where
         let blocks = out[0].len() / self.rate;
         for block in 0..blocks {
             self.state.permute();
-            for (j, o) in out.iter_mut().enumerate() {
-                let dst = &mut o[block * self.rate..(block + 1) * self.rate];
-                for (lane, word) in self.state.lanes.iter().zip(dst.chunks_exact_mut(8)) {
-                    word.copy_from_slice(&lane[j].to_le_bytes());
-                }
-            }
+            let range = block * self.rate..(block + 1) * self.rate;
+            self.state.extract(
+                self.rate / 8,
+                &mut out.each_mut().map(|o| &mut o[range.clone()]),
+            );
         }
     }
 }

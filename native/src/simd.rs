@@ -83,6 +83,21 @@ pub(crate) fn wipe_bytes(bytes: &mut [u8]) {
     keep_wiped(bytes);
 }
 
+/// The lanes of `W` interleaved states to one byte string per state (see
+/// [`Simd::keccak_x4_extract`]).
+#[inline(always)]
+pub(crate) fn extract_lanes<const W: usize>(
+    state: &KeccakLanes<W>,
+    lanes: usize,
+    out: [&mut [u8]; W],
+) {
+    for (j, o) in out.into_iter().enumerate() {
+        for (lane, word) in state.lanes[..lanes].iter().zip(o.chunks_exact_mut(8)) {
+            word.copy_from_slice(&lane[j].to_le_bytes());
+        }
+    }
+}
+
 pub(crate) trait Simd: Copy + 'static {
     #[allow(dead_code)]
     const IMPLEMENTATION: Implementation;
@@ -96,6 +111,12 @@ pub(crate) trait Simd: Copy + 'static {
     /// Whether [`Simd::keccak_f1600_x8`] is a native eight-way permutation (AVX-512: about
     /// one and a half four-way ones), so that samplers batch eight polynomials, not four.
     const KECCAK_X8: bool = false;
+
+    /// Writes the first `lanes` lanes of each of the four states to `out[j]` (8 bytes per
+    /// lane, little-endian; each `out[j]` is `8 · lanes` bytes): one squeezed block per state.
+    fn keccak_x4_extract(state: &KeccakX4, lanes: usize, out: [&mut [u8]; 4]) {
+        extract_lanes(state, lanes, out);
+    }
 
     /// Keccak-f[1600] on eight independent states. The default runs the four-way permutation
     /// on each half.

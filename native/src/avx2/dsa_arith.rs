@@ -77,12 +77,9 @@ const fn lane_twiddles(forward: bool) -> LaneTwiddles {
 
 /// f · z · R^-1 mod q for the inverse NTT's last twiddle z: Montgomery multiplication by it
 /// equals multiplying by z and then by f, so the last level and the scaling are one product.
-const INVNTT_FZ: i32 = {
-    let r = crate::portable::dsa_arith::montgomery_reduce_const(
-        INVNTT_F as i64 * zeta(false, 128, 0) as i64,
-    );
-    r
-};
+const INVNTT_FZ: i32 = crate::portable::dsa_arith::montgomery_reduce_const(
+    INVNTT_F as i64 * zeta(false, 128, 0) as i64,
+);
 
 static FWD: LaneTwiddles = lane_twiddles(true);
 static INV: LaneTwiddles = lane_twiddles(false);

@@ -109,3 +109,37 @@ pub(super) fn keccak_f1600_x4(state: &mut KeccakX4) {
 pub(super) fn keccak_f1600_bmi(state: &mut [u64; 25]) {
     crate::portable::keccak::keccak_f1600_inline(state);
 }
+
+/// [`crate::simd::Simd::keccak_x4_extract`]: four lanes of the four states at a time, as a
+/// 4 × 4 transpose of 64-bit words (lane i of the states is one vector; the bytes of state j
+/// are the lanes of that state in order), the last lane or lanes one word at a time.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn extract_x4(state: &KeccakX4, lanes: usize, out: [&mut [u8]; 4]) {
+    let [o0, o1, o2, o3] = out;
+    let mut i = 0;
+    while i + 4 <= lanes {
+        let a0 = load256(&state.lanes[i], 0);
+        let a1 = load256(&state.lanes[i + 1], 0);
+        let a2 = load256(&state.lanes[i + 2], 0);
+        let a3 = load256(&state.lanes[i + 3], 0);
+        // t0 = (a0[0], a1[0], a0[2], a1[2]), t1 = (a0[1], a1[1], a0[3], a1[3]), …
+        let t0 = _mm256_unpacklo_epi64(a0, a1);
+        let t1 = _mm256_unpackhi_epi64(a0, a1);
+        let t2 = _mm256_unpacklo_epi64(a2, a3);
+        let t3 = _mm256_unpackhi_epi64(a2, a3);
+        store256(o0, 8 * i, _mm256_permute2x128_si256::<0x20>(t0, t2));
+        store256(o1, 8 * i, _mm256_permute2x128_si256::<0x20>(t1, t3));
+        store256(o2, 8 * i, _mm256_permute2x128_si256::<0x31>(t0, t2));
+        store256(o3, 8 * i, _mm256_permute2x128_si256::<0x31>(t1, t3));
+        i += 4;
+    }
+    while i < lanes {
+        let w = &state.lanes[i];
+        o0[8 * i..8 * i + 8].copy_from_slice(&w[0].to_le_bytes());
+        o1[8 * i..8 * i + 8].copy_from_slice(&w[1].to_le_bytes());
+        o2[8 * i..8 * i + 8].copy_from_slice(&w[2].to_le_bytes());
+        o3[8 * i..8 * i + 8].copy_from_slice(&w[3].to_le_bytes());
+        i += 1;
+    }
+}

@@ -34,6 +34,10 @@ impl Simd for Avx512 {
         fn keccak_f1600_x4(state: &mut KeccakX4) => keccak::keccak_f1600_x4;
         fn keccak_f1600_x8(state: &mut KeccakX8) => keccak::keccak_f1600_x8;
     }
+    calls! {
+        fn keccak_x4_extract(state: &KeccakX4, lanes: usize, out: [&mut [u8]; 4])
+            => Avx2::keccak_x4_extract;
+    }
     kem_arith!(forward Avx2);
     kem_encode!(forward Avx2);
     kem_sample!(forward Avx2);

@@ -32,8 +32,9 @@ fn batches<S: DsaSimd>(n: usize, mut f: impl FnMut(Range<usize>)) {
 
 /// One rejection sampler over SHAKE (rate `rate`) of each of `inputs`, into the polynomials
 /// `out` (as many, at most eight). `first` blocks are squeezed at once, then one block at a
-/// time while any polynomial is short. The buffers are wiped (ExpandS output is secret).
-fn rejection<S: DsaSimd>(
+/// time while any polynomial is short. With `SECRET` (ExpandS) the buffers are wiped; ExpandA's
+/// output is public and is not.
+fn rejection<S: DsaSimd, const SECRET: bool>(
     rate: usize,
     first: usize,
     inputs: &[impl AsRef<[u8]>],
@@ -52,16 +53,18 @@ fn rejection<S: DsaSimd>(
                 xof.squeeze(&mut buf[..rate]);
                 filled = rej(poly, filled, &buf[..rate]);
             }
-            wipe_bytes(&mut buf);
+            if SECRET {
+                wipe_bytes(&mut buf);
+            }
         }
-        _ if out.len() <= 4 => rejection_lanes::<S, 4>(rate, first, inputs, out, rej),
-        _ => rejection_lanes::<S, 8>(rate, first, inputs, out, rej),
+        _ if out.len() <= 4 => rejection_lanes::<S, 4, SECRET>(rate, first, inputs, out, rej),
+        _ => rejection_lanes::<S, 8, SECRET>(rate, first, inputs, out, rej),
     }
 }
 
 /// [`rejection`] on a `W`-way sponge; a short batch repeats its first input in the spare
 /// lanes, whose output is discarded.
-fn rejection_lanes<S: DsaSimd, const W: usize>(
+fn rejection_lanes<S: DsaSimd, const W: usize, const SECRET: bool>(
     rate: usize,
     first: usize,
     inputs: &[impl AsRef<[u8]>],
@@ -88,7 +91,9 @@ fn rejection_lanes<S: DsaSimd, const W: usize>(
             filled[l] = rej(poly, filled[l], &buf[l][..rate]);
         }
     }
-    buf.iter_mut().for_each(|b| wipe_bytes(b));
+    if SECRET {
+        buf.iter_mut().for_each(|b| wipe_bytes(b));
+    }
 }
 
 /// ExpandA(ρ): `a[r·L + s]` = RejNTTPoly(ρ || s || r), in the implementation's NTT order.
@@ -101,7 +106,7 @@ pub(crate) fn expand_a<S: DsaSimd>(rho: &[u8; 32], a: &mut [DsaPoly; K * L]) {
         s
     });
     batches::<S>(K * L, |r| {
-        rejection::<S>(
+        rejection::<S, false>(
             SHAKE128_RATE,
             MATRIX_BLOCKS,
             &seeds[r.clone()],
@@ -124,7 +129,7 @@ pub(crate) fn expand_s<S: DsaSimd>(rho_prime: &[u8; 64], s: &mut [DsaPoly; L + K
         x
     });
     batches::<S>(L + K, |r| {
-        rejection::<S>(
+        rejection::<S, true>(
             SHAKE256_RATE,
             ETA_BLOCKS,
             &seeds[r.clone()],

@@ -38,6 +38,7 @@ pub fn available() -> Vec<Implementation> {
     if std::arch::is_x86_feature_detected!("avx2")
         && std::arch::is_x86_feature_detected!("bmi1")
         && std::arch::is_x86_feature_detected!("bmi2")
+        && std::arch::is_x86_feature_detected!("popcnt")
     {
         out.push(Implementation::Avx2);
         if std::arch::is_x86_feature_detected!("avx512f")

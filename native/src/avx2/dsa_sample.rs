@@ -25,30 +25,49 @@ static REJ_IDX: [u64; 256] = {
     t
 };
 
-/// RejNTTPoly's step on public data (the matrix seed): 24 bytes = eight 23-bit candidates
-/// per round, compared with q, the accepted ones moved to the front by a table-driven
-/// `vpermd` and stored at the running count. The tail (fewer than 32 bytes left, or fewer
-/// than 8 free coefficients) is the portable loop.
-#[target_feature(enable = "avx2")]
-pub(super) fn rej_uniform(p: &mut DsaPoly, mut filled: usize, bytes: &[u8]) -> usize {
+/// Eight 23-bit candidates from the 24 bytes at `bytes[pos..]` (32 readable), those below q
+/// moved to the front by a table-driven `vpermd`, and how many they are.
+#[target_feature(enable = "avx2,popcnt")]
+#[inline]
+fn uniform8(bytes: &[u8], pos: usize) -> (__m256i, usize) {
     let spread = _mm256_setr_epi8(
         0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1, 4, 5, 6, -1, 7, 8, 9, -1, 10, 11, 12,
         -1, 13, 14, 15, -1,
     );
-    let low23 = _mm256_set1_epi32(0x7f_ffff);
-    let q = _mm256_set1_epi32(Q);
+    let raw = load256(bytes, pos);
+    // Bytes 0..16 in the low lane, 8..24 in the high one; then 3 bytes per i32.
+    let v = _mm256_permute4x64_epi64(raw, 0b10_01_01_00);
+    let v = _mm256_and_si256(_mm256_shuffle_epi8(v, spread), _mm256_set1_epi32(0x7f_ffff));
+    let good = _mm256_cmpgt_epi32(_mm256_set1_epi32(Q), v);
+    let mask = _mm256_movemask_ps(_mm256_castsi256_ps(good)) as u32;
+    let idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(REJ_IDX[mask as usize] as i64));
+    (
+        _mm256_permutevar8x32_epi32(v, idx),
+        mask.count_ones() as usize,
+    )
+}
+
+/// RejNTTPoly's step on public data (the matrix seed): 24 bytes = eight 23-bit candidates
+/// per group, compared with q, the accepted ones moved to the front and stored at the running
+/// count; two groups per round, computed before either is stored. The tail (fewer than 56
+/// bytes left, or fewer than 16 free coefficients) is one group at a time, then the portable
+/// loop.
+#[target_feature(enable = "avx2,popcnt")]
+pub(super) fn rej_uniform(p: &mut DsaPoly, mut filled: usize, bytes: &[u8]) -> usize {
     let mut pos = 0;
+    while pos + 56 <= bytes.len() && filled + 16 <= N {
+        let (a, na) = uniform8(bytes, pos);
+        let (b, nb) = uniform8(bytes, pos + 24);
+        store256(&mut p.c, filled, a);
+        filled += na;
+        store256(&mut p.c, filled, b);
+        filled += nb;
+        pos += 48;
+    }
     while pos + 32 <= bytes.len() && filled + 8 <= N {
-        let raw = load256(bytes, pos);
-        // Bytes 0..16 in the low lane, 8..24 in the high one; then 3 bytes per i32.
-        let v = _mm256_permute4x64_epi64(raw, 0b10_01_01_00);
-        let v = _mm256_and_si256(_mm256_shuffle_epi8(v, spread), low23);
-        let good = _mm256_cmpgt_epi32(q, v);
-        let mask = _mm256_movemask_ps(_mm256_castsi256_ps(good)) as usize;
-        let idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(REJ_IDX[mask] as i64));
-        let packed = _mm256_permutevar8x32_epi32(v, idx);
-        store256(&mut p.c, filled, packed);
-        filled += mask.count_ones() as usize;
+        let (a, na) = uniform8(bytes, pos);
+        store256(&mut p.c, filled, a);
+        filled += na;
         pos += 24;
     }
     crate::portable::dsa_sample::rej_uniform(p, filled, &bytes[pos..])

@@ -6,7 +6,7 @@
 //! and the intrinsics are inlined.
 //!
 //! The calls' `unsafe` is sound because `Avx2` is only ever used through `dispatch::run!`,
-//! which selects it only when the CPU has AVX2, BMI1 and BMI2 (`dispatch::available`).
+//! which selects it only when the CPU has AVX2, BMI1, BMI2 and POPCNT (`dispatch::available`).
 
 mod arith;
 mod dsa_arith;

@@ -4,11 +4,16 @@
 # round) from one vault that is restored before each run. Prints the median and nearest-rank
 # p95 wall time per backend in ms, and their ratio. The machine should be quiet: say its load.
 #   benches/rotate_backends.sh            # RUNS=15 rounds
+#   BIN=path/to/nexusq benches/rotate_backends.sh   # time that binary, build nothing
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${RUNS:-15}
-cargo build -q --release --locked --bin nexusq
-bin=$PWD/${CARGO_TARGET_DIR:-target}/release/nexusq
+if [ -n "${BIN:-}" ]; then
+    bin=$(realpath "$BIN")
+else
+    cargo build -q --release --locked --bin nexusq
+    bin=$PWD/${CARGO_TARGET_DIR:-target}/release/nexusq
+fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 (umask 077 && printf 'rotate benchmark password\n' >"$dir/pw")
@@ -18,11 +23,12 @@ cp "$dir/v.nxq" "$dir/pristine.nxq"
 
 one() { # backend: microseconds of one rotate
     cp "$dir/pristine.nxq" "$dir/v.nxq"
+    # $EPOCHREALTIME, not $(date): two process spawns would add milliseconds to each sample.
     local t0 t1
-    t0=$(date +%s%N)
+    t0=${EPOCHREALTIME/./}
     "$bin" --vault "$dir/v.nxq" --backend "$1" rotate --password-file "$dir/pw" >/dev/null 2>&1
-    t1=$(date +%s%N)
-    echo "$1 $(((t1 - t0) / 1000))"
+    t1=${EPOCHREALTIME/./}
+    echo "$1 $((t1 - t0))"
 }
 one rustcrypto >/dev/null
 one native >/dev/null

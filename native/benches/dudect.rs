@@ -7,7 +7,13 @@
 //! t-test compares the two timing distributions: uncropped, cropped below each of 100
 //! percentiles (fixed from a calibration phase, as dudect does, to discard the long tail that
 //! interrupts and other tenants add) and, second-order, the squared distance from the class
-//! mean. |t| > 4.5 on any of them is the conventional "possible leak".
+//! mean. |t| > 4.5 on any of them is dudect's conventional "possible leak", but the largest of
+//! about a hundred correlated, heavy-tailed t values has no known null distribution, so each
+//! result also gets a permutation p-value: the same statistic recomputed with the class labels
+//! shuffled among the same measurements (`--perms P` times; the classes were drawn at random,
+//! so under "no difference" every relabelling is as likely), p = (1 + #{shuffled ≥ observed})
+//! / (P + 1), and the 95th percentile of the shuffled maxima beside it. The verdict is the
+//! p-value's: below 0.01, "difference"; else "no difference detected".
 //!
 //! Targets:
 //! - `mlkem768`, `mlkem1024`: decapsulation with one key; A = valid ciphertexts, B = invalid ones
@@ -35,7 +41,8 @@
 //! implementation, both classes together; `k`/`M` suffixes allowed), `--seconds S` (stop a
 //! target/implementation pair after S seconds even if N is not reached), `--invalid
 //! mix|random|flip` (class B for ML-KEM, default mix), `--pool P` (preselected signing inputs
-//! per class, default 512), `--no-match-hints`.
+//! per class, default 512), `--no-match-hints`, `--perms P` (label permutations for the
+//! p-value, default 200; 0 skips it).
 //!
 //! The clock is the TSC (`lfence; rdtsc; lfence`) on x86-64: a few cycles to read, no system
 //! call, and it ticks at a constant rate on this kind of CPU (`constant_tsc`), so its ticks are
@@ -220,6 +227,114 @@ impl Tests {
         }
         let mid = s.len() / 2;
         *s.select_nth_unstable(mid).1
+    }
+}
+
+/// Welch's t from a class's count, sum and sum of squares (of centred values).
+fn welch_t(a: [f64; 3], b: [f64; 3]) -> Option<f64> {
+    if a[0] < MIN_PER_CLASS || b[0] < MIN_PER_CLASS {
+        return None;
+    }
+    let mv = |c: [f64; 3]| {
+        let mean = c[1] / c[0];
+        (mean, (c[2] - c[1] * mean) / (c[0] - 1.0))
+    };
+    let ((ma, va), (mb, vb)) = (mv(a), mv(b));
+    Some((ma - mb) / (va / a[0] + vb / b[0]).sqrt())
+}
+
+/// The measurements pooled, for the permutation test: each value centred on the pooled mean
+/// (so that sums of squares keep their precision), the first cropping test that keeps it
+/// (`PERCENTILES` if none), and its class.
+struct Pooled {
+    x: Vec<f64>,
+    first_crop: Vec<u8>,
+    labels: Vec<u8>,
+}
+
+impl Pooled {
+    fn new(tests: &Tests) -> Self {
+        let all = || tests.samples[0].iter().chain(&tests.samples[1]);
+        let n = all().count();
+        let mean = all().map(|&x| x as f64).sum::<f64>() / n as f64;
+        Pooled {
+            x: all().map(|&x| x as f64 - mean).collect(),
+            first_crop: all()
+                .map(|&x| tests.thresholds.partition_point(|&limit| limit <= x) as u8)
+                .collect(),
+            labels: (0..2u8)
+                .flat_map(|c| std::iter::repeat_n(c, tests.samples[c as usize].len()))
+                .collect(),
+        }
+    }
+
+    /// The largest |t| of the uncropped, the cropped and the second-order tests (this one about
+    /// each class's final mean) with the classes `labels`.
+    fn max_t(&self, labels: &[u8]) -> f64 {
+        // Per class and first crop: count, sum, sum of squares; crop i keeps firsts 0..=i.
+        let mut acc = [[[0f64; 3]; PERCENTILES + 1]; 2];
+        for ((&x, &f), &c) in self.x.iter().zip(&self.first_crop).zip(labels) {
+            let a = &mut acc[c as usize][f as usize];
+            a[0] += 1.0;
+            a[1] += x;
+            a[2] += x * x;
+        }
+        let mut run = [[0f64; 3]; 2];
+        let mut best = 0f64;
+        for (a, b) in acc[0].iter().zip(&acc[1]) {
+            for k in 0..3 {
+                run[0][k] += a[k];
+                run[1][k] += b[k];
+            }
+            // Cropped tests first, the uncropped one (every first crop) last.
+            if let Some(t) = welch_t(run[0], run[1]) {
+                best = best.max(t.abs());
+            }
+        }
+        let mean = [run[0][1] / run[0][0], run[1][1] / run[1][0]];
+        let mut second = [[0f64; 3]; 2];
+        for (&x, &c) in self.x.iter().zip(labels) {
+            let d = x - mean[c as usize];
+            let y = d * d;
+            let a = &mut second[c as usize];
+            a[0] += 1.0;
+            a[1] += y;
+            a[2] += y * y;
+        }
+        if let Some(t) = welch_t(second[0], second[1]) {
+            best = best.max(t.abs());
+        }
+        best
+    }
+
+    /// The permutation p-value of the observed statistic and the 95th percentile of the
+    /// shuffled ones, from `perms` shuffles of the labels (Fisher–Yates, xorshift seeded from
+    /// the system: the labels are not secret).
+    fn permutation(&self, perms: usize, rng: &mut Rand) -> (f64, f64, f64) {
+        let observed = self.max_t(&self.labels);
+        let mut seed = [0u8; 8];
+        rng.fill(&mut seed);
+        let mut state = u64::from_le_bytes(seed) | 1;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let mut labels = self.labels.clone();
+        let mut shuffled: Vec<f64> = (0..perms)
+            .map(|_| {
+                for i in (1..labels.len()).rev() {
+                    let j = (next() % (i as u64 + 1)) as usize;
+                    labels.swap(i, j);
+                }
+                self.max_t(&labels)
+            })
+            .collect();
+        shuffled.sort_by(f64::total_cmp);
+        let above = shuffled.iter().filter(|&&t| t >= observed).count();
+        let q95 = shuffled[(0.95 * (perms - 1) as f64).round() as usize];
+        (observed, (1 + above) as f64 / (perms + 1) as f64, q95)
     }
 }
 
@@ -532,14 +647,28 @@ struct Report {
     t_second: f64,
     median: [u64; 2],
     seconds: f64,
+    /// The permutation test: the statistic (max |t|, second order about the final means), its
+    /// p-value and the shuffled maxima's 95th percentile; None with `--perms 0`.
+    permutation: Option<(f64, f64, f64)>,
 }
+
+/// Below this permutation p-value a result is a difference between the classes.
+const P_THRESHOLD: f64 = 0.01;
 
 impl Report {
     fn verdict(&self) -> &'static str {
-        if self.max_t < T_THRESHOLD {
-            "no leak detected"
-        } else {
-            "possible leak"
+        match self.permutation {
+            Some((_, p, _)) if p < P_THRESHOLD => "difference (p < 0.01)",
+            Some(_) => "no difference detected",
+            None if self.max_t < T_THRESHOLD => "no leak detected (|t| < 4.5)",
+            None => "possible leak (|t| >= 4.5)",
+        }
+    }
+
+    fn permutation_text(&self) -> String {
+        match self.permutation {
+            Some((s, p, q)) => format!("permutation max |t| {s:.2}, p = {p:.3}, null q95 {q:.2}"),
+            None => "no permutation test".into(),
         }
     }
 }
@@ -588,8 +717,9 @@ fn measure<W: Workload>(
     rng: &mut Rand,
     n: u64,
     round: usize,
-    limit: Option<Duration>,
+    o: &Options,
 ) -> Report {
+    let (limit, perms) = (o.limit, o.perms);
     let began = Instant::now();
     let mut classes = Vec::with_capacity(round);
     let mut calibration = Vec::with_capacity(CALIBRATION);
@@ -618,6 +748,8 @@ fn measure<W: Workload>(
     }
     let (max_t, max_test) = tests.max_t();
     let last = PERCENTILES + 1;
+    let permutation =
+        (perms > 0 && tests.welch[0].enough()).then(|| Pooled::new(&tests).permutation(perms, rng));
     Report {
         target,
         imp,
@@ -633,6 +765,7 @@ fn measure<W: Workload>(
         },
         median: [tests.median(0), tests.median(1)],
         seconds: began.elapsed().as_secs_f64(),
+        permutation,
     }
 }
 
@@ -661,13 +794,14 @@ struct Options {
     /// hint encoding branches on the (public) hints, and a key's hint-count distribution is
     /// its own, so unmatched classes differ in public work.
     match_hints: bool,
+    perms: usize,
 }
 
 fn usage(problem: &str) -> ! {
     eprintln!(
         "{problem}\nusage: cargo bench -p nexusq-native --bench dudect -- [--target LIST] \
          [--impl LIST] [--kem-n N] [--dsa-n N] [--seconds S] [--invalid mix|random|flip] \
-         [--pool P] [--no-match-hints]\n  targets: {}",
+         [--pool P] [--no-match-hints] [--perms P]\n  targets: {}",
         TARGETS.join(", ")
     );
     std::process::exit(2)
@@ -698,6 +832,7 @@ fn options() -> Options {
         invalid: Invalid::Mix,
         pool: 512,
         match_hints: true,
+        perms: 200,
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -744,6 +879,12 @@ fn options() -> Options {
             "--dsa-n" => o.dsa_n = count(&value),
             "--seconds" => o.limit = Some(Duration::from_secs(count(&value))),
             "--pool" => o.pool = count(&value) as usize,
+            "--perms" => {
+                o.perms = match value.as_str() {
+                    "0" => 0,
+                    v => count(v) as usize,
+                }
+            }
             "--invalid" => {
                 o.invalid = match value.as_str() {
                     "mix" => Invalid::Mix,
@@ -761,7 +902,7 @@ fn options() -> Options {
 fn print_report(r: &Report) {
     println!(
         "{} {}: n = {} + {}, median ticks A {} / B {}, max |t| = {:.2} ({}, t = {:+.2}), \
-         t uncropped {:.2}, t second order {:.2}, {:.0} s: {}",
+         t uncropped {:.2}, t second order {:.2}, {}, {:.0} s: {}",
         r.target,
         r.imp.name(),
         r.n[0],
@@ -773,6 +914,7 @@ fn print_report(r: &Report) {
         r.max_t_signed,
         r.t_uncropped,
         r.t_second,
+        r.permutation_text(),
         r.seconds,
         r.verdict()
     );
@@ -788,7 +930,7 @@ fn on_each<W: Workload>(
     reports: &mut Vec<Report>,
 ) {
     for &imp in &o.imps {
-        let r = measure(target, w, imp, rng, n, ROUND, o.limit);
+        let r = measure(target, w, imp, rng, n, ROUND, o);
         print_report(&r);
         reports.push(r);
     }
@@ -863,11 +1005,18 @@ fn main() {
         }
     }
     println!();
-    println!("| operation | implementation | measurements (A + B) | max abs(t) | verdict |");
-    println!("|---|---|---:|---:|---|");
+    println!(
+        "| operation | implementation | measurements (A + B) | max abs(t) | permutation p | \
+         null q95 | verdict |"
+    );
+    println!("|---|---|---:|---:|---:|---:|---|");
     for r in &reports {
+        let (p, q) = match r.permutation {
+            Some((_, p, q)) => (format!("{p:.3}"), format!("{q:.2}")),
+            None => ("-".into(), "-".into()),
+        };
         println!(
-            "| {} | {} | {} + {} | {:.2} | {} |",
+            "| {} | {} | {} + {} | {:.2} | {p} | {q} | {} |",
             r.target,
             r.imp.name(),
             r.n[0],

@@ -182,6 +182,74 @@ impl<S: Simd> Permute<S> for KeccakX8 {
     }
 }
 
+/// SHAKE256 of a long input, absorbed one block per permutation of a four-way sponge whose
+/// lane 3 is spare ([`ShakeX4::squeeze_blocks_riding`]): ML-KEM-768's matrix uses three lanes
+/// per batch in decapsulation, so J(z ‖ c) rides along instead of taking nine permutations of
+/// its own. Whatever is left when the rides end is absorbed by [`RidingShake256::finish`].
+pub(crate) struct RidingShake256 {
+    state: [u64; 25],
+    /// The input with SHAKE256's padding, a whole number of blocks (secret: z).
+    padded: [u8; RIDING_MAX],
+    blocks: usize,
+    next: usize,
+}
+
+/// Room for z ‖ c of ML-KEM-1024 (32 + 1568 bytes) padded: twelve SHAKE256 blocks.
+const RIDING_MAX: usize = 12 * SHAKE256_RATE;
+
+impl RidingShake256 {
+    /// SHAKE256 of the concatenation of `parts` (at most `RIDING_MAX` - 1 bytes), to come.
+    pub(crate) fn new(parts: &[&[u8]]) -> Self {
+        let mut padded = [0u8; RIDING_MAX];
+        let mut len = 0;
+        for part in parts {
+            padded[len..len + part.len()].copy_from_slice(part);
+            len += part.len();
+        }
+        let blocks = len / SHAKE256_RATE + 1;
+        padded[len] ^= SHAKE_DOMAIN;
+        padded[blocks * SHAKE256_RATE - 1] ^= 0x80;
+        RidingShake256 {
+            state: [0; 25],
+            padded,
+            blocks,
+            next: 0,
+        }
+    }
+
+    /// Whether a block is still to be absorbed.
+    fn pending(&self) -> bool {
+        self.next < self.blocks
+    }
+
+    /// XORs the next block into the state (the permutation follows, in whoever's lane).
+    fn absorb_next(&mut self) {
+        let block = &self.padded[self.next * SHAKE256_RATE..(self.next + 1) * SHAKE256_RATE];
+        for (lane, word) in self.state.iter_mut().zip(block.chunks_exact(8)) {
+            *lane ^= u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        }
+        self.next += 1;
+    }
+
+    /// The first 32 bytes of output, absorbing what the rides left on a single state.
+    pub(crate) fn finish<S: Simd>(&mut self, out: &mut [u8; 32]) {
+        while self.pending() {
+            self.absorb_next();
+            S::keccak_f1600(&mut self.state);
+        }
+        for (o, lane) in out.chunks_exact_mut(8).zip(&self.state) {
+            o.copy_from_slice(&lane.to_le_bytes());
+        }
+    }
+}
+
+impl Drop for RidingShake256 {
+    fn drop(&mut self) {
+        self.state.zeroize();
+        self.padded.zeroize();
+    }
+}
+
 /// `W` SHAKE sponges that each absorb one short input (less than a block) and are then
 /// squeezed a block at a time, all `W` per permutation.
 pub(crate) struct ShakeLanes<S: Simd, const W: usize>
@@ -228,6 +296,40 @@ where
             self.state.permute();
             let range = block * self.rate..(block + 1) * self.rate;
             self.state.extract(
+                self.rate / 8,
+                &mut out.each_mut().map(|o| &mut o[range.clone()]),
+            );
+        }
+    }
+}
+
+impl<S: Simd> ShakeX4<S> {
+    /// [`ShakeLanes::squeeze_blocks`] with lane 3 lent to `rider` for each permutation while
+    /// it has blocks to absorb: lane 3's own output (`out[3]`) is then meaningless.
+    #[inline(always)]
+    pub(crate) fn squeeze_blocks_riding(
+        &mut self,
+        mut out: [&mut [u8]; 4],
+        rider: &mut RidingShake256,
+    ) {
+        let blocks = out[0].len() / self.rate;
+        for block in 0..blocks {
+            let ride = rider.pending();
+            if ride {
+                rider.absorb_next();
+                for (lane, &r) in self.state.lanes.iter_mut().zip(&rider.state) {
+                    lane[3] = r;
+                }
+            }
+            Permute::<S>::permute(&mut self.state);
+            if ride {
+                for (r, lane) in rider.state.iter_mut().zip(&self.state.lanes) {
+                    *r = lane[3];
+                }
+            }
+            let range = block * self.rate..(block + 1) * self.rate;
+            Permute::<S>::extract(
+                &self.state,
                 self.rate / 8,
                 &mut out.each_mut().map(|o| &mut o[range.clone()]),
             );

@@ -2,7 +2,7 @@
 //! and the rank. Lengths: ek = 384K + 32, dk = 768K + 96, ct = 32(d_u K + d_v).
 
 use super::kpke::{self, POLY_BYTES};
-use crate::keccak::{sha3_256, sha3_512, shake256};
+use crate::keccak::{RidingShake256, sha3_256, sha3_512};
 use crate::simd::Simd;
 use subtle::{ConditionallySelectable, ConstantTimeEq};
 use zeroize::Zeroize;
@@ -40,7 +40,7 @@ pub(crate) fn encaps<S: Simd, const K: usize>(
     let mut g = sha3_512::<S>(&[m, h]);
     let key: [u8; 32] = g[..32].try_into().expect("32 bytes");
     let mut coins: [u8; 32] = g[32..].try_into().expect("32 bytes");
-    kpke::encrypt::<S, K>(ek, m, &coins, ct);
+    kpke::encrypt::<S, K>(ek, m, &coins, ct, None);
     g.zeroize();
     coins.zeroize();
     key
@@ -82,9 +82,11 @@ pub(crate) fn decaps<S: Simd, const K: usize>(
     let mut g = sha3_512::<S>(&[&m, h]);
     let mut key: [u8; 32] = g[..32].try_into().expect("32 bytes");
     let mut coins: [u8; 32] = g[32..].try_into().expect("32 bytes");
+    // J(z ‖ c), absorbed in the re-encryption's spare Keccak lanes where it has them.
     let mut rejection = [0u8; 32];
-    shake256::<S>(&[z, ct], &mut rejection);
-    kpke::encrypt::<S, K>(ek, &m, &coins, scratch);
+    let mut j = RidingShake256::new(&[z, ct]);
+    kpke::encrypt::<S, K>(ek, &m, &coins, scratch, Some(&mut j));
+    j.finish::<S>(&mut rejection);
 
     let equal = ct_eq(scratch, ct);
     for (k, r) in key.iter_mut().zip(&rejection) {

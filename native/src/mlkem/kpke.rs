@@ -1,7 +1,7 @@
 //! K-PKE (FIPS 203 section 5), generic over the implementation `S` and the rank `K`.
 
 use super::sample;
-use crate::keccak::sha3_512;
+use crate::keccak::{RidingShake256, sha3_512};
 use crate::simd::{Poly, Simd};
 use zeroize::Zeroize;
 
@@ -42,7 +42,7 @@ pub(crate) fn keygen<S: Simd, const K: usize>(d: &[u8; 32], ek: &mut [u8], dk_pk
     g.zeroize();
 
     let mut a: [[Poly; K]; K] = core::array::from_fn(|_| core::array::from_fn(|_| Poly::ZERO));
-    sample::matrix::<S, K>(&rho, false, &mut a);
+    sample::matrix::<S, K>(&rho, false, &mut a, None);
 
     // s = noise[..K], e = noise[K..2K].
     let mut noise_polys: [Poly; 8] = core::array::from_fn(|_| Poly::ZERO);
@@ -66,13 +66,15 @@ pub(crate) fn keygen<S: Simd, const K: usize>(d: &[u8; 32], ek: &mut [u8], dk_pk
     noise_polys.zeroize();
 }
 
-/// K-PKE.Encrypt(ek, m, r) into `ct`. `ek` has passed the modulus check.
+/// K-PKE.Encrypt(ek, m, r) into `ct`. `ek` has passed the modulus check. `rider` takes
+/// permutations in the matrix expansion's spare lanes (see [`sample::matrix`]).
 #[inline(always)]
 pub(crate) fn encrypt<S: Simd, const K: usize>(
     ek: &[u8],
     m: &[u8; 32],
     coins: &[u8; 32],
     ct: &mut [u8],
+    rider: Option<&mut RidingShake256>,
 ) {
     let (du, dv) = compression::<K>();
     let mut t: [Poly; K] = core::array::from_fn(|_| Poly::ZERO);
@@ -81,7 +83,7 @@ pub(crate) fn encrypt<S: Simd, const K: usize>(
     }
     let rho: &[u8; 32] = ek[K * POLY_BYTES..].try_into().expect("ρ");
     let mut at: [[Poly; K]; K] = core::array::from_fn(|_| core::array::from_fn(|_| Poly::ZERO));
-    sample::matrix::<S, K>(rho, true, &mut at);
+    sample::matrix::<S, K>(rho, true, &mut at, rider);
 
     // r = noise[..K], e1 = noise[K..2K], e2 = noise[2K].
     let mut noise_polys: [Poly; 9] = core::array::from_fn(|_| Poly::ZERO);

@@ -1,7 +1,7 @@
 //! Matrix expansion (SampleNTT) and noise sampling (SamplePolyCBD over PRF), four polynomials
 //! per batched Keccak call.
 
-use crate::keccak::{SHAKE128_RATE, SHAKE256_RATE, ShakeX4, shake};
+use crate::keccak::{RidingShake256, SHAKE128_RATE, SHAKE256_RATE, ShakeX4, shake};
 use crate::simd::{N, Poly, Simd};
 use zeroize::Zeroize;
 
@@ -10,13 +10,21 @@ use zeroize::Zeroize;
 const MATRIX_BLOCKS: usize = 3;
 
 /// Fills `a[i][j]` with SampleNTT(ρ || j || i), or SampleNTT(ρ || i || j) when `transposed`,
-/// in the implementation's NTT-domain order.
+/// in the implementation's NTT-domain order. With a `rider` and K = 3 the nine entries go three
+/// per four-way batch and the rider absorbs a block in lane 3 at each of their nine
+/// permutations (decapsulation's J); otherwise four per batch and a lone ninth on one state.
 #[inline(always)]
 pub(crate) fn matrix<S: Simd, const K: usize>(
     rho: &[u8; 32],
     transposed: bool,
     a: &mut [[Poly; K]; K],
+    mut rider: Option<&mut RidingShake256>,
 ) {
+    let width = if K == 3 && rider.is_some() { 3 } else { 4 };
+    let mut squeeze = |xof: &mut ShakeX4<S>, out: [&mut [u8]; 4]| match rider.as_deref_mut() {
+        Some(r) if width == 3 => xof.squeeze_blocks_riding(out, r),
+        _ => xof.squeeze_blocks(out),
+    };
     let mut coords = [(0u8, 0u8); 16];
     for i in 0..K {
         for j in 0..K {
@@ -29,7 +37,7 @@ pub(crate) fn matrix<S: Simd, const K: usize>(
         (s[32], s[33]) = if transposed { (i, j) } else { (j, i) };
         s
     };
-    for group in coords[..K * K].chunks(4) {
+    for group in coords[..K * K].chunks(width) {
         if let [(i, j)] = *group {
             // A lone entry (the ninth of ML-KEM-768): one scalar sponge is cheaper than a
             // four-way permutation with three lanes wasted.
@@ -54,20 +62,20 @@ pub(crate) fn matrix<S: Simd, const K: usize>(
         let mut buf = [[0u8; MATRIX_BLOCKS * SHAKE128_RATE]; 4];
         {
             let [b0, b1, b2, b3] = &mut buf;
-            xof.squeeze_blocks([b0, b1, b2, b3]);
+            squeeze(&mut xof, [b0, b1, b2, b3]);
         }
         let mut polys = [Poly::ZERO, Poly::ZERO, Poly::ZERO, Poly::ZERO];
         let mut filled = [0usize; 4];
-        for l in 0..4 {
+        for l in 0..group.len() {
             filled[l] = S::rej_uniform(&mut polys[l], 0, &buf[l]);
         }
         while filled[..group.len()].iter().any(|&f| f < N) {
             let mut more = [[0u8; SHAKE128_RATE]; 4];
             {
                 let [b0, b1, b2, b3] = &mut more;
-                xof.squeeze_blocks([b0, b1, b2, b3]);
+                squeeze(&mut xof, [b0, b1, b2, b3]);
             }
-            for l in 0..4 {
+            for l in 0..group.len() {
                 filled[l] = S::rej_uniform(&mut polys[l], filled[l], &more[l]);
             }
         }

@@ -10,7 +10,7 @@ pub(crate) const SHAKE256_RATE: usize = 136;
 const SHA3_256_RATE: usize = 136;
 const SHA3_512_RATE: usize = 72;
 const SHA3_DOMAIN: u8 = 0x06;
-const SHAKE_DOMAIN: u8 = 0x1f;
+pub(crate) const SHAKE_DOMAIN: u8 = 0x1f;
 
 #[inline(always)]
 fn xor_byte(lanes: &mut [u64; 25], i: usize, b: u8) {
@@ -194,6 +194,39 @@ pub(crate) struct RidingShake256 {
     next: usize,
 }
 
+/// Work that takes single-state permutations in a four-way sponge's spare lane
+/// ([`ShakeX4::squeeze_blocks_riding`]).
+pub(crate) trait Rider {
+    /// Writes the next state to permute into `lane` and returns true, or returns false when
+    /// it has nothing more to permute.
+    fn board(&mut self, lane: &mut [u64; 25]) -> bool;
+    /// Takes back the state it boarded, permuted.
+    fn alight(&mut self, lane: &[u64; 25]);
+}
+
+/// Two riders, the first until it has nothing more to permute.
+pub(crate) struct Chain<'a, A: Rider, B: Rider>(pub(crate) &'a mut A, pub(crate) &'a mut B, bool);
+
+impl<'a, A: Rider, B: Rider> Chain<'a, A, B> {
+    pub(crate) fn new(a: &'a mut A, b: &'a mut B) -> Self {
+        Chain(a, b, true)
+    }
+}
+
+impl<A: Rider, B: Rider> Rider for Chain<'_, A, B> {
+    fn board(&mut self, lane: &mut [u64; 25]) -> bool {
+        self.2 = self.0.board(lane);
+        self.2 || self.1.board(lane)
+    }
+    fn alight(&mut self, lane: &[u64; 25]) {
+        if self.2 {
+            self.0.alight(lane)
+        } else {
+            self.1.alight(lane)
+        }
+    }
+}
+
 /// Room for z ‖ c of ML-KEM-1024 (32 + 1568 bytes) padded: twelve SHAKE256 blocks.
 const RIDING_MAX: usize = 12 * SHAKE256_RATE;
 
@@ -240,6 +273,20 @@ impl RidingShake256 {
         for (o, lane) in out.chunks_exact_mut(8).zip(&self.state) {
             o.copy_from_slice(&lane.to_le_bytes());
         }
+    }
+}
+
+impl Rider for RidingShake256 {
+    fn board(&mut self, lane: &mut [u64; 25]) -> bool {
+        if !self.pending() {
+            return false;
+        }
+        self.absorb_next();
+        *lane = self.state;
+        true
+    }
+    fn alight(&mut self, lane: &[u64; 25]) {
+        self.state = *lane;
     }
 }
 
@@ -305,27 +352,28 @@ where
 
 impl<S: Simd> ShakeX4<S> {
     /// [`ShakeLanes::squeeze_blocks`] with lane 3 lent to `rider` for each permutation while
-    /// it has blocks to absorb: lane 3's own output (`out[3]`) is then meaningless.
+    /// it has something to permute: lane 3's own output (`out[3]`) is then meaningless.
     #[inline(always)]
     pub(crate) fn squeeze_blocks_riding(
         &mut self,
         mut out: [&mut [u8]; 4],
-        rider: &mut RidingShake256,
+        rider: &mut impl Rider,
     ) {
         let blocks = out[0].len() / self.rate;
+        let mut seat = [0u64; 25];
         for block in 0..blocks {
-            let ride = rider.pending();
+            let ride = rider.board(&mut seat);
             if ride {
-                rider.absorb_next();
-                for (lane, &r) in self.state.lanes.iter_mut().zip(&rider.state) {
+                for (lane, &r) in self.state.lanes.iter_mut().zip(&seat) {
                     lane[3] = r;
                 }
             }
             Permute::<S>::permute(&mut self.state);
             if ride {
-                for (r, lane) in rider.state.iter_mut().zip(&self.state.lanes) {
+                for (r, lane) in seat.iter_mut().zip(&self.state.lanes) {
                     *r = lane[3];
                 }
+                rider.alight(&seat);
             }
             let range = block * self.rate..(block + 1) * self.rate;
             Permute::<S>::extract(
@@ -334,6 +382,8 @@ impl<S: Simd> ShakeX4<S> {
                 &mut out.each_mut().map(|o| &mut o[range.clone()]),
             );
         }
+        // The seat held secret states (z ‖ c, noise seeds).
+        seat.zeroize();
     }
 }
 

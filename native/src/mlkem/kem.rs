@@ -40,7 +40,7 @@ pub(crate) fn encaps<S: Simd, const K: usize>(
     let mut g = sha3_512::<S>(&[m, h]);
     let key: [u8; 32] = g[..32].try_into().expect("32 bytes");
     let mut coins: [u8; 32] = g[32..].try_into().expect("32 bytes");
-    kpke::encrypt::<S, K>(ek, m, &coins, ct, None);
+    kpke::encrypt::<S, K, RidingShake256>(ek, m, &coins, ct, None);
     g.zeroize();
     coins.zeroize();
     key
@@ -85,7 +85,7 @@ pub(crate) fn decaps<S: Simd, const K: usize>(
     // J(z ‖ c), absorbed in the re-encryption's spare Keccak lanes where it has them.
     let mut rejection = [0u8; 32];
     let mut j = RidingShake256::new(&[z, ct]);
-    kpke::encrypt::<S, K>(ek, &m, &coins, scratch, Some(&mut j));
+    kpke::encrypt::<S, K, _>(ek, &m, &coins, scratch, Some(&mut j));
     j.finish::<S>(&mut rejection);
 
     let equal = ct_eq(scratch, ct);

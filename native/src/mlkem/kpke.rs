@@ -1,8 +1,9 @@
 //! K-PKE (FIPS 203 section 5), generic over the implementation `S` and the rank `K`.
 
 use super::sample;
-use crate::keccak::{RidingShake256, sha3_512};
+use crate::keccak::{Chain, Rider, sha3_512};
 use crate::simd::{Poly, Simd};
+use sample::NoiseRider;
 use zeroize::Zeroize;
 
 /// (d_u, d_v) for the rank: ML-KEM-768 uses (10, 4), ML-KEM-1024 (11, 5).
@@ -11,15 +12,6 @@ pub(crate) const fn compression<const K: usize>() -> (u32, u32) {
 }
 
 pub(crate) const POLY_BYTES: usize = 384;
-
-/// Noise polynomials SamplePolyCBD_2(PRF(seed, 0..count)), four nonces per batched call.
-/// Both parameter sets use η1 = η2 = 2.
-#[inline(always)]
-fn noise<S: Simd>(seed: &[u8; 32], out: &mut [Poly]) {
-    for (c, chunk) in out.chunks_mut(4).enumerate() {
-        sample::cbd2_x4::<S>(seed, 4 * c as u8, chunk);
-    }
-}
 
 fn poly_bytes(bytes: &[u8], i: usize) -> &[u8; POLY_BYTES] {
     bytes[i * POLY_BYTES..(i + 1) * POLY_BYTES]
@@ -41,12 +33,15 @@ pub(crate) fn keygen<S: Simd, const K: usize>(d: &[u8; 32], ek: &mut [u8], dk_pk
     let mut sigma: [u8; 32] = g[32..].try_into().expect("32 bytes");
     g.zeroize();
 
+    // s = noise[..K], e = noise[K..2K] (η1 = 2), in the matrix expansion's spare lanes where
+    // it has them.
     let mut a: [[Poly; K]; K] = core::array::from_fn(|_| core::array::from_fn(|_| Poly::ZERO));
-    sample::matrix::<S, K>(&rho, false, &mut a, None);
-
-    // s = noise[..K], e = noise[K..2K].
     let mut noise_polys: [Poly; 8] = core::array::from_fn(|_| Poly::ZERO);
-    noise::<S>(&sigma, &mut noise_polys[..2 * K]);
+    {
+        let mut noise = NoiseRider::<S>::new(&sigma, 0, &mut noise_polys[..2 * K]);
+        sample::matrix::<S, K, _>(&rho, false, &mut a, Some(&mut noise));
+        noise.finish();
+    }
     sigma.zeroize();
     for p in &mut noise_polys[..2 * K] {
         S::ntt(p);
@@ -66,15 +61,15 @@ pub(crate) fn keygen<S: Simd, const K: usize>(d: &[u8; 32], ek: &mut [u8], dk_pk
     noise_polys.zeroize();
 }
 
-/// K-PKE.Encrypt(ek, m, r) into `ct`. `ek` has passed the modulus check. `rider` takes
-/// permutations in the matrix expansion's spare lanes (see [`sample::matrix`]).
+/// K-PKE.Encrypt(ek, m, r) into `ct`. `ek` has passed the modulus check. `first` takes the
+/// matrix expansion's spare lanes (see [`sample::matrix`]) before the noise does.
 #[inline(always)]
-pub(crate) fn encrypt<S: Simd, const K: usize>(
+pub(crate) fn encrypt<S: Simd, const K: usize, R: Rider>(
     ek: &[u8],
     m: &[u8; 32],
     coins: &[u8; 32],
     ct: &mut [u8],
-    rider: Option<&mut RidingShake256>,
+    first: Option<&mut R>,
 ) {
     let (du, dv) = compression::<K>();
     let mut t: [Poly; K] = core::array::from_fn(|_| Poly::ZERO);
@@ -82,12 +77,20 @@ pub(crate) fn encrypt<S: Simd, const K: usize>(
         S::ntt_from_bytes(p, poly_bytes(ek, i));
     }
     let rho: &[u8; 32] = ek[K * POLY_BYTES..].try_into().expect("ρ");
-    let mut at: [[Poly; K]; K] = core::array::from_fn(|_| core::array::from_fn(|_| Poly::ZERO));
-    sample::matrix::<S, K>(rho, true, &mut at, rider);
-
     // r = noise[..K], e1 = noise[K..2K], e2 = noise[2K].
+    let mut at: [[Poly; K]; K] = core::array::from_fn(|_| core::array::from_fn(|_| Poly::ZERO));
     let mut noise_polys: [Poly; 9] = core::array::from_fn(|_| Poly::ZERO);
-    noise::<S>(coins, &mut noise_polys[..2 * K + 1]);
+    {
+        let mut noise = NoiseRider::<S>::new(coins, 0, &mut noise_polys[..2 * K + 1]);
+        match first {
+            Some(first) => {
+                let mut both = Chain::new(first, &mut noise);
+                sample::matrix::<S, K, _>(rho, true, &mut at, Some(&mut both));
+            }
+            None => sample::matrix::<S, K, _>(rho, true, &mut at, Some(&mut noise)),
+        }
+        noise.finish();
+    }
     for p in &mut noise_polys[..K] {
         S::ntt(p);
     }

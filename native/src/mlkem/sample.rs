@@ -1,7 +1,7 @@
 //! Matrix expansion (SampleNTT) and noise sampling (SamplePolyCBD over PRF), four polynomials
 //! per batched Keccak call.
 
-use crate::keccak::{RidingShake256, SHAKE128_RATE, SHAKE256_RATE, ShakeX4, shake};
+use crate::keccak::{Rider, SHAKE_DOMAIN, SHAKE128_RATE, SHAKE256_RATE, ShakeX4, shake};
 use crate::simd::{N, Poly, Simd};
 use zeroize::Zeroize;
 
@@ -11,14 +11,15 @@ const MATRIX_BLOCKS: usize = 3;
 
 /// Fills `a[i][j]` with SampleNTT(ρ || j || i), or SampleNTT(ρ || i || j) when `transposed`,
 /// in the implementation's NTT-domain order. With a `rider` and K = 3 the nine entries go three
-/// per four-way batch and the rider absorbs a block in lane 3 at each of their nine
-/// permutations (decapsulation's J); otherwise four per batch and a lone ninth on one state.
+/// per four-way batch and the rider takes lane 3 at each of their nine permutations
+/// (decapsulation's J, noise polynomials); otherwise four per batch and a lone ninth on one
+/// state.
 #[inline(always)]
-pub(crate) fn matrix<S: Simd, const K: usize>(
+pub(crate) fn matrix<S: Simd, const K: usize, R: Rider>(
     rho: &[u8; 32],
     transposed: bool,
     a: &mut [[Poly; K]; K],
-    mut rider: Option<&mut RidingShake256>,
+    mut rider: Option<&mut R>,
 ) {
     let width = if K == 3 && rider.is_some() { 3 } else { 4 };
     let mut squeeze = |xof: &mut ShakeX4<S>, out: [&mut [u8]; 4]| match rider.as_deref_mut() {
@@ -84,6 +85,61 @@ pub(crate) fn matrix<S: Simd, const K: usize>(
             let (i, j) = group[l];
             a[i as usize][j as usize] = poly.clone();
         }
+    }
+}
+
+/// SamplePolyCBD_2(PRF_2(σ, nonce + l)) into `out[l]`, one polynomial per ride (one
+/// SHAKE256 block each), and [`NoiseRider::finish`] for those that found no seat.
+pub(crate) struct NoiseRider<'a, S: Simd> {
+    sigma: &'a [u8; 32],
+    nonce: u8,
+    out: &'a mut [Poly],
+    next: usize,
+    _simd: core::marker::PhantomData<S>,
+}
+
+impl<'a, S: Simd> NoiseRider<'a, S> {
+    pub(crate) fn new(sigma: &'a [u8; 32], nonce: u8, out: &'a mut [Poly]) -> Self {
+        NoiseRider {
+            sigma,
+            nonce,
+            out,
+            next: 0,
+            _simd: core::marker::PhantomData,
+        }
+    }
+
+    /// The polynomials that did not ride, four per batched call.
+    pub(crate) fn finish(self) {
+        let start = self.next;
+        for (c, chunk) in self.out[start..].chunks_mut(4).enumerate() {
+            cbd2_x4::<S>(self.sigma, self.nonce + (start + 4 * c) as u8, chunk);
+        }
+    }
+}
+
+impl<S: Simd> Rider for NoiseRider<'_, S> {
+    fn board(&mut self, lane: &mut [u64; 25]) -> bool {
+        if self.next == self.out.len() {
+            return false;
+        }
+        // σ ‖ nonce (33 bytes) absorbed into the zero state with SHAKE256's padding.
+        *lane = [0; 25];
+        for (w, chunk) in lane.iter_mut().zip(self.sigma.chunks_exact(8)) {
+            *w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
+        }
+        lane[4] = (self.nonce + self.next as u8) as u64 | (SHAKE_DOMAIN as u64) << 8;
+        lane[(SHAKE256_RATE - 1) / 8] ^= 0x80 << 56;
+        true
+    }
+    fn alight(&mut self, lane: &[u64; 25]) {
+        let mut bytes = [0u8; 128];
+        for (b, w) in bytes.chunks_exact_mut(8).zip(lane) {
+            b.copy_from_slice(&w.to_le_bytes());
+        }
+        S::cbd2(&mut self.out[self.next], &bytes);
+        bytes.zeroize();
+        self.next += 1;
     }
 }
 

@@ -143,16 +143,6 @@ fn permute_plain(a: &mut State) {
     permute::<uint64x2_t>(a);
 }
 
-/// One state, scalar: aarch64 folds the rotations into EOR/BIC operands, which beats a 2-way
-/// NEON permutation with one idle lane.
-#[inline(always)]
-pub(super) fn x1_scalar(s: &mut [u64; 25]) {
-    // A local copy, so that the state lives in registers.
-    let mut a = *s;
-    permute::<u64>(&mut a);
-    *s = a;
-}
-
 macro_rules! rho_pi_sha3 {
     ($a:ident, $d:ident, $b:ident; $($i:literal)*) => {
         $(

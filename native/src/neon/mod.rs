@@ -12,6 +12,7 @@ mod dsa_pack;
 mod dsa_sample;
 mod encode;
 mod keccak;
+mod keccak_lazy;
 mod sample;
 mod slh_keccak;
 mod vector;
@@ -31,7 +32,7 @@ impl Simd for Neon {
     // Keccak by hand, not by `calls!`: `#[inline(always)]` here would inline the whole
     // permutation into every caller (a tenth more code, and other inlining decisions change).
     fn keccak_f1600(state: &mut [u64; 25]) {
-        keccak::x1_scalar(state);
+        keccak_lazy::permute(state);
     }
 
     fn keccak_f1600_x4(state: &mut KeccakX4) {

@@ -119,7 +119,7 @@ pub(super) fn x4_plain(s: &mut KeccakX4) {
     pair_plain(s, 2);
 }
 
-/// One state, scalar (aarch64 folds the rotations into EOR/BIC operands, as in `x1_scalar`).
+/// One state, scalar (aarch64 folds the χ rotations into EOR/BIC operands).
 #[inline(never)]
 pub(super) fn x1_scalar(s: &mut [u64; 25]) {
     let rc = round_constants();

@@ -101,20 +101,37 @@ fn round(s: &mut [u64; 25], r: usize, rc: u64) {
     s[0] ^= rc;
 }
 
-/// The 24 rounds, then every lane brought back to its true rotation.
+/// The 24 rounds on the lazily rotated state; afterwards the true lane i is
+/// `s[i].rotate_left(ROT[24][i])`.
 #[inline(always)]
-pub(super) fn permute(state: &mut [u64; 25]) {
-    // A local copy, so that the state lives in registers; the round constants through an
-    // opaque reference, so each is one load rather than a chain of moves.
-    let mut s = *state;
+fn rounds(s: &mut [u64; 25]) {
+    // The round constants through an opaque reference, so each is one load rather than a
+    // chain of moves.
     let rc = core::hint::black_box(&RC_LAZY);
     macro_rules! rounds {
-        ($($r:literal)*) => { $( round(&mut s, $r, rc[$r]); )* };
+        ($($r:literal)*) => { $( round(s, $r, rc[$r]); )* };
     }
     rounds!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23);
+}
+
+/// Keccak-f[1600].
+#[inline(always)]
+pub(super) fn permute(state: &mut [u64; 25]) {
+    // A local copy, so that the state lives in registers.
+    let mut s = *state;
+    rounds(&mut s);
     for (out, (v, k)) in state.iter_mut().zip(s.iter().zip(ROT[24])) {
         *out = v.rotate_left(k);
     }
+}
+
+/// `Simd::keccak_f1600_out2`: lanes 17 to 24 taken as zero, only lanes 0 and 1 written.
+#[inline(always)]
+pub(super) fn permute_out2(state: &mut [u64; 25]) {
+    let mut s: [u64; 25] = core::array::from_fn(|i| if i < 17 { state[i] } else { 0 });
+    rounds(&mut s);
+    state[0] = s[0].rotate_left(ROT[24][0]);
+    state[1] = s[1].rotate_left(ROT[24][1]);
 }
 
 #[cfg(test)]
@@ -129,5 +146,16 @@ mod tests {
             crate::portable::keccak::keccak_f1600(&mut b);
             assert_eq!(a, b);
         }
+    }
+
+    #[test]
+    fn out2_matches_the_portable_permutation() {
+        let mut a: [u64; 25] =
+            core::array::from_fn(|i| (i as u64 + 7).wrapping_mul(0x2545_f491_4f6c_dd1d));
+        let mut b = a;
+        b[17..].fill(0);
+        super::permute_out2(&mut a);
+        crate::portable::keccak::keccak_f1600(&mut b);
+        assert_eq!(a[..2], b[..2]);
     }
 }

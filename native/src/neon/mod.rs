@@ -40,7 +40,7 @@ impl Simd for Neon {
     }
 
     fn keccak_f1600_out2(state: &mut [u64; 25]) {
-        slh_keccak::x1_scalar(state);
+        keccak_lazy::permute_out2(state);
     }
 
     fn keccak_f1600_x4_out2(state: &mut KeccakX4) {

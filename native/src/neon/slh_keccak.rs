@@ -119,17 +119,6 @@ pub(super) fn x4_plain(s: &mut KeccakX4) {
     pair_plain(s, 2);
 }
 
-/// One state, scalar (aarch64 folds the χ rotations into EOR/BIC operands).
-#[inline(never)]
-pub(super) fn x1_scalar(s: &mut [u64; 25]) {
-    let rc = round_constants();
-    let mut a: [u64; 25] = core::array::from_fn(|i| if i < 17 { s[i] } else { 0 });
-    first_23!(|r: usize| round::<u64>(&mut a, rc[r]));
-    let out = last_round_out2(&a);
-    s[0] = out[0];
-    s[1] = out[1];
-}
-
 /// Lanes 0 and 1 after the last round with the SHA-3 instructions.
 #[target_feature(enable = "sha3")]
 #[inline]

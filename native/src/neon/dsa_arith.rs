@@ -188,6 +188,19 @@ fn montmul(a: int32x4_t, b: int32x4_t) -> int32x4_t {
 // ---------------------------------------------------------------------------------------
 // NTT.
 
+/// The four quarters (each `q` coefficients) of `block`, as groups of four coefficients at
+/// the same offset in each quarter.
+#[inline(always)]
+fn quarters(block: &mut [i32], q: usize) -> impl Iterator<Item = [&mut [i32]; 4]> {
+    let (lo, hi) = block.split_at_mut(2 * q);
+    let (q0, q1) = lo.split_at_mut(q);
+    let (q2, q3) = hi.split_at_mut(q);
+    q0.chunks_exact_mut(4)
+        .zip(q1.chunks_exact_mut(4))
+        .zip(q2.chunks_exact_mut(4).zip(q3.chunks_exact_mut(4)))
+        .map(|((c0, c1), (c2, c3))| [c0, c1, c2, c3])
+}
+
 pub(super) fn ntt(p: &mut DsaPoly) {
     let a = &mut p.c;
     // Layers len 128 to 4, two at a time (len and len/2 on four vectors at distance len/2),
@@ -196,23 +209,24 @@ pub(super) fn ntt(p: &mut DsaPoly) {
     while len >= 8 {
         let k = N / (2 * len);
         let h = len / 2;
-        for b in 0..k {
-            let start = 2 * len * b;
+        for (b, block) in a.chunks_exact_mut(2 * len).enumerate() {
             let (z0, t0) = (dup(FWD[k + b].z), dup(FWD[k + b].t));
             let k1 = 2 * (k + b);
             let (z1, t1) = (dup(FWD[k1].z), dup(FWD[k1].t));
             let (z2, t2) = (dup(FWD[k1 + 1].z), dup(FWD[k1 + 1].t));
-            for j in (start..start + h).step_by(4) {
-                let (x0, x1) = (load_s32(&a[j..]), load_s32(&a[j + h..]));
-                let (x2, x3) = (load_s32(&a[j + len..]), load_s32(&a[j + len + h..]));
+            // The block's four quarters, four coefficients at a time: chunks, not index
+            // arithmetic, so that no load or store needs a bounds check.
+            for [c0, c1, c2, c3] in quarters(block, h) {
+                let (x0, x1) = (load_s32(c0), load_s32(c1));
+                let (x2, x3) = (load_s32(c2), load_s32(c3));
                 let (x0, x2) = ct(x0, x2, z0, t0);
                 let (x1, x3) = ct(x1, x3, z0, t0);
                 let (x0, x1) = ct(x0, x1, z1, t1);
                 let (x2, x3) = ct(x2, x3, z2, t2);
-                store_s32(&mut a[j..], x0);
-                store_s32(&mut a[j + h..], x1);
-                store_s32(&mut a[j + len..], x2);
-                store_s32(&mut a[j + len + h..], x3);
+                store_s32(c0, x0);
+                store_s32(c1, x1);
+                store_s32(c2, x2);
+                store_s32(c3, x3);
             }
         }
         len >>= 2;
@@ -256,25 +270,24 @@ pub(super) fn invntt_tomont(p: &mut DsaPoly) {
     let mut len = 4;
     while len <= 32 {
         let big = 4 * len;
-        for b in 0..N / big {
-            let start = big * b;
+        for (b, block) in a.chunks_exact_mut(big).enumerate() {
             // The two blocks of layer len, then the one of layer 2·len.
             let kb = N / len - 1 - 2 * b;
             let (z0, t0) = (dup(FWD[kb].z), dup(FWD[kb].t));
             let (z1, t1) = (dup(FWD[kb - 1].z), dup(FWD[kb - 1].t));
             let k2 = N / (2 * len) - 1 - b;
             let (z2, t2) = (dup(FWD[k2].z), dup(FWD[k2].t));
-            for j in (start..start + len).step_by(4) {
-                let (x0, x1) = (load_s32(&a[j..]), load_s32(&a[j + len..]));
-                let (x2, x3) = (load_s32(&a[j + 2 * len..]), load_s32(&a[j + 3 * len..]));
+            for [c0, c1, c2, c3] in quarters(block, len) {
+                let (x0, x1) = (load_s32(c0), load_s32(c1));
+                let (x2, x3) = (load_s32(c2), load_s32(c3));
                 let (x0, x1) = gs(x0, x1, z0, t0);
                 let (x2, x3) = gs(x2, x3, z1, t1);
                 let (x0, x2) = gs(x0, x2, z2, t2);
                 let (x1, x3) = gs(x1, x3, z2, t2);
-                store_s32(&mut a[j..], x0);
-                store_s32(&mut a[j + len..], x1);
-                store_s32(&mut a[j + 2 * len..], x2);
-                store_s32(&mut a[j + 3 * len..], x3);
+                store_s32(c0, x0);
+                store_s32(c1, x1);
+                store_s32(c2, x2);
+                store_s32(c3, x3);
             }
         }
         len *= 4;

@@ -209,11 +209,14 @@ pub(super) fn ntt(p: &mut DsaPoly) {
     while len >= 8 {
         let k = N / (2 * len);
         let h = len / 2;
-        for (b, block) in a.chunks_exact_mut(2 * len).enumerate() {
-            let (z0, t0) = (dup(FWD[k + b].z), dup(FWD[k + b].t));
-            let k1 = 2 * (k + b);
-            let (z1, t1) = (dup(FWD[k1].z), dup(FWD[k1].t));
-            let (z2, t2) = (dup(FWD[k1 + 1].z), dup(FWD[k1 + 1].t));
+        // Block b's twiddles: ζ_(k + b) for layer len, ζ_(2(k + b)) and ζ_(2(k + b) + 1)
+        // for len/2 (zipped, not indexed, for the same reason as the quarters below).
+        let (outer, inner) = (&FWD[k..2 * k], &FWD[2 * k..4 * k]);
+        let blocks = a.chunks_exact_mut(2 * len);
+        for ((block, w0), w12) in blocks.zip(outer).zip(inner.chunks_exact(2)) {
+            let (z0, t0) = (dup(w0.z), dup(w0.t));
+            let (z1, t1) = (dup(w12[0].z), dup(w12[0].t));
+            let (z2, t2) = (dup(w12[1].z), dup(w12[1].t));
             // The block's four quarters, four coefficients at a time: chunks, not index
             // arithmetic, so that no load or store needs a bounds check.
             for [c0, c1, c2, c3] in quarters(block, h) {

@@ -45,7 +45,16 @@ impl<S: Simd> Sponge<S> {
     #[inline(always)]
     fn absorb(&mut self, mut data: &[u8]) {
         while !data.is_empty() {
-            if self.pos.is_multiple_of(8) && data.len() >= 8 {
+            if self.pos == 0 && data.len() >= self.rate {
+                // A whole block, lane by lane: no per-word alignment and length tests
+                // (H(ek) and J(z || c) absorb kilobytes).
+                let (block, rest) = data.split_at(self.rate);
+                for (lane, word) in self.state.iter_mut().zip(block.chunks_exact(8)) {
+                    *lane ^= u64::from_le_bytes(word.try_into().expect("8 bytes"));
+                }
+                S::keccak_f1600(&mut self.state);
+                data = rest;
+            } else if self.pos.is_multiple_of(8) && data.len() >= 8 {
                 let word = u64::from_le_bytes(data[..8].try_into().expect("8 bytes"));
                 self.state[self.pos / 8] ^= word;
                 self.pos += 8;

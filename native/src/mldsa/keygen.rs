@@ -5,6 +5,7 @@ use super::ops::{DsaPoly, DsaSimd, zeros};
 use super::params::{K, L, PK_BYTES, SK_BYTES};
 use super::sample::{expand_a, expand_s};
 use crate::keccak::shake256;
+use crate::simd::wipe_bytes;
 use zeroize::Zeroize;
 
 pub(crate) fn keygen<S: DsaSimd>(xi: &[u8; 32], pk: &mut [u8; PK_BYTES], sk: &mut [u8; SK_BYTES]) {
@@ -42,9 +43,9 @@ pub(crate) fn keygen<S: DsaSimd>(xi: &[u8; 32], pk: &mut [u8; PK_BYTES], sk: &mu
     shake256::<S>(&[&pk[..]], &mut tr);
     pack_sk::<S>(sk, (&rho, &key, &tr), &s, &t0);
 
-    seed.zeroize();
-    rho_prime.zeroize();
-    key.zeroize();
+    wipe_bytes(&mut seed);
+    wipe_bytes(&mut rho_prime);
+    wipe_bytes(&mut key);
     s.zeroize();
     s1_hat.zeroize();
     t.zeroize();

@@ -137,7 +137,7 @@ pub(crate) fn expand_s<S: DsaSimd>(rho_prime: &[u8; 64], s: &mut [DsaPoly; L + K
             S::dsa_rej_eta,
         )
     });
-    seeds.zeroize();
+    wipe_bytes(seeds.as_flattened_mut());
 }
 
 /// ExpandMask(ρ'', κ): `y[r]` = BitUnpack(H(ρ'' || (κ + r) as 2 bytes, 640 bytes)).
@@ -158,7 +158,7 @@ pub(crate) fn expand_mask<S: DsaSimd>(rho_pp: &[u8; 64], kappa: u16, y: &mut [Ds
         polys if polys.len() <= 4 => mask_lanes::<S, 4>(&seeds[r], polys),
         polys => mask_lanes::<S, 8>(&seeds[r], polys),
     });
-    seeds.zeroize();
+    wipe_bytes(seeds.as_flattened_mut());
 }
 
 /// ExpandMask's polynomials for up to `W` seeds on a `W`-way sponge.

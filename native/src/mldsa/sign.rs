@@ -112,7 +112,7 @@ pub(crate) fn sign_mu<S: DsaSimd>(
 
     s_hat.zeroize();
     t0_hat.zeroize();
-    rho_pp.zeroize();
+    wipe_bytes(&mut rho_pp);
     y.zeroize();
     z.zeroize();
     w0.zeroize();
@@ -121,7 +121,7 @@ pub(crate) fn sign_mu<S: DsaSimd>(
     w.zeroize();
     c.zeroize();
     wipe_bytes(&mut w1_bytes);
-    ctilde.zeroize();
+    wipe_bytes(&mut ctilde);
     attempts
 }
 

@@ -188,7 +188,7 @@ macro_rules! parameter_set {
             pub fn decapsulate(dk: &DecapsulationKey, ct: &Ciphertext) -> SharedSecret {
                 let mut scratch = [0u8; CIPHERTEXT_LEN];
                 let key = run!(|S| kem::decaps::<S, K>(&dk.bytes[..], &ct.bytes, &mut scratch));
-                scratch.zeroize();
+                crate::simd::wipe_bytes(&mut scratch);
                 SharedSecret(key)
             }
         }

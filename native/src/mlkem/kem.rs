@@ -3,9 +3,8 @@
 
 use super::kpke::{self, POLY_BYTES};
 use crate::keccak::{RidingShake256, sha3_256, sha3_512};
-use crate::simd::Simd;
+use crate::simd::{Simd, wipe_bytes};
 use subtle::{ConditionallySelectable, ConstantTimeEq};
-use zeroize::Zeroize;
 
 /// ML-KEM.KeyGen_internal(d, z) into `ek` and the expanded `dk` = dk_PKE || ek || H(ek) || z.
 #[inline(always)]
@@ -41,8 +40,8 @@ pub(crate) fn encaps<S: Simd, const K: usize>(
     let key: [u8; 32] = g[..32].try_into().expect("32 bytes");
     let mut coins: [u8; 32] = g[32..].try_into().expect("32 bytes");
     kpke::encrypt::<S, K, RidingShake256>(ek, m, &coins, ct, None);
-    g.zeroize();
-    coins.zeroize();
+    wipe_bytes(&mut g);
+    wipe_bytes(&mut coins);
     key
 }
 
@@ -92,9 +91,9 @@ pub(crate) fn decaps<S: Simd, const K: usize>(
     for (k, r) in key.iter_mut().zip(&rejection) {
         *k = u8::conditional_select(r, k, equal);
     }
-    m.zeroize();
-    g.zeroize();
-    coins.zeroize();
-    rejection.zeroize();
+    wipe_bytes(&mut m);
+    wipe_bytes(&mut g);
+    wipe_bytes(&mut coins);
+    wipe_bytes(&mut rejection);
     key
 }

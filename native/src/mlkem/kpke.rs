@@ -2,7 +2,7 @@
 
 use super::sample;
 use crate::keccak::{Chain, Rider, sha3_512};
-use crate::simd::{Poly, Simd};
+use crate::simd::{Poly, Simd, wipe_bytes};
 use sample::NoiseRider;
 use zeroize::Zeroize;
 
@@ -31,7 +31,7 @@ pub(crate) fn keygen<S: Simd, const K: usize>(d: &[u8; 32], ek: &mut [u8], dk_pk
     let mut g = sha3_512::<S>(&[d, &[K as u8]]);
     let rho: [u8; 32] = g[..32].try_into().expect("32 bytes");
     let mut sigma: [u8; 32] = g[32..].try_into().expect("32 bytes");
-    g.zeroize();
+    wipe_bytes(&mut g);
 
     // s = noise[..K], e = noise[K..2K] (η1 = 2), in the matrix expansion's spare lanes where
     // it has them.
@@ -42,7 +42,7 @@ pub(crate) fn keygen<S: Simd, const K: usize>(d: &[u8; 32], ek: &mut [u8], dk_pk
         sample::matrix::<S, K, _>(&rho, false, &mut a, Some(&mut noise));
         noise.finish();
     }
-    sigma.zeroize();
+    wipe_bytes(&mut sigma);
     for p in &mut noise_polys[..2 * K] {
         S::ntt(p);
     }

@@ -2,8 +2,7 @@
 //! per batched Keccak call.
 
 use crate::keccak::{Rider, SHAKE_DOMAIN, SHAKE128_RATE, SHAKE256_RATE, ShakeX4, shake};
-use crate::simd::{N, Poly, Simd};
-use zeroize::Zeroize;
+use crate::simd::{N, Poly, Simd, wipe_bytes};
 
 /// Three SHAKE128 blocks: enough for 256 coefficients in all but about 1 in 2^14 cases
 /// (expected yield 3·168·2/3·(q/4096) ≈ 273), after which one more block at a time.
@@ -138,7 +137,7 @@ impl<S: Simd> Rider for NoiseRider<'_, S> {
             b.copy_from_slice(&w.to_le_bytes());
         }
         S::cbd2(&mut self.out[self.next], &bytes);
-        bytes.zeroize();
+        wipe_bytes(&mut bytes);
         self.next += 1;
     }
 }
@@ -155,8 +154,8 @@ pub(crate) fn cbd2_x4<S: Simd>(sigma: &[u8; 32], nonce: u8, out: &mut [Poly]) {
         let mut bytes = [0u8; 128];
         shake::<S>(SHAKE256_RATE, &seed).squeeze(&mut bytes);
         S::cbd2(poly, &bytes);
-        seed.zeroize();
-        bytes.zeroize();
+        wipe_bytes(&mut seed);
+        wipe_bytes(&mut bytes);
         return;
     }
     let mut seeds: [[u8; 33]; 4] = core::array::from_fn(|l| {
@@ -175,6 +174,6 @@ pub(crate) fn cbd2_x4<S: Simd>(sigma: &[u8; 32], nonce: u8, out: &mut [Poly]) {
         let bytes: &[u8; 128] = buf[l][..128].try_into().expect("128 bytes");
         S::cbd2(poly, bytes);
     }
-    seeds.zeroize();
-    buf.zeroize();
+    wipe_bytes(seeds.as_flattened_mut());
+    wipe_bytes(buf.as_flattened_mut());
 }

@@ -10,7 +10,35 @@ pub(crate) const SHAKE256_RATE: usize = 136;
 const SHA3_256_RATE: usize = 136;
 const SHA3_512_RATE: usize = 72;
 const SHA3_DOMAIN: u8 = 0x06;
-pub(crate) const SHAKE_DOMAIN: u8 = 0x1f;
+const SHAKE_DOMAIN: u8 = 0x1f;
+
+/// XORs a whole block (a multiple of 8 bytes) into the state, lane by lane.
+#[inline(always)]
+fn xor_block(lanes: &mut [u64; 25], block: &[u8]) {
+    for (lane, word) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+        *lane ^= u64::from_le_bytes(word.try_into().expect("8 bytes"));
+    }
+}
+
+/// Absorbs `input`, shorter than a block, with SHAKE's padding into a zero state, a word at a
+/// time: `xor(i, w)` XORs word `w` into lane `i` (of whichever state or column the caller
+/// means). The permutation follows.
+#[inline(always)]
+pub(crate) fn absorb_short(rate: usize, input: &[u8], mut xor: impl FnMut(usize, u64)) {
+    debug_assert!(input.len() < rate);
+    let words = input.chunks_exact(8);
+    let rest = words.remainder();
+    let full = input.len() / 8;
+    for (i, w) in words.enumerate() {
+        xor(i, u64::from_le_bytes(w.try_into().expect("8 bytes")));
+    }
+    let mut last = [0u8; 8];
+    last[..rest.len()].copy_from_slice(rest);
+    last[rest.len()] = SHAKE_DOMAIN;
+    xor(full, u64::from_le_bytes(last));
+    xor((rate - 1) / 8, 0x80u64 << (8 * ((rate - 1) % 8)));
+    crate::simd::wipe_bytes(&mut last);
+}
 
 #[inline(always)]
 fn xor_byte(lanes: &mut [u64; 25], i: usize, b: u8) {
@@ -49,9 +77,7 @@ impl<S: Simd> Sponge<S> {
                 // A whole block, lane by lane: no per-word alignment and length tests
                 // (H(ek) and J(z || c) absorb kilobytes).
                 let (block, rest) = data.split_at(self.rate);
-                for (lane, word) in self.state.iter_mut().zip(block.chunks_exact(8)) {
-                    *lane ^= u64::from_le_bytes(word.try_into().expect("8 bytes"));
-                }
+                xor_block(&mut self.state, block);
                 S::keccak_f1600(&mut self.state);
                 data = rest;
             } else if self.pos.is_multiple_of(8) && data.len() >= 8 {
@@ -214,7 +240,7 @@ pub(crate) trait Rider {
 }
 
 /// Two riders, the first until it has nothing more to permute.
-pub(crate) struct Chain<'a, A: Rider, B: Rider>(pub(crate) &'a mut A, pub(crate) &'a mut B, bool);
+pub(crate) struct Chain<'a, A: Rider, B: Rider>(&'a mut A, &'a mut B, bool);
 
 impl<'a, A: Rider, B: Rider> Chain<'a, A, B> {
     pub(crate) fn new(a: &'a mut A, b: &'a mut B) -> Self {
@@ -267,9 +293,7 @@ impl RidingShake256 {
     /// XORs the next block into the state (the permutation follows, in whoever's lane).
     fn absorb_next(&mut self) {
         let block = &self.padded[self.next * SHAKE256_RATE..(self.next + 1) * SHAKE256_RATE];
-        for (lane, word) in self.state.iter_mut().zip(block.chunks_exact(8)) {
-            *lane ^= u64::from_le_bytes(word.try_into().expect("8 bytes"));
-        }
+        xor_block(&mut self.state, block);
         self.next += 1;
     }
 
@@ -330,13 +354,7 @@ where
     pub(crate) fn absorb(rate: usize, inputs: [&[u8]; W]) -> Self {
         let mut state = KeccakLanes::<W>::ZERO;
         for (j, input) in inputs.iter().enumerate() {
-            debug_assert!(input.len() < rate);
-            for (i, &b) in input.iter().enumerate() {
-                state.lanes[i / 8][j] ^= (b as u64) << (8 * (i % 8));
-            }
-            let end = input.len();
-            state.lanes[end / 8][j] ^= (SHAKE_DOMAIN as u64) << (8 * (end % 8));
-            state.lanes[(rate - 1) / 8][j] ^= 0x80u64 << (8 * ((rate - 1) % 8));
+            absorb_short(rate, input, |i, w| state.lanes[i][j] ^= w);
         }
         ShakeLanes {
             state,
@@ -351,12 +369,18 @@ where
         let blocks = out[0].len() / self.rate;
         for block in 0..blocks {
             self.state.permute();
-            let range = block * self.rate..(block + 1) * self.rate;
-            self.state.extract(
-                self.rate / 8,
-                &mut out.each_mut().map(|o| &mut o[range.clone()]),
-            );
+            self.extract_block(block, &mut out);
         }
+    }
+
+    /// The state's output block into block number `block` of each output.
+    #[inline(always)]
+    fn extract_block(&self, block: usize, out: &mut [&mut [u8]; W]) {
+        let range = block * self.rate..(block + 1) * self.rate;
+        self.state.extract(
+            self.rate / 8,
+            &mut out.each_mut().map(|o| &mut o[range.clone()]),
+        );
     }
 }
 
@@ -385,12 +409,7 @@ impl<S: Simd> ShakeX4<S> {
                 }
                 rider.alight(&seat);
             }
-            let range = block * self.rate..(block + 1) * self.rate;
-            Permute::<S>::extract(
-                &self.state,
-                self.rate / 8,
-                &mut out.each_mut().map(|o| &mut o[range.clone()]),
-            );
+            self.extract_block(block, &mut out);
         }
         // The seat held secret states (z ‖ c, noise seeds).
         seat.zeroize();

@@ -1,7 +1,7 @@
 //! Matrix expansion (SampleNTT) and noise sampling (SamplePolyCBD over PRF), four polynomials
 //! per batched Keccak call.
 
-use crate::keccak::{Rider, SHAKE_DOMAIN, SHAKE128_RATE, SHAKE256_RATE, ShakeX4, shake};
+use crate::keccak::{Rider, SHAKE128_RATE, SHAKE256_RATE, ShakeX4, absorb_short, shake};
 use crate::simd::{N, Poly, Simd, wipe_bytes};
 
 /// Three SHAKE128 blocks: enough for 256 coefficients in all but about 1 in 2^14 cases
@@ -122,13 +122,12 @@ impl<S: Simd> Rider for NoiseRider<'_, S> {
         if self.next == self.out.len() {
             return false;
         }
-        // σ ‖ nonce (33 bytes) absorbed into the zero state with SHAKE256's padding.
+        let mut seed = [0u8; 33];
+        seed[..32].copy_from_slice(self.sigma);
+        seed[32] = self.nonce + self.next as u8;
         *lane = [0; 25];
-        for (w, chunk) in lane.iter_mut().zip(self.sigma.chunks_exact(8)) {
-            *w = u64::from_le_bytes(chunk.try_into().expect("8 bytes"));
-        }
-        lane[4] = (self.nonce + self.next as u8) as u64 | (SHAKE_DOMAIN as u64) << 8;
-        lane[(SHAKE256_RATE - 1) / 8] ^= 0x80 << 56;
+        absorb_short(SHAKE256_RATE, &seed, |i, w| lane[i] ^= w);
+        wipe_bytes(&mut seed);
         true
     }
     fn alight(&mut self, lane: &[u64; 25]) {

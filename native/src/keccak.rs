@@ -217,15 +217,20 @@ impl<S: Simd> Permute<S> for KeccakX8 {
     }
 }
 
-/// SHAKE256 of a long input, absorbed one block per permutation of a four-way sponge whose
-/// lane 3 is spare ([`ShakeX4::squeeze_blocks_riding`]): ML-KEM-768's matrix uses three lanes
-/// per batch in decapsulation, so J(z ‖ c) rides along instead of taking nine permutations of
-/// its own. Whatever is left when the rides end is absorbed by [`RidingShake256::finish`].
-pub(crate) struct RidingShake256 {
+/// A rate-136 hash (SHAKE256 or SHA3-256) of a long input, absorbed one block per
+/// permutation of a four-way sponge whose lane 3 is spare ([`ShakeX4::squeeze_blocks_riding`]):
+/// J(z ‖ c) in ML-KEM-768's decapsulation, H(ek) in key generation while the rows of t̂ are
+/// still being computed. The input may arrive in parts ([`RidingSponge::push`]); a block
+/// boards once it is whole. Whatever is left when the rides end is absorbed by
+/// [`RidingSponge::finish`].
+pub(crate) struct RidingSponge {
     state: [u64; 25],
-    /// The input with SHAKE256's padding, a whole number of blocks (secret: z).
+    /// The input so far, with the padding once sealed (secret for J: z).
     padded: [u8; RIDING_MAX],
-    blocks: usize,
+    len: usize,
+    domain: u8,
+    /// The number of blocks, once the padding is in.
+    sealed: Option<usize>,
     next: usize,
 }
 
@@ -237,6 +242,18 @@ pub(crate) trait Rider {
     fn board(&mut self, lane: &mut [u64; 25]) -> bool;
     /// Takes back the state it boarded, permuted.
     fn alight(&mut self, lane: &[u64; 25]);
+}
+
+/// No rider: the type for a call that lends no lane.
+pub(crate) enum NoRider {}
+
+impl Rider for NoRider {
+    fn board(&mut self, _: &mut [u64; 25]) -> bool {
+        match *self {}
+    }
+    fn alight(&mut self, _: &[u64; 25]) {
+        match *self {}
+    }
 }
 
 /// Two riders, the first until it has nothing more to permute.
@@ -262,32 +279,56 @@ impl<A: Rider, B: Rider> Rider for Chain<'_, A, B> {
     }
 }
 
-/// Room for z ‖ c of ML-KEM-1024 (32 + 1568 bytes) padded: twelve SHAKE256 blocks.
+/// Room for z ‖ c of ML-KEM-1024 (32 + 1568 bytes) or its ek (1568) padded: twelve blocks.
 const RIDING_MAX: usize = 12 * SHAKE256_RATE;
 
-impl RidingShake256 {
+impl RidingSponge {
     /// SHAKE256 of the concatenation of `parts` (at most `RIDING_MAX` - 1 bytes), to come.
-    pub(crate) fn new(parts: &[&[u8]]) -> Self {
-        let mut padded = [0u8; RIDING_MAX];
-        let mut len = 0;
+    pub(crate) fn shake256(parts: &[&[u8]]) -> Self {
+        let mut sponge = Self::new(SHAKE_DOMAIN);
         for part in parts {
-            padded[len..len + part.len()].copy_from_slice(part);
-            len += part.len();
+            sponge.push(part);
         }
-        let blocks = len / SHAKE256_RATE + 1;
-        padded[len] ^= SHAKE_DOMAIN;
-        padded[blocks * SHAKE256_RATE - 1] ^= 0x80;
-        RidingShake256 {
+        sponge.seal();
+        sponge
+    }
+
+    /// SHA3-256 of what [`RidingSponge::push`] appends, to come.
+    pub(crate) fn sha3_256() -> Self {
+        Self::new(SHA3_DOMAIN)
+    }
+
+    fn new(domain: u8) -> Self {
+        RidingSponge {
             state: [0; 25],
-            padded,
-            blocks,
+            padded: [0; RIDING_MAX],
+            len: 0,
+            domain,
+            sealed: None,
             next: 0,
         }
     }
 
-    /// Whether a block is still to be absorbed.
+    /// Appends `part` to the input (not after [`RidingSponge::finish`]).
+    pub(crate) fn push(&mut self, part: &[u8]) {
+        debug_assert!(self.sealed.is_none() && self.len + part.len() < RIDING_MAX);
+        self.padded[self.len..self.len + part.len()].copy_from_slice(part);
+        self.len += part.len();
+    }
+
+    /// Ends the input: the padding goes in and the last blocks become whole.
+    fn seal(&mut self) {
+        if self.sealed.is_none() {
+            let blocks = self.len / SHAKE256_RATE + 1;
+            self.padded[self.len] ^= self.domain;
+            self.padded[blocks * SHAKE256_RATE - 1] ^= 0x80;
+            self.sealed = Some(blocks);
+        }
+    }
+
+    /// Whether a whole block is waiting to be absorbed.
     fn pending(&self) -> bool {
-        self.next < self.blocks
+        self.next < self.sealed.unwrap_or(self.len / SHAKE256_RATE)
     }
 
     /// XORs the next block into the state (the permutation follows, in whoever's lane).
@@ -297,8 +338,10 @@ impl RidingShake256 {
         self.next += 1;
     }
 
-    /// The first 32 bytes of output, absorbing what the rides left on a single state.
+    /// The first 32 bytes of output, after the input's end: absorbs what the rides left on a
+    /// single state.
     pub(crate) fn finish<S: Simd>(&mut self, out: &mut [u8; 32]) {
+        self.seal();
         while self.pending() {
             self.absorb_next();
             S::keccak_f1600(&mut self.state);
@@ -309,7 +352,7 @@ impl RidingShake256 {
     }
 }
 
-impl Rider for RidingShake256 {
+impl Rider for RidingSponge {
     fn board(&mut self, lane: &mut [u64; 25]) -> bool {
         if !self.pending() {
             return false;
@@ -323,7 +366,7 @@ impl Rider for RidingShake256 {
     }
 }
 
-impl Drop for RidingShake256 {
+impl Drop for RidingSponge {
     fn drop(&mut self) {
         self.state.zeroize();
         // 1 632 bytes: plain stores, not Zeroize's one volatile store per byte.

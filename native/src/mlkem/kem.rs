@@ -2,7 +2,7 @@
 //! and the rank. Lengths: ek = 384K + 32, dk = 768K + 96, ct = 32(d_u K + d_v).
 
 use super::kpke::{self, POLY_BYTES};
-use crate::keccak::{RidingShake256, sha3_256, sha3_512};
+use crate::keccak::{NoRider, RidingSponge, sha3_256, sha3_512};
 use crate::simd::{Simd, wipe_bytes};
 use subtle::{ConditionallySelectable, ConstantTimeEq};
 
@@ -16,9 +16,9 @@ pub(crate) fn keygen<S: Simd, const K: usize>(
 ) {
     let pke = K * POLY_BYTES;
     let ek_len = ek.len();
-    kpke::keygen::<S, K>(d, ek, &mut dk[..pke]);
+    let h = kpke::keygen::<S, K>(d, ek, &mut dk[..pke]);
     dk[pke..pke + ek_len].copy_from_slice(ek);
-    dk[pke + ek_len..pke + ek_len + 32].copy_from_slice(&sha3_256::<S>(&[ek]));
+    dk[pke + ek_len..pke + ek_len + 32].copy_from_slice(&h);
     dk[pke + ek_len + 32..].copy_from_slice(z);
 }
 
@@ -39,7 +39,7 @@ pub(crate) fn encaps<S: Simd, const K: usize>(
     let mut g = sha3_512::<S>(&[m, h]);
     let key: [u8; 32] = g[..32].try_into().expect("32 bytes");
     let mut coins: [u8; 32] = g[32..].try_into().expect("32 bytes");
-    kpke::encrypt::<S, K, RidingShake256>(ek, m, &coins, ct, None);
+    kpke::encrypt::<S, K, NoRider>(ek, m, &coins, ct, None);
     wipe_bytes(&mut g);
     wipe_bytes(&mut coins);
     key
@@ -83,7 +83,7 @@ pub(crate) fn decaps<S: Simd, const K: usize>(
     let mut coins: [u8; 32] = g[32..].try_into().expect("32 bytes");
     // J(z ‖ c), absorbed in the re-encryption's spare Keccak lanes where it has them.
     let mut rejection = [0u8; 32];
-    let mut j = RidingShake256::new(&[z, ct]);
+    let mut j = RidingSponge::shake256(&[z, ct]);
     kpke::encrypt::<S, K, _>(ek, &m, &coins, scratch, Some(&mut j));
     j.finish::<S>(&mut rejection);
 

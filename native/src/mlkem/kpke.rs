@@ -1,7 +1,7 @@
 //! K-PKE (FIPS 203 section 5), generic over the implementation `S` and the rank `K`.
 
 use super::sample;
-use crate::keccak::{Chain, Rider, sha3_512};
+use crate::keccak::{Chain, NoRider, Rider, RidingSponge, sha3_512};
 use crate::simd::{Poly, Simd, wipe_bytes};
 use sample::NoiseRider;
 use zeroize::Zeroize;
@@ -25,40 +25,74 @@ fn poly_bytes_mut(bytes: &mut [u8], i: usize) -> &mut [u8; POLY_BYTES] {
         .expect("a whole polynomial")
 }
 
-/// K-PKE.KeyGen(d): writes ek (384·K + 32 bytes) and dk_PKE (384·K bytes).
+/// K-PKE.KeyGen(d): writes ek (384·K + 32 bytes) and dk_PKE (384·K bytes), and returns H(ek)
+/// (ML-KEM's keygen needs it; here it is computed while the matrix is still being sampled).
+///
+/// The Keccak work is scheduled so that H(ek) rides in the matrix expansion's spare lane:
+/// the first four noise polynomials (s, and e_0 for K = 3) come from one four-way call; each
+/// row's first three entries share a four-way batch whose lane 3 carries first the rest of e,
+/// then each block of ek once the rows of t̂ before it are known; ML-KEM-1024's fourth column
+/// is a batch of its own, sampled first. What H has left at the end goes on one state: four
+/// permutations instead of 9 (ML-KEM-768) or 12 (ML-KEM-1024).
 #[inline(always)]
-pub(crate) fn keygen<S: Simd, const K: usize>(d: &[u8; 32], ek: &mut [u8], dk_pke: &mut [u8]) {
+pub(crate) fn keygen<S: Simd, const K: usize>(
+    d: &[u8; 32],
+    ek: &mut [u8],
+    dk_pke: &mut [u8],
+) -> [u8; 32] {
     let mut g = sha3_512::<S>(&[d, &[K as u8]]);
     let rho: [u8; 32] = g[..32].try_into().expect("32 bytes");
     let mut sigma: [u8; 32] = g[32..].try_into().expect("32 bytes");
     wipe_bytes(&mut g);
 
-    // s = noise[..K], e = noise[K..2K] (η1 = 2), in the matrix expansion's spare lanes where
-    // it has them.
-    let mut a: [[Poly; K]; K] = core::array::from_fn(|_| core::array::from_fn(|_| Poly::ZERO));
-    let mut noise_polys: [Poly; 8] = core::array::from_fn(|_| Poly::ZERO);
-    {
-        let mut noise = NoiseRider::<S>::new(&sigma, 0, &mut noise_polys[..2 * K]);
-        sample::matrix::<S, K, _>(&rho, false, &mut a, Some(&mut noise));
-        noise.finish();
-    }
-    wipe_bytes(&mut sigma);
-    for p in &mut noise_polys[..2 * K] {
+    // s = noise[..K], e = noise[K..2K] (η1 = 2).
+    let mut noise: [Poly; 8] = core::array::from_fn(|_| Poly::ZERO);
+    sample::cbd2_x4::<S>(&sigma, 0, &mut noise[..4]);
+    let mut sampled = 4;
+    for p in &mut noise[..K] {
         S::ntt(p);
     }
-    let (s, e) = noise_polys[..2 * K].split_at(K);
+    let mut last_column: [Poly; 4] = core::array::from_fn(|_| Poly::ZERO);
+    if K == 4 {
+        let column: [(u8, u8); 4] = core::array::from_fn(|i| (i as u8, 3));
+        sample::entries::<S, NoRider>(&rho, false, &column, &mut last_column, None);
+    }
 
+    let mut h = RidingSponge::sha3_256();
+    let mut row: [Poly; K] = core::array::from_fn(|_| Poly::ZERO);
     let mut t = Poly::ZERO;
     for i in 0..K {
-        S::basemul_acc_montgomery(&mut t, &a[i], s);
+        let first: [(u8, u8); 3] = core::array::from_fn(|j| (i as u8, j as u8));
+        {
+            let (_, rest) = noise[..2 * K].split_at_mut(sampled);
+            let mut e = NoiseRider::<S>::new(&sigma, sampled as u8, rest);
+            let mut both = Chain::new(&mut e, &mut h);
+            sample::entries::<S, _>(&rho, false, &first, &mut row[..3], Some(&mut both));
+            sampled += e.taken();
+        }
+        if K == 4 {
+            row[3] = last_column[i].clone();
+        }
+        // Each batch has at least three seats (MATRIX_BLOCKS), so e_i has ridden by now.
+        debug_assert!(sampled > K + i);
+        let (s, e) = noise.split_at_mut(K);
+        S::ntt(&mut e[i]);
+        S::basemul_acc_montgomery(&mut t, &row, s);
         S::tomont(&mut t);
         S::add(&mut t, &e[i]);
         S::reduce(&mut t);
         S::ntt_to_bytes(&t, poly_bytes_mut(ek, i));
         S::ntt_to_bytes(&s[i], poly_bytes_mut(dk_pke, i));
+        h.push(poly_bytes(ek, i));
     }
+    wipe_bytes(&mut sigma);
     ek[K * POLY_BYTES..].copy_from_slice(&rho);
-    noise_polys.zeroize();
+    h.push(&rho);
+    let mut hash = [0u8; 32];
+    h.finish::<S>(&mut hash);
+    noise.zeroize();
+    t.zeroize();
+    hash
 }
 
 /// K-PKE.Encrypt(ek, m, r) into `ct`. `ek` has passed the modulus check. `first` takes the

@@ -7,6 +7,8 @@ use crate::simd::{N, Poly, Simd, wipe_bytes};
 /// Three SHAKE128 blocks: enough for 256 coefficients in all but about 1 in 2^14 cases
 /// (expected yield 3·168·2/3·(q/4096) ≈ 273), after which one more block at a time.
 const MATRIX_BLOCKS: usize = 3;
+// Key generation's schedule (kpke::keygen) counts on three seats per batch for the noise.
+const _: () = assert!(MATRIX_BLOCKS >= 3);
 
 /// Fills `a[i][j]` with SampleNTT(ρ || j || i), or SampleNTT(ρ || i || j) when `transposed`,
 /// in the implementation's NTT-domain order. With a `rider` and K = 3 the nine entries go three
@@ -21,69 +23,89 @@ pub(crate) fn matrix<S: Simd, const K: usize, R: Rider>(
     mut rider: Option<&mut R>,
 ) {
     let width = if K == 3 && rider.is_some() { 3 } else { 4 };
-    let mut squeeze = |xof: &mut ShakeX4<S>, out: [&mut [u8]; 4]| match rider.as_deref_mut() {
-        Some(r) if width == 3 => xof.squeeze_blocks_riding(out, r),
-        _ => xof.squeeze_blocks(out),
-    };
     let mut coords = [(0u8, 0u8); 16];
     for i in 0..K {
         for j in 0..K {
             coords[i * K + j] = (i as u8, j as u8);
         }
     }
+    for group in coords[..K * K].chunks(width) {
+        let mut polys = [Poly::ZERO, Poly::ZERO, Poly::ZERO, Poly::ZERO];
+        let seat = if width == 3 {
+            rider.as_deref_mut()
+        } else {
+            None
+        };
+        entries::<S, R>(rho, transposed, group, &mut polys[..group.len()], seat);
+        for (&(i, j), poly) in group.iter().zip(&polys) {
+            a[i as usize][j as usize] = poly.clone();
+        }
+    }
+}
+
+/// SampleNTT of up to four matrix entries `(i, j)` (seeded as in [`matrix`]) into `out`, in
+/// one four-way batch: with a `rider`, at most three entries and lane 3 lent to it at each
+/// permutation. A lone entry without a rider goes on one state instead (cheaper than a
+/// four-way permutation with three lanes wasted).
+#[inline(always)]
+pub(crate) fn entries<S: Simd, R: Rider>(
+    rho: &[u8; 32],
+    transposed: bool,
+    group: &[(u8, u8)],
+    out: &mut [Poly],
+    rider: Option<&mut R>,
+) {
+    debug_assert!(group.len() == out.len() && !group.is_empty());
+    debug_assert!(group.len() <= if rider.is_some() { 3 } else { 4 });
     let seed = |(i, j): (u8, u8)| {
         let mut s = [0u8; 34];
         s[..32].copy_from_slice(rho);
         (s[32], s[33]) = if transposed { (i, j) } else { (j, i) };
         s
     };
-    for group in coords[..K * K].chunks(width) {
-        if let [(i, j)] = *group {
-            // A lone entry (the ninth of ML-KEM-768): one scalar sponge is cheaper than a
-            // four-way permutation with three lanes wasted.
-            let poly = &mut a[i as usize][j as usize];
-            let mut xof = shake::<S>(SHAKE128_RATE, &seed((i, j)));
-            let mut buf = [0u8; MATRIX_BLOCKS * SHAKE128_RATE];
-            xof.squeeze(&mut buf);
-            let mut filled = S::rej_uniform(poly, 0, &buf);
-            while filled < N {
-                let mut more = [0u8; SHAKE128_RATE];
-                xof.squeeze(&mut more);
-                filled = S::rej_uniform(poly, filled, &more);
-            }
-            S::ntt_unpack(poly);
-            continue;
+    if let ([entry], [poly], None) = (group, &mut *out, &rider) {
+        let mut xof = shake::<S>(SHAKE128_RATE, &seed(*entry));
+        let mut buf = [0u8; MATRIX_BLOCKS * SHAKE128_RATE];
+        xof.squeeze(&mut buf);
+        let mut filled = S::rej_uniform(poly, 0, &buf);
+        while filled < N {
+            let mut more = [0u8; SHAKE128_RATE];
+            xof.squeeze(&mut more);
+            filled = S::rej_uniform(poly, filled, &more);
         }
-        // Short last group: repeat its first entry; the extra lanes are discarded.
-        let pick = |l: usize| group[l.min(group.len() - 1)];
-        let seeds: [[u8; 34]; 4] = core::array::from_fn(|l| seed(pick(l)));
-        let mut xof =
-            ShakeX4::<S>::absorb(SHAKE128_RATE, [&seeds[0], &seeds[1], &seeds[2], &seeds[3]]);
-        let mut buf = [[0u8; MATRIX_BLOCKS * SHAKE128_RATE]; 4];
+        S::ntt_unpack(poly);
+        return;
+    }
+    let mut rider = rider;
+    let mut squeeze = |xof: &mut ShakeX4<S>, out: [&mut [u8]; 4]| match rider.as_deref_mut() {
+        Some(r) => xof.squeeze_blocks_riding(out, r),
+        None => xof.squeeze_blocks(out),
+    };
+    // A short group repeats its first entry; the extra lanes are discarded.
+    let pick = |l: usize| group[l.min(group.len() - 1)];
+    let seeds: [[u8; 34]; 4] = core::array::from_fn(|l| seed(pick(l)));
+    let mut xof = ShakeX4::<S>::absorb(SHAKE128_RATE, [&seeds[0], &seeds[1], &seeds[2], &seeds[3]]);
+    let mut buf = [[0u8; MATRIX_BLOCKS * SHAKE128_RATE]; 4];
+    {
+        let [b0, b1, b2, b3] = &mut buf;
+        squeeze(&mut xof, [b0, b1, b2, b3]);
+    }
+    let mut filled = [0usize; 4];
+    for (l, poly) in out.iter_mut().enumerate() {
+        filled[l] = S::rej_uniform(poly, 0, &buf[l]);
+    }
+    while filled[..out.len()].iter().any(|&f| f < N) {
+        let mut more = [[0u8; SHAKE128_RATE]; 4];
         {
-            let [b0, b1, b2, b3] = &mut buf;
+            let [b0, b1, b2, b3] = &mut more;
             squeeze(&mut xof, [b0, b1, b2, b3]);
         }
-        let mut polys = [Poly::ZERO, Poly::ZERO, Poly::ZERO, Poly::ZERO];
-        let mut filled = [0usize; 4];
-        for l in 0..group.len() {
-            filled[l] = S::rej_uniform(&mut polys[l], 0, &buf[l]);
+        for (l, poly) in out.iter_mut().enumerate() {
+            filled[l] = S::rej_uniform(poly, filled[l], &more[l]);
         }
-        while filled[..group.len()].iter().any(|&f| f < N) {
-            let mut more = [[0u8; SHAKE128_RATE]; 4];
-            {
-                let [b0, b1, b2, b3] = &mut more;
-                squeeze(&mut xof, [b0, b1, b2, b3]);
-            }
-            for l in 0..group.len() {
-                filled[l] = S::rej_uniform(&mut polys[l], filled[l], &more[l]);
-            }
-        }
-        for (l, poly) in polys.iter_mut().take(group.len()).enumerate() {
-            S::ntt_unpack(poly);
-            let (i, j) = group[l];
-            a[i as usize][j as usize] = poly.clone();
-        }
+    }
+    for poly in out.iter_mut() {
+        S::ntt_unpack(poly);
     }
 }
 
@@ -106,6 +128,11 @@ impl<'a, S: Simd> NoiseRider<'a, S> {
             next: 0,
             _simd: core::marker::PhantomData,
         }
+    }
+
+    /// How many polynomials have ridden so far.
+    pub(crate) fn taken(&self) -> usize {
+        self.next
     }
 
     /// The polynomials that did not ride, four per batched call.

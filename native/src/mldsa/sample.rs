@@ -140,25 +140,67 @@ pub(crate) fn expand_s<S: DsaSimd>(rho_prime: &[u8; 64], s: &mut [DsaPoly; L + K
     wipe_bytes(seeds.as_flattened_mut());
 }
 
-/// ExpandMask(ρ'', κ): `y[r]` = BitUnpack(H(ρ'' || (κ + r) as 2 bytes, 640 bytes)).
-pub(crate) fn expand_mask<S: DsaSimd>(rho_pp: &[u8; 64], kappa: u16, y: &mut [DsaPoly; L]) {
-    let mut seeds: [[u8; 66]; L] = core::array::from_fn(|r| {
-        let mut x = [0u8; 66];
-        x[..64].copy_from_slice(rho_pp);
-        x[64..].copy_from_slice(&kappa.wrapping_add(r as u16).to_le_bytes());
-        x
-    });
-    batches::<S>(L, |r| match &mut y[r.clone()] {
-        [poly] => {
-            let mut buf = [0u8; Z_BYTES];
-            shake::<S>(SHAKE256_RATE, &seeds[r.start]).squeeze(&mut buf);
-            S::dsa_unpack_z(poly, &buf);
-            wipe_bytes(&mut buf);
+/// ExpandMask(ρ'', κ) for κ = 0, L, 2L, … in turn: polynomial n of the stream is
+/// BitUnpack(H(ρ'' || n as 2 bytes, 640 bytes)), and each attempt of the signing loop takes
+/// the next L. They are made a whole batch at a time (four, or eight with a native eight-way
+/// Keccak) across attempts, so no attempt leaves a lone fifth polynomial on one state; the
+/// polynomials the final attempt did not take are wiped unused.
+pub(crate) struct MaskStream<'a, S: DsaSimd> {
+    rho_pp: &'a [u8; 64],
+    /// The nonce of `ready[0]`.
+    nonce: u16,
+    ready: [DsaPoly; 8],
+    used: usize,
+    _simd: core::marker::PhantomData<S>,
+}
+
+impl<'a, S: DsaSimd> MaskStream<'a, S> {
+    pub(crate) fn new(rho_pp: &'a [u8; 64]) -> Self {
+        let width = Self::width() as u16;
+        MaskStream {
+            rho_pp,
+            // So that the first take starts a batch at nonce 0.
+            nonce: 0u16.wrapping_sub(width),
+            ready: core::array::from_fn(|_| DsaPoly::ZERO),
+            used: Self::width(),
+            _simd: core::marker::PhantomData,
         }
-        polys if polys.len() <= 4 => mask_lanes::<S, 4>(&seeds[r], polys),
-        polys => mask_lanes::<S, 8>(&seeds[r], polys),
-    });
-    wipe_bytes(seeds.as_flattened_mut());
+    }
+
+    fn width() -> usize {
+        if S::KECCAK_X8 { 8 } else { 4 }
+    }
+
+    /// The next attempt's y (ExpandMask(ρ'', κ) for the next κ).
+    pub(crate) fn take(&mut self, y: &mut [DsaPoly; L]) {
+        let width = Self::width();
+        for poly in y.iter_mut() {
+            if self.used == width {
+                self.nonce = self.nonce.wrapping_add(width as u16);
+                let mut seeds: [[u8; 66]; 8] = core::array::from_fn(|r| {
+                    let mut x = [0u8; 66];
+                    x[..64].copy_from_slice(self.rho_pp);
+                    x[64..].copy_from_slice(&self.nonce.wrapping_add(r as u16).to_le_bytes());
+                    x
+                });
+                if width == 8 {
+                    mask_lanes::<S, 8>(&seeds, &mut self.ready);
+                } else {
+                    mask_lanes::<S, 4>(&seeds[..4], &mut self.ready[..4]);
+                }
+                wipe_bytes(seeds.as_flattened_mut());
+                self.used = 0;
+            }
+            poly.clone_from(&self.ready[self.used]);
+            self.used += 1;
+        }
+    }
+}
+
+impl<S: DsaSimd> Drop for MaskStream<'_, S> {
+    fn drop(&mut self) {
+        self.ready.zeroize();
+    }
 }
 
 /// ExpandMask's polynomials for up to `W` seeds on a `W`-way sponge.

@@ -6,7 +6,7 @@
 use super::encode::{pack_sig, pack_w1, unpack_sk_polys};
 use super::ops::{DsaPoly, DsaSimd, GAMMA1, GAMMA2, zeros};
 use super::params::{BETA, CTILDE_BYTES, K, L, OMEGA, SIG_BYTES, SK_BYTES};
-use super::sample::{expand_a, expand_mask, sample_in_ball};
+use super::sample::{MaskStream, expand_a, sample_in_ball};
 use crate::keccak::shake256;
 use crate::simd::wipe_bytes;
 use zeroize::Zeroize;
@@ -41,12 +41,11 @@ pub(crate) fn sign_mu<S: DsaSimd>(
     let mut c = DsaPoly::ZERO;
     let mut w1_bytes = [0u8; K * 128];
     let mut ctilde = [0u8; CTILDE_BYTES];
-    let mut kappa: u16 = 0;
+    let mut masks = MaskStream::<S>::new(&rho_pp);
     let mut attempts = 0u32;
     loop {
         attempts += 1;
-        expand_mask::<S>(&rho_pp, kappa, &mut y);
-        kappa = kappa.wrapping_add(L as u16);
+        masks.take(&mut y);
 
         // w = NTT^-1(Â ∘ NTT(y)), (w1, w0) = Decompose(w), c̃ = H(μ || w1Encode(w1)).
         for (zi, yi) in z.iter_mut().zip(&y) {
@@ -110,6 +109,7 @@ pub(crate) fn sign_mu<S: DsaSimd>(
         break;
     }
 
+    drop(masks);
     s_hat.zeroize();
     t0_hat.zeroize();
     wipe_bytes(&mut rho_pp);

@@ -256,8 +256,11 @@ fn init_creates_vault_lock_and_revocation_and_prints_fingerprint() {
         .arg(&env.pw)
         .assert()
         .success()
-        // Small parameters are accepted, with a warning.
-        .stderr(contains("weaker than the default"))
+        // Small parameters are accepted, with a warning that names the floor by memory and
+        // passes (lanes do not make parameters weaker).
+        .stderr(contains(
+            "weaker than the default (Argon2id v1.3, 64 MiB, t=3, any p)",
+        ))
         .stderr(contains("revocation statement"));
     let stdout = text(&out.get_output().stdout);
     let fp = stdout

@@ -192,7 +192,10 @@ fn fresh_vault_report() {
     // 8 MiB, t = 1 is below the default: flagged, with the way up.
     assert_eq!(status(&r, "vault_kdf"), "warn");
     assert!(detail(&r, "vault_kdf").contains("8 MiB, t=1"));
-    assert!(detail(&r, "vault_kdf").contains("weaker than the default"));
+    assert!(
+        detail(&r, "vault_kdf")
+            .contains("weaker than the default (Argon2id v1.3, 64 MiB, t=3, any p)")
+    );
     assert!(hint(&r, "vault_kdf").contains("nexusq vault passwd"));
     assert!(detail(&r, "vault_kdf").contains("this device allows up to"));
     // The unlock was timed with the vault's parameters.

@@ -666,7 +666,7 @@ pub fn kdf_check(params: Option<&KdfParams>, ram: Option<u64>) -> Check {
             format!(
                 "{} is weaker than the default ({}); {bound}",
                 p.describe(),
-                default.describe()
+                KdfParams::describe_floor()
             ),
             "a stolen vault is cheaper to attack; raise it with `nexusq vault passwd` (keeps at \
              least the default) or `--calibrate-ms 1000`",
@@ -688,7 +688,7 @@ pub fn kdf_check(params: Option<&KdfParams>, ram: Option<u64>) -> Check {
     let relation = if (p.memory_kib, p.iterations) == (default.memory_kib, default.iterations) {
         "the default".to_string()
     } else {
-        format!("at least the default, {}", default.describe())
+        format!("at least the default, {}", KdfParams::describe_floor())
     };
     Check::ok(name, format!("{} ({relation}); {bound}", p.describe()))
 }

@@ -177,7 +177,7 @@ pub fn kdf_params(
         out.warn(&format!(
             "{} is weaker than the default ({}); a stolen vault is cheaper to attack",
             params.describe(),
-            crate::vault::KdfParams::DEFAULT.describe()
+            crate::vault::KdfParams::describe_floor()
         ));
     }
     Ok(params)

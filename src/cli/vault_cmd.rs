@@ -51,7 +51,7 @@ pub fn open(ctx: &Context) -> Result<()> {
         ctx.out.warn(&format!(
             "the vault's password hashing ({}) is weaker than the default ({}); run `nexusq vault passwd` to strengthen it",
             file.header.kdf.describe(),
-            vault::KdfParams::DEFAULT.describe()
+            vault::KdfParams::describe_floor()
         ));
     }
     if expired {

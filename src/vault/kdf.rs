@@ -83,6 +83,17 @@ impl KdfParams {
         Ok(())
     }
 
+    /// The cost floor as the "weaker than the default" warnings name it: memory and passes
+    /// only, since lanes are not part of what makes parameters weaker.
+    pub fn describe_floor() -> String {
+        let d = Self::DEFAULT;
+        format!(
+            "Argon2id v1.3, {} MiB, t={}, any p",
+            d.memory_kib / 1024,
+            d.iterations
+        )
+    }
+
     pub fn describe(&self) -> String {
         format!(
             "Argon2id v1.3, {} MiB, t={}, p={}",

@@ -568,4 +568,87 @@ mod tests {
             });
         }
     }
+
+    /// The riding sponge, its input pushed in parts between rides, gives SHA3-256 and SHAKE256
+    /// on every implementation, whether its blocks ride in a four-way sponge's lane 3 or are
+    /// left to `finish`; the other three lanes squeeze what they would have without a rider.
+    #[test]
+    fn riding_sponge_matches_fips202_crates() {
+        let data: Vec<u8> = (0..1600u32).map(|i| (i * 13 + 5) as u8).collect();
+        for imp in available() {
+            with_implementation(imp, || {
+                for len in [0, 1, 135, 136, 137, 271, 272, 384, 1184, 1568] {
+                    let input = &data[..len];
+                    for rides in [0usize, 1, 3, 20] {
+                        let (hash, lanes, alone) = run!(|S| {
+                            let mut h = RidingSponge::sha3_256();
+                            let seeds: [&[u8]; 4] = [b"a", b"bc", b"def", b"unused"];
+                            let mut lanes = [[0u8; 2 * SHAKE128_RATE]; 4];
+                            let mut alone = [[0u8; 2 * SHAKE128_RATE]; 4];
+                            let mut x = ShakeX4::<S>::absorb(SHAKE128_RATE, seeds);
+                            let mut y = ShakeX4::<S>::absorb(SHAKE128_RATE, seeds);
+                            // A third of the input, then rides, then the rest, then more rides.
+                            h.push(&input[..len / 3]);
+                            for r in 0..rides {
+                                let [a, b, c, d] = &mut lanes;
+                                let n = (r % 2 + 1) * SHAKE128_RATE;
+                                if r == 0 {
+                                    x.squeeze_blocks_riding(
+                                        [&mut a[..n], &mut b[..n], &mut c[..n], &mut d[..n]],
+                                        &mut h,
+                                    );
+                                    let [a, b, c, d] = &mut alone;
+                                    y.squeeze_blocks([
+                                        &mut a[..n],
+                                        &mut b[..n],
+                                        &mut c[..n],
+                                        &mut d[..n],
+                                    ]);
+                                } else {
+                                    let mut more = [[0u8; 2 * SHAKE128_RATE]; 4];
+                                    let [a, b, c, d] = &mut more;
+                                    x.squeeze_blocks_riding(
+                                        [&mut a[..n], &mut b[..n], &mut c[..n], &mut d[..n]],
+                                        &mut h,
+                                    );
+                                }
+                                if r == rides / 2 {
+                                    h.push(&input[len / 3..]);
+                                }
+                            }
+                            if rides == 0 {
+                                h.push(&input[len / 3..]);
+                            }
+                            let mut out = [0u8; 32];
+                            h.finish::<S>(&mut out);
+                            (out, lanes, alone)
+                        });
+                        assert_eq!(
+                            hash[..],
+                            sha3::Sha3_256::digest(input)[..],
+                            "{imp:?} {len} {rides}"
+                        );
+                        if rides > 0 {
+                            let n = SHAKE128_RATE;
+                            for l in 0..3 {
+                                assert_eq!(lanes[l][..n], alone[l][..n], "{imp:?} lane {l}");
+                            }
+                        }
+                    }
+                    let parts: [&[u8]; 2] = [&input[..len.min(32)], &input[len.min(32)..]];
+                    let ours = run!(|S| {
+                        let mut j = RidingSponge::shake256(&parts);
+                        let mut out = [0u8; 32];
+                        j.finish::<S>(&mut out);
+                        out
+                    });
+                    let mut theirs = [0u8; 32];
+                    let mut h = shake::Shake256::default();
+                    h.update(input);
+                    h.finalize_xof().read(&mut theirs);
+                    assert_eq!(ours, theirs, "{imp:?} shake256 {len}");
+                }
+            });
+        }
+    }
 }

@@ -177,18 +177,17 @@ impl<'a, S: DsaSimd> MaskStream<'a, S> {
         for poly in y.iter_mut() {
             if self.used == width {
                 self.nonce = self.nonce.wrapping_add(width as u16);
-                let mut seeds: [[u8; 66]; 8] = core::array::from_fn(|r| {
-                    let mut x = [0u8; 66];
+                let mut seeds = [[0u8; 66]; 8];
+                for (r, x) in seeds[..width].iter_mut().enumerate() {
                     x[..64].copy_from_slice(self.rho_pp);
                     x[64..].copy_from_slice(&self.nonce.wrapping_add(r as u16).to_le_bytes());
-                    x
-                });
+                }
                 if width == 8 {
                     mask_lanes::<S, 8>(&seeds, &mut self.ready);
                 } else {
                     mask_lanes::<S, 4>(&seeds[..4], &mut self.ready[..4]);
                 }
-                wipe_bytes(seeds.as_flattened_mut());
+                wipe_bytes(seeds[..width].as_flattened_mut());
                 self.used = 0;
             }
             poly.clone_from(&self.ready[self.used]);

@@ -53,7 +53,7 @@ pub(crate) fn entries<S: Simd, R: Rider>(
     transposed: bool,
     group: &[(u8, u8)],
     out: &mut [Poly],
-    rider: Option<&mut R>,
+    mut rider: Option<&mut R>,
 ) {
     debug_assert!(group.len() == out.len() && !group.is_empty());
     debug_assert!(group.len() <= if rider.is_some() { 3 } else { 4 });
@@ -76,7 +76,6 @@ pub(crate) fn entries<S: Simd, R: Rider>(
         S::ntt_unpack(poly);
         return;
     }
-    let mut rider = rider;
     let mut squeeze = |xof: &mut ShakeX4<S>, out: [&mut [u8]; 4]| match rider.as_deref_mut() {
         Some(r) => xof.squeeze_blocks_riding(out, r),
         None => xof.squeeze_blocks(out),

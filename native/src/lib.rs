@@ -105,6 +105,7 @@ mod keccak;
 mod mldsa;
 mod mlkem;
 mod portable;
+mod secret;
 mod simd;
 mod slhdsa;
 

@@ -8,6 +8,7 @@ pub mod mldsa65 {
     use crate::dispatch::run;
     use crate::error::Error;
     use crate::keccak::shake256;
+    use crate::secret::SecretBytes;
     use core::fmt;
     use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -58,7 +59,7 @@ pub mod mldsa65 {
     /// An expanded signing key. Zeroized on drop; `Debug` shows nothing of it.
     #[derive(Clone, Zeroize, ZeroizeOnDrop)]
     pub struct SigningKey {
-        bytes: Box<[u8; SK_BYTES]>,
+        bytes: SecretBytes<SK_BYTES>,
     }
 
     impl SigningKey {
@@ -66,7 +67,7 @@ pub mod mldsa65 {
         /// range skDecode can represent is wider; a key outside it was not made by KeyGen).
         pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
             Error::check_len("an ML-DSA-65 signing key", bytes, SK_BYTES)?;
-            let mut boxed = Box::new([0u8; SK_BYTES]);
+            let mut boxed = SecretBytes::zero();
             boxed.copy_from_slice(bytes);
             let key = SigningKey { bytes: boxed };
             if !run!(|S| sign::range_check::<S>(&key.bytes)) {
@@ -80,7 +81,7 @@ pub mod mldsa65 {
         }
 
         pub fn to_bytes(&self) -> Box<[u8; SK_BYTES]> {
-            self.bytes.clone()
+            self.bytes.to_box()
         }
 
         fn tr(&self) -> &[u8] {
@@ -131,7 +132,7 @@ pub mod mldsa65 {
     /// ML-DSA.KeyGen_internal(ξ).
     pub fn keygen_internal(xi: &[u8; 32]) -> (VerifyingKey, SigningKey) {
         let mut pk = [0u8; PK_BYTES];
-        let mut sk = Box::new([0u8; SK_BYTES]);
+        let mut sk = SecretBytes::<SK_BYTES>::zero();
         run!(|S| keygen::keygen::<S>(xi, &mut pk, &mut sk));
         let tr = sk[64..128].try_into().expect("64 bytes");
         (VerifyingKey { bytes: pk, tr }, SigningKey { bytes: sk })

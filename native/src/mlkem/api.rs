@@ -7,6 +7,7 @@ macro_rules! parameter_set {
             use super::super::kem;
             use crate::dispatch::run;
             use crate::error::Error;
+            use crate::secret::SecretBytes;
             use core::fmt;
             use zeroize::{Zeroize, ZeroizeOnDrop};
 
@@ -62,7 +63,7 @@ macro_rules! parameter_set {
             /// An expanded decapsulation key. Zeroized on drop; `Debug` shows nothing of it.
             #[derive(Clone, Zeroize, ZeroizeOnDrop)]
             pub struct DecapsulationKey {
-                bytes: Box<[u8; DECAPSULATION_KEY_LEN]>,
+                bytes: SecretBytes<DECAPSULATION_KEY_LEN>,
             }
 
             impl DecapsulationKey {
@@ -79,7 +80,7 @@ macro_rules! parameter_set {
                     if run!(|S| kem::hash_ek::<S>(ek)) != stored {
                         return Err(Error::KeyHash);
                     }
-                    let mut boxed = Box::new([0u8; DECAPSULATION_KEY_LEN]);
+                    let mut boxed = SecretBytes::zero();
                     boxed.copy_from_slice(bytes);
                     Ok(DecapsulationKey { bytes: boxed })
                 }
@@ -162,7 +163,7 @@ macro_rules! parameter_set {
                 z: &[u8; 32],
             ) -> (EncapsulationKey, DecapsulationKey) {
                 let mut ek = [0u8; ENCAPSULATION_KEY_LEN];
-                let mut dk = Box::new([0u8; DECAPSULATION_KEY_LEN]);
+                let mut dk = SecretBytes::<DECAPSULATION_KEY_LEN>::zero();
                 run!(|S| kem::keygen::<S, K>(d, z, &mut ek, &mut dk[..]));
                 let hash = dk[384 * K + ENCAPSULATION_KEY_LEN..][..32]
                     .try_into()

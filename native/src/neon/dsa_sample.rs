@@ -52,27 +52,97 @@ const ACCEPTED: [u8; 16] = {
     out
 };
 
-/// Lane l's bit of the accept mask.
+/// Lane l's bit of the accept mask, for lanes 0-3 and 4-7 of eight candidates.
 const BITS: [u32; 4] = [1, 2, 4, 8];
+const BITS_HI: [u32; 4] = [16, 32, 64, 128];
+
+/// Spreads bytes 12 + 3l..15 + 3l of a 32-byte pair of vectors into lane l.
+const SPREAD_HI: [u8; 16] = [
+    12, 13, 14, 0xff, 15, 16, 17, 0xff, 18, 19, 20, 0xff, 21, 22, 23, 0xff,
+];
+
+/// For each 8-bit accept mask, the two-register TBL indices (lanes 0-3 in bytes 0-15,
+/// lanes 4-7 in bytes 16-31) that move the accepted 32-bit lanes of eight to the front.
+static COMPACT8: [[u8; 32]; 256] = {
+    let mut out = [[0xffu8; 32]; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut o = 0;
+        let mut l = 0;
+        while l < 8 {
+            if m & (1 << l) != 0 {
+                let mut b = 0;
+                while b < 4 {
+                    out[m][4 * o + b] = (4 * l + b) as u8;
+                    b += 1;
+                }
+                o += 1;
+            }
+            l += 1;
+        }
+        m += 1;
+    }
+    out
+};
+
+/// The number of accepted lanes for each 8-bit accept mask.
+static ACCEPTED8: [u8; 256] = {
+    let mut out = [0u8; 256];
+    let mut m = 0;
+    while m < 256 {
+        out[m] = (m as u32).count_ones() as u8;
+        m += 1;
+    }
+    out
+};
 
 pub(super) fn rej_uniform(p: &mut DsaPoly, mut filled: usize, bytes: &[u8]) -> usize {
     let mut pos = 0;
-    // Vectors while a 16-byte load stays inside `bytes` and 4 lanes fit in the polynomial.
     // SAFETY (for the block): NEON is baseline on aarch64; every load and store goes through
     // a reference of the right size.
     unsafe {
         let spread = vld1q_u8(SPREAD.as_ptr());
+        let spread_hi = vld1q_u8(SPREAD_HI.as_ptr());
         let bits = vld1q_u32(BITS.as_ptr());
+        let bits_hi = vld1q_u32(BITS_HI.as_ptr());
         let mask = vdupq_n_u32(0x7f_ffff);
         let q = vdupq_n_u32(Q as u32);
-        while pos + 16 <= bytes.len() && filled + 4 <= N {
-            let chunk: &[u8; 16] = bytes[pos..pos + 16].try_into().expect("16 bytes");
-            let raw = vqtbl1q_u8(vld1q_u8(chunk.as_ptr()), spread);
-            let v = vandq_u32(vreinterpretq_u32_u8(raw), mask);
-            let ok = vcltq_u32(v, q);
+        // Eight candidates (24 bytes) at a time while a 32-byte load stays inside `bytes`
+        // and eight lanes fit in the polynomial: one accept mask and one table row for the
+        // eight, where four at a time took two of each. (Conditions in the form `x <= n − k`,
+        // which cannot overflow, let the compiler drop the slices' own checks.)
+        let len = bytes.len();
+        while len >= 32 && pos <= len - 32 && filled <= N - 8 {
+            let chunk: &[u8; 32] = bytes[pos..pos + 32].try_into().expect("32 bytes");
+            let pair = vld1q_u8_x2(chunk.as_ptr());
+            let lo = vandq_u32(vreinterpretq_u32_u8(vqtbl1q_u8(pair.0, spread)), mask);
+            let hi = vandq_u32(vreinterpretq_u32_u8(vqtbl2q_u8(pair, spread_hi)), mask);
             // Public data: the accept mask may index a table and set the count.
+            let m = vaddvq_u32(vorrq_u32(
+                vandq_u32(vcltq_u32(lo, q), bits),
+                vandq_u32(vcltq_u32(hi, q), bits_hi),
+            )) as usize
+                & 255;
+            let row = &COMPACT8[m];
+            let src = uint8x16x2_t(vreinterpretq_u8_u32(lo), vreinterpretq_u8_u32(hi));
+            let out: &mut [i32; 8] = (&mut p.c[filled..filled + 8]).try_into().expect("8");
+            let packed = int32x4x2_t(
+                vreinterpretq_s32_u8(vqtbl2q_u8(src, vld1q_u8(row.as_ptr()))),
+                vreinterpretq_s32_u8(vqtbl2q_u8(src, vld1q_u8(row[16..].as_ptr()))),
+            );
+            vst1q_s32_x2(out.as_mut_ptr(), packed);
+            filled += usize::from(ACCEPTED8[m]);
+            pos += 24;
+        }
+        // Then four at a time while a 16-byte load stays inside `bytes`.
+        while len >= 16 && pos <= len - 16 && filled <= N - 4 {
+            let chunk: &[u8; 16] = bytes[pos..pos + 16].try_into().expect("16 bytes");
+            let v = vandq_u32(
+                vreinterpretq_u32_u8(vqtbl1q_u8(vld1q_u8(chunk.as_ptr()), spread)),
+                mask,
+            );
             // (The mask is below 16; `& 15` lets the compiler see it and drop two checks.)
-            let m = vaddvq_u32(vandq_u32(ok, bits)) as usize & 15;
+            let m = vaddvq_u32(vandq_u32(vcltq_u32(v, q), bits)) as usize & 15;
             let packed = vqtbl1q_u8(vreinterpretq_u8_u32(v), vld1q_u8(COMPACT[m].as_ptr()));
             let out: &mut [i32; 4] = (&mut p.c[filled..filled + 4]).try_into().expect("4");
             vst1q_s32(out.as_mut_ptr(), vreinterpretq_s32_u8(packed));
@@ -118,25 +188,26 @@ fn compact_step<const S: i32, const BIT: u8>(
 pub(super) fn rej_eta(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize {
     let mut ctr = filled;
     let mut stage = [0i32; 16];
+    let mut padded = [0xffu8; 8];
     for chunk in bytes.chunks(8) {
         if ctr >= N {
             break;
         }
-        let mut src = [0u8; 8];
-        src[..chunk.len()].copy_from_slice(chunk);
+        // A whole chunk is loaded where it is; only a short last one is copied (a copy of a
+        // variable length is a call to memcpy), padded with 0xff: half-bytes 15, rejected.
+        let src: &[u8; 8] = match chunk.try_into() {
+            Ok(whole) => whole,
+            Err(_) => {
+                padded[..chunk.len()].copy_from_slice(chunk);
+                &padded
+            }
+        };
         // SAFETY (for the block): loads and stores through references of the right size;
         // NEON is baseline on aarch64.
         let n = unsafe {
             let b = vcombine_u8(vld1_u8(src.as_ptr()), vdup_n_u8(0));
-            // Half-bytes in order (low half first); those of a short chunk's padding are set
-            // to 15, rejected.
+            // Half-bytes in order (low half first).
             let v = vzip1q_u8(vandq_u8(b, vdupq_n_u8(15)), vshrq_n_u8::<4>(b));
-            let valid = 2 * chunk.len();
-            let lane = vld1q_u8(LANE.as_ptr());
-            let v = vorrq_u8(
-                v,
-                vandq_u8(vcgeq_u8(lane, vdupq_n_u8(valid as u8)), vdupq_n_u8(15)),
-            );
             let rej = vcgeq_u8(v, vdupq_n_u8(9));
             // Inclusive prefix sums of the rejections (1 each): for accepted lanes, the
             // number rejected before; rejected lanes get distance 0.
@@ -175,10 +246,8 @@ pub(super) fn rej_eta(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize {
         }
         ctr += take;
     }
-    // Accepted secret values may remain in the staging buffer.
+    // Accepted secret values may remain in the staging buffer, input bytes in the padded copy.
     stage.zeroize();
+    padded.zeroize();
     ctr
 }
-
-/// Lane numbers, to mark the lanes past a short chunk as rejected.
-const LANE: [u8; 16] = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15];

@@ -74,17 +74,6 @@ const fn tw4(z: [i32; 4]) -> Tw4 {
     }
 }
 
-/// ζ_k for the forward layers of len 128 down to 4 (k = 1..64).
-const FWD: [Tw1; 64] = {
-    let mut out = [tw1(0); 64];
-    let mut k = 1;
-    while k < 64 {
-        out[k] = tw1(zeta(k));
-        k += 1;
-    }
-    out
-};
-
 /// Forward layers len 2 and len 1 for the 16-coefficient block g: [len 2, len 1 for vectors
 /// (0, 1), len 1 for vectors (2, 3)], lane l.
 const FWD_78: [[Tw4; 3]; 16] = {
@@ -100,6 +89,51 @@ const FWD_78: [[Tw4; 3]; 16] = {
             l += 1;
         }
         out[g] = [tw4(z[0]), tw4(z[1]), tw4(z[2])];
+        g += 1;
+    }
+    out
+};
+
+/// ζ_k for k = 1..16, four to a vector (lane k mod 4 of vector k / 4; k = 0 unused), for
+/// the layers len 128 to 16, whose butterflies multiply by a lane: every such constant stays
+/// in eight registers for the whole pass.
+const HIGH: [Tw4; 4] = {
+    let mut out = [tw4([0; 4]); 4];
+    let mut i = 0;
+    while i < 4 {
+        let mut z = [0i32; 4];
+        let mut l = 0;
+        while l < 4 {
+            if 4 * i + l > 0 {
+                z[l] = zeta(4 * i + l);
+            }
+            l += 1;
+        }
+        out[i] = tw4(z);
+        i += 1;
+    }
+    out
+};
+
+/// Forward layers len 8 and len 4 for the 16-coefficient block g: lanes [ζ_(16+g),
+/// ζ_(32+2g), ζ_(33+2g), unused].
+const FWD_84: [Tw4; 16] = {
+    let mut out = [tw4([0; 4]); 16];
+    let mut g = 0;
+    while g < 16 {
+        out[g] = tw4([zeta(16 + g), zeta(32 + 2 * g), zeta(33 + 2 * g), 0]);
+        g += 1;
+    }
+    out
+};
+
+/// Inverse layers len 4 and len 8 for the 16-coefficient block g: lanes [ζ_(63−2g),
+/// ζ_(62−2g), ζ_(31−g), unused].
+const INV_48: [Tw4; 16] = {
+    let mut out = [tw4([0; 4]); 16];
+    let mut g = 0;
+    while g < 16 {
+        out[g] = tw4([zeta(63 - 2 * g), zeta(62 - 2 * g), zeta(31 - g), 0]);
         g += 1;
     }
     out
@@ -173,6 +207,42 @@ fn gs(a: int32x4_t, b: int32x4_t, z: int32x4_t, t: int32x4_t) -> (int32x4_t, int
     (s, bmul(d, z, t))
 }
 
+/// [`bmul`] by lane `L` of the constants `z` (twists `t`): the same products, with up to four
+/// constants in one register and no broadcast.
+#[inline(always)]
+fn bmul_lane<const L: i32>(a: int32x4_t, z: int32x4_t, t: int32x4_t) -> int32x4_t {
+    // SAFETY: NEON is baseline on aarch64.
+    unsafe {
+        let h = vqrdmulhq_laneq_s32::<L>(a, t);
+        let l = vmulq_laneq_s32::<L>(a, z);
+        vmlsq_s32(l, h, vdupq_n_s32(Q))
+    }
+}
+
+#[inline(always)]
+fn ct_lane<const L: i32>(
+    a: int32x4_t,
+    b: int32x4_t,
+    z: int32x4_t,
+    t: int32x4_t,
+) -> (int32x4_t, int32x4_t) {
+    let m = bmul_lane::<L>(b, z, t);
+    // SAFETY: NEON is baseline on aarch64.
+    unsafe { (vaddq_s32(a, m), vsubq_s32(a, m)) }
+}
+
+#[inline(always)]
+fn gs_lane<const L: i32>(
+    a: int32x4_t,
+    b: int32x4_t,
+    z: int32x4_t,
+    t: int32x4_t,
+) -> (int32x4_t, int32x4_t) {
+    // SAFETY: NEON is baseline on aarch64.
+    let (s, d) = unsafe { (vaddq_s32(a, b), vsubq_s32(b, a)) };
+    (s, bmul_lane::<L>(d, z, t))
+}
+
 /// a · b · 2^-32 mod q, exactly the portable `montgomery_reduce(a · b)`, for |a·b| < q·2^31.
 #[inline(always)]
 fn montmul(a: int32x4_t, b: int32x4_t) -> int32x4_t {
@@ -188,131 +258,147 @@ fn montmul(a: int32x4_t, b: int32x4_t) -> int32x4_t {
 // ---------------------------------------------------------------------------------------
 // NTT.
 
-/// The four quarters (each `q` coefficients) of `block`, as groups of four coefficients at
-/// the same offset in each quarter.
-#[inline(always)]
-fn quarters(block: &mut [i32], q: usize) -> impl Iterator<Item = [&mut [i32]; 4]> {
-    let (lo, hi) = block.split_at_mut(2 * q);
-    let (q0, q1) = lo.split_at_mut(q);
-    let (q2, q3) = hi.split_at_mut(q);
-    q0.chunks_exact_mut(4)
-        .zip(q1.chunks_exact_mut(4))
-        .zip(q2.chunks_exact_mut(4).zip(q3.chunks_exact_mut(4)))
-        .map(|((c0, c1), (c2, c3))| [c0, c1, c2, c3])
+/// Cooley-Tukey butterfly of x[i] and x[j] by ζ_k from [`HIGH`] (in `z`, `t`).
+macro_rules! ct_k {
+    ($x:ident, $z:ident, $t:ident; $($i:expr, $j:expr, $k:literal);* $(;)?) => {$(
+        let (a, b) = ct_lane::<{ $k % 4 }>($x[$i], $x[$j], $z[$k / 4], $t[$k / 4]);
+        $x[$i] = a;
+        $x[$j] = b;
+    )*};
 }
 
+/// Gentleman-Sande butterfly of x[i] and x[j] by ζ_k from [`HIGH`].
+macro_rules! gs_k {
+    ($x:ident, $z:ident, $t:ident; $($i:expr, $j:expr, $k:literal);* $(;)?) => {$(
+        let (a, b) = gs_lane::<{ $k % 4 }>($x[$i], $x[$j], $z[$k / 4], $t[$k / 4]);
+        $x[$i] = a;
+        $x[$j] = b;
+    )*};
+}
+
+/// The constants of [`HIGH`] in eight registers. Through `black_box`, so that the compiler
+/// cannot see their values and turn each lane product back into a broadcast constant (sixteen
+/// more registers than there are, spilled).
+#[inline(always)]
+fn high() -> ([int32x4_t; 4], [int32x4_t; 4]) {
+    let h = core::hint::black_box(&HIGH);
+    (h.map(|w| load_s32(&w.z)), h.map(|w| load_s32(&w.t)))
+}
+
+/// Four coefficients at offsets j, j + 16, …, j + 240 of `a`, one vector each.
+#[inline(always)]
+fn load_column(a: &[i32; N], j: usize) -> [int32x4_t; 16] {
+    let mut x = [dup(0); 16];
+    for (m, v) in x.iter_mut().enumerate() {
+        *v = load_s32(&a[j + 16 * m..]);
+    }
+    x
+}
+
+#[inline(always)]
+fn store_column(a: &mut [i32; N], j: usize, x: &[int32x4_t; 16]) {
+    for (m, v) in x.iter().enumerate() {
+        store_s32(&mut a[j + 16 * m..], *v);
+    }
+}
+
+/// The 4x4 transpose of 32-bit lanes: between vector i holding coefficients 4i..4i+3 of a
+/// 16-coefficient block and vector i holding coefficients i, 4 + i, 8 + i, 12 + i (`ld4`'s
+/// layout). Its own inverse.
+#[inline(always)]
+fn transpose(v: [int32x4_t; 4]) -> [int32x4_t; 4] {
+    // SAFETY: NEON is baseline on aarch64.
+    unsafe {
+        let t0 = vtrn1q_s32(v[0], v[1]);
+        let t1 = vtrn2q_s32(v[0], v[1]);
+        let t2 = vtrn1q_s32(v[2], v[3]);
+        let t3 = vtrn2q_s32(v[2], v[3]);
+        let (t0, t1) = (vreinterpretq_s64_s32(t0), vreinterpretq_s64_s32(t1));
+        let (t2, t3) = (vreinterpretq_s64_s32(t2), vreinterpretq_s64_s32(t3));
+        [
+            vreinterpretq_s32_s64(vtrn1q_s64(t0, t2)),
+            vreinterpretq_s32_s64(vtrn1q_s64(t1, t3)),
+            vreinterpretq_s32_s64(vtrn2q_s64(t0, t2)),
+            vreinterpretq_s32_s64(vtrn2q_s64(t1, t3)),
+        ]
+    }
+}
+
+/// Two passes over memory: layers len 128 to 16 on sixteen vectors at distance 16 (their
+/// fifteen constants in registers), then per 16-coefficient block layers len 8 and 4, a
+/// transpose in registers and layers len 2 and 1, stored back interleaved by `st4`.
 pub(super) fn ntt(p: &mut DsaPoly) {
     let a = &mut p.c;
-    // Layers len 128 to 4, two at a time (len and len/2 on four vectors at distance len/2),
-    // where block b of the layer len uses ζ_(128/len + b).
-    let mut len = 128;
-    while len >= 8 {
-        let k = N / (2 * len);
-        let h = len / 2;
-        // Block b's twiddles: ζ_(k + b) for layer len, ζ_(2(k + b)) and ζ_(2(k + b) + 1)
-        // for len/2 (zipped, not indexed, for the same reason as the quarters below).
-        let (outer, inner) = (&FWD[k..2 * k], &FWD[2 * k..4 * k]);
-        let blocks = a.chunks_exact_mut(2 * len);
-        for ((block, w0), w12) in blocks.zip(outer).zip(inner.chunks_exact(2)) {
-            let (z0, t0) = (dup(w0.z), dup(w0.t));
-            let (z1, t1) = (dup(w12[0].z), dup(w12[0].t));
-            let (z2, t2) = (dup(w12[1].z), dup(w12[1].t));
-            // The block's four quarters, four coefficients at a time: chunks, not index
-            // arithmetic, so that no load or store needs a bounds check.
-            for [c0, c1, c2, c3] in quarters(block, h) {
-                let (x0, x1) = (load_s32(c0), load_s32(c1));
-                let (x2, x3) = (load_s32(c2), load_s32(c3));
-                let (x0, x2) = ct(x0, x2, z0, t0);
-                let (x1, x3) = ct(x1, x3, z0, t0);
-                let (x0, x1) = ct(x0, x1, z1, t1);
-                let (x2, x3) = ct(x2, x3, z2, t2);
-                store_s32(c0, x0);
-                store_s32(c1, x1);
-                store_s32(c2, x2);
-                store_s32(c3, x3);
-            }
-        }
-        len >>= 2;
+    let (z, t) = high();
+    for j in (0..16).step_by(4) {
+        let mut x = load_column(a, j);
+        ct_k!(x, z, t; 0, 8, 1; 1, 9, 1; 2, 10, 1; 3, 11, 1; 4, 12, 1; 5, 13, 1; 6, 14, 1; 7, 15, 1);
+        ct_k!(x, z, t; 0, 4, 2; 1, 5, 2; 2, 6, 2; 3, 7, 2; 8, 12, 3; 9, 13, 3; 10, 14, 3; 11, 15, 3);
+        ct_k!(x, z, t; 0, 2, 4; 1, 3, 4; 4, 6, 5; 5, 7, 5; 8, 10, 6; 9, 11, 6; 12, 14, 7; 13, 15, 7);
+        ct_k!(x, z, t; 0, 1, 8; 2, 3, 9; 4, 5, 10; 6, 7, 11; 8, 9, 12; 10, 11, 13; 12, 13, 14; 14, 15, 15);
+        store_column(a, j, &x);
     }
-    // Layers len 2 and 1 on de-interleaved 16-coefficient blocks.
-    for (g, tw) in FWD_78.iter().enumerate() {
+    for (g, (tw, last)) in FWD_84.iter().zip(&FWD_78).enumerate() {
         let block: &mut [i32; 16] = (&mut a[16 * g..16 * g + 16]).try_into().expect("16");
         // SAFETY: reads 16 i32 from a reference to 16 i32; NEON is baseline on aarch64.
-        let v = unsafe { vld4q_s32(block.as_ptr()) };
-        let (z, t) = load_tw(&tw[0]);
-        let (x0, x2) = ct(v.0, v.2, z, t);
-        let (x1, x3) = ct(v.1, v.3, z, t);
-        let (z, t) = load_tw(&tw[1]);
+        let v = unsafe { vld1q_s32_x4(block.as_ptr()) };
+        let (z, t) = load_tw(tw);
+        let (x0, x2) = ct_lane::<0>(v.0, v.2, z, t);
+        let (x1, x3) = ct_lane::<0>(v.1, v.3, z, t);
+        let (x0, x1) = ct_lane::<1>(x0, x1, z, t);
+        let (x2, x3) = ct_lane::<2>(x2, x3, z, t);
+        let [x0, x1, x2, x3] = transpose([x0, x1, x2, x3]);
+        let (z, t) = load_tw(&last[0]);
+        let (x0, x2) = ct(x0, x2, z, t);
+        let (x1, x3) = ct(x1, x3, z, t);
+        let (z, t) = load_tw(&last[1]);
         let (x0, x1) = ct(x0, x1, z, t);
-        let (z, t) = load_tw(&tw[2]);
+        let (z, t) = load_tw(&last[2]);
         let (x2, x3) = ct(x2, x3, z, t);
         // SAFETY: writes 16 i32 through a reference to 16 i32; NEON is baseline on aarch64.
         unsafe { vst4q_s32(block.as_mut_ptr(), int32x4x4_t(x0, x1, x2, x3)) };
     }
 }
 
+/// The forward passes in reverse: per 16-coefficient block layers len 1 and 2 (loaded by
+/// `ld4`), a transpose and layers len 4 and 8; then layers len 16 to 128 on sixteen vectors
+/// at distance 16, the last merged with the scaling (its differences' constant includes F).
 pub(super) fn invntt_tomont(p: &mut DsaPoly) {
     let a = &mut p.c;
-    // Layers len 1 and 2 on de-interleaved 16-coefficient blocks.
-    for (g, tw) in INV_12.iter().enumerate() {
+    for (g, (first, tw)) in INV_12.iter().zip(&INV_48).enumerate() {
         let block: &mut [i32; 16] = (&mut a[16 * g..16 * g + 16]).try_into().expect("16");
         // SAFETY: reads 16 i32 from a reference to 16 i32; NEON is baseline on aarch64.
         let v = unsafe { vld4q_s32(block.as_ptr()) };
-        let (z, t) = load_tw(&tw[0]);
+        let (z, t) = load_tw(&first[0]);
         let (x0, x1) = gs(v.0, v.1, z, t);
-        let (z, t) = load_tw(&tw[1]);
+        let (z, t) = load_tw(&first[1]);
         let (x2, x3) = gs(v.2, v.3, z, t);
-        let (z, t) = load_tw(&tw[2]);
+        let (z, t) = load_tw(&first[2]);
         let (x0, x2) = gs(x0, x2, z, t);
         let (x1, x3) = gs(x1, x3, z, t);
+        let [x0, x1, x2, x3] = transpose([x0, x1, x2, x3]);
+        let (z, t) = load_tw(tw);
+        let (x0, x1) = gs_lane::<0>(x0, x1, z, t);
+        let (x2, x3) = gs_lane::<1>(x2, x3, z, t);
+        let (x0, x2) = gs_lane::<2>(x0, x2, z, t);
+        let (x1, x3) = gs_lane::<2>(x1, x3, z, t);
         // SAFETY: writes 16 i32 through a reference to 16 i32; NEON is baseline on aarch64.
-        unsafe { vst4q_s32(block.as_mut_ptr(), int32x4x4_t(x0, x1, x2, x3)) };
+        unsafe { vst1q_s32_x4(block.as_mut_ptr(), int32x4x4_t(x0, x1, x2, x3)) };
     }
-    // Layers len 4 to 64, two at a time (len, 2·len) on four vectors at distance len, where
-    // block b of the layer len uses ζ_(256/len − 1 − b).
-    let mut len = 4;
-    while len <= 32 {
-        let big = 4 * len;
-        for (b, block) in a.chunks_exact_mut(big).enumerate() {
-            // The two blocks of layer len, then the one of layer 2·len.
-            let kb = N / len - 1 - 2 * b;
-            let (z0, t0) = (dup(FWD[kb].z), dup(FWD[kb].t));
-            let (z1, t1) = (dup(FWD[kb - 1].z), dup(FWD[kb - 1].t));
-            let k2 = N / (2 * len) - 1 - b;
-            let (z2, t2) = (dup(FWD[k2].z), dup(FWD[k2].t));
-            for [c0, c1, c2, c3] in quarters(block, len) {
-                let (x0, x1) = (load_s32(c0), load_s32(c1));
-                let (x2, x3) = (load_s32(c2), load_s32(c3));
-                let (x0, x1) = gs(x0, x1, z0, t0);
-                let (x2, x3) = gs(x2, x3, z1, t1);
-                let (x0, x2) = gs(x0, x2, z2, t2);
-                let (x1, x3) = gs(x1, x3, z2, t2);
-                store_s32(c0, x0);
-                store_s32(c1, x1);
-                store_s32(c2, x2);
-                store_s32(c3, x3);
-            }
-        }
-        len *= 4;
-    }
-    // Layers len 64 and 128 in one pass over four vectors at distance 64, the scaling merged
-    // into the last (its differences' constant includes F).
-    debug_assert_eq!(len, 64);
-    let (za, ta) = (dup(FWD[3].z), dup(FWD[3].t));
-    let (zb, tb) = (dup(FWD[2].z), dup(FWD[2].t));
+    let (z, t) = high();
     let (fz, ft) = (dup(INV_LAST[0].z), dup(INV_LAST[0].t));
     let (gz, gt) = (dup(INV_LAST[1].z), dup(INV_LAST[1].t));
-    for j in (0..64).step_by(4) {
-        let (x0, x1) = (load_s32(&a[j..]), load_s32(&a[j + 64..]));
-        let (x2, x3) = (load_s32(&a[j + 128..]), load_s32(&a[j + 192..]));
-        let (x0, x1) = gs(x0, x1, za, ta);
-        let (x2, x3) = gs(x2, x3, zb, tb);
-        let (x0, x2) = gs(x0, x2, gz, gt);
-        let (x1, x3) = gs(x1, x3, gz, gt);
-        store_s32(&mut a[j..], bmul(x0, fz, ft));
-        store_s32(&mut a[j + 64..], bmul(x1, fz, ft));
-        store_s32(&mut a[j + 128..], x2);
-        store_s32(&mut a[j + 192..], x3);
+    for j in (0..16).step_by(4) {
+        let mut x = load_column(a, j);
+        gs_k!(x, z, t; 0, 1, 15; 2, 3, 14; 4, 5, 13; 6, 7, 12; 8, 9, 11; 10, 11, 10; 12, 13, 9; 14, 15, 8);
+        gs_k!(x, z, t; 0, 2, 7; 1, 3, 7; 4, 6, 6; 5, 7, 6; 8, 10, 5; 9, 11, 5; 12, 14, 4; 13, 15, 4);
+        gs_k!(x, z, t; 0, 4, 3; 1, 5, 3; 2, 6, 3; 3, 7, 3; 8, 12, 2; 9, 13, 2; 10, 14, 2; 11, 15, 2);
+        for m in 0..8 {
+            let (s, d) = gs(x[m], x[m + 8], gz, gt);
+            x[m] = bmul(s, fz, ft);
+            x[m + 8] = d;
+        }
+        store_column(a, j, &x);
     }
 }
 
@@ -331,16 +417,30 @@ pub(super) fn pointwise_montgomery(r: &mut DsaPoly, a: &DsaPoly, b: &DsaPoly) {
     }
 }
 
+/// The products are summed exactly in 64-bit lanes (each |a·b| < q·2^31, so a sum of k < 2^32/q
+/// of them fits), then reduced once: m = low half · q^-1 mod 2^32, (sum − m·q) / 2^32. That
+/// is congruent to the portable sum of reduced products and below (k + 1)·q/2, and takes two
+/// multiply-accumulates per product instead of a Montgomery multiplication's five steps.
 pub(super) fn pointwise_acc_montgomery(r: &mut DsaPoly, a: &[DsaPoly], b: &[DsaPoly]) {
     assert_eq!(a.len(), b.len());
-    for i in (0..N).step_by(4) {
-        let mut acc = dup(0);
-        for (x, y) in a.iter().zip(b) {
-            let m = montmul(load_s32(&x.c[i..]), load_s32(&y.c[i..]));
-            // SAFETY: NEON is baseline on aarch64.
-            acc = unsafe { vaddq_s32(acc, m) };
+    debug_assert!(a.len() <= 64);
+    // SAFETY (for the block): NEON is baseline on aarch64.
+    unsafe {
+        let (q, qinv) = (dup(Q), dup(QINV));
+        for i in (0..N).step_by(4) {
+            let (mut lo, mut hi) = (vdupq_n_s64(0), vdupq_n_s64(0));
+            for (x, y) in a.iter().zip(b) {
+                let (x, y) = (load_s32(&x.c[i..]), load_s32(&y.c[i..]));
+                lo = vmlal_s32(lo, vget_low_s32(x), vget_low_s32(y));
+                hi = vmlal_high_s32(hi, x, y);
+            }
+            let low = vuzp1q_s32(vreinterpretq_s32_s64(lo), vreinterpretq_s32_s64(hi));
+            let m = vmulq_s32(low, qinv);
+            lo = vmlsl_s32(lo, vget_low_s32(m), vget_low_s32(q));
+            hi = vmlsl_high_s32(hi, m, q);
+            let sum = vuzp2q_s32(vreinterpretq_s32_s64(lo), vreinterpretq_s32_s64(hi));
+            store_s32(&mut r.c[i..], sum);
         }
-        store_s32(&mut r.c[i..], acc);
     }
 }
 

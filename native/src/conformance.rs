@@ -3,7 +3,7 @@
 //! differential tests (tests/) then check the assembled algorithms.
 
 use crate::portable::Portable;
-use crate::simd::{KeccakX4, KeccakX8, N, Poly, Q, Simd};
+use crate::simd::{KeccakX2, KeccakX4, KeccakX8, N, Poly, Q, Simd};
 
 /// xorshift64*: reproducible test inputs, no dependency.
 pub(crate) struct Rng(u64);
@@ -84,6 +84,31 @@ fn keccak<S: Simd>(rng: &mut Rng) {
     S::keccak_f1600_x4(&mut four);
     Portable::keccak_f1600_x4(&mut expected);
     assert_eq!(four.lanes, expected.lanes, "keccak_f1600_x4");
+
+    // Two-way: the implementation's own or the default four-way call with two lanes idle.
+    let mut two = KeccakX2::ZERO;
+    for lane in two.lanes.iter_mut() {
+        *lane = core::array::from_fn(|_| rng.next());
+    }
+    let mut expected = two.clone();
+    S::keccak_f1600_x2(&mut two);
+    for j in 0..2 {
+        let mut one: [u64; 25] = core::array::from_fn(|i| expected.lanes[i][j]);
+        Portable::keccak_f1600(&mut one);
+        for (lane, v) in expected.lanes.iter_mut().zip(one) {
+            lane[j] = v;
+        }
+    }
+    assert_eq!(two.lanes, expected.lanes, "keccak_f1600_x2");
+
+    // The output block of four states, for every lane count (rates are 17 and 21 lanes; odd
+    // and even counts take different paths), against the generic extraction.
+    for lanes in 1..=25 {
+        let (mut got, mut want) = ([[0u8; 200]; 4], [[0u8; 200]; 4]);
+        S::keccak_x4_extract(&four, lanes, got.each_mut().map(|o| &mut o[..8 * lanes]));
+        crate::simd::extract_lanes(&four, lanes, want.each_mut().map(|o| &mut o[..8 * lanes]));
+        assert_eq!(got, want, "keccak_x4_extract of {lanes} lanes");
+    }
 
     // Eight-way: the implementation's own or the default pair of four-way calls, against
     // the portable one-state permutation of each state.

@@ -1,7 +1,7 @@
 //! SHA-3 and SHAKE sponges (FIPS 202) over an implementation's Keccak-f[1600], one at a time
 //! and four or eight at a time (matrix expansion and noise sampling).
 
-use crate::simd::{KeccakLanes, KeccakX4, KeccakX8, Simd, extract_lanes};
+use crate::simd::{KeccakLanes, KeccakX2, KeccakX4, KeccakX8, Simd, extract_lanes};
 use core::marker::PhantomData;
 use zeroize::Zeroize;
 
@@ -181,6 +181,23 @@ pub(crate) trait Permute<S: Simd> {
     fn permute_out2(&mut self);
     /// [`Simd::keccak_x4_extract`] or its eight-way form (`out` has one entry per state).
     fn extract(&self, lanes: usize, out: &mut [&mut [u8]]);
+}
+
+impl<S: Simd> Permute<S> for KeccakX2 {
+    #[inline(always)]
+    fn permute(&mut self) {
+        S::keccak_f1600_x2(self)
+    }
+    #[inline(always)]
+    fn permute_out2(&mut self) {
+        self.lanes[17..].fill([0; 2]);
+        S::keccak_f1600_x2(self)
+    }
+    #[inline(always)]
+    fn extract(&self, lanes: usize, out: &mut [&mut [u8]]) {
+        let out: &mut [&mut [u8]; 2] = out.try_into().expect("two outputs for two states");
+        extract_lanes(self, lanes, out.each_mut().map(|o| &mut **o))
+    }
 }
 
 impl<S: Simd> Permute<S> for KeccakX4 {

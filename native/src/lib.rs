@@ -63,7 +63,8 @@
 //! - `vector.rs`: the one copy of the implementation's loads and stores between memory and
 //!   registers, and of the register shuffles that more than one file needs (AVX2's 8 × 8
 //!   transpose, used by both NTTs).
-//! - `keccak.rs`: one state, four, and (AVX-512) eight at once.
+//! - `keccak.rs`: one state, two (NEON), four, and (AVX-512) eight at once, and the squeezed
+//!   block of four states as bytes (`keccak_x4_extract`: AVX2 and NEON).
 //! - `arith.rs`: the NTT, inverse NTT, base multiplication, tomont, reduce, add, sub, and the
 //!   implementation's NTT-domain order (`ntt_unpack`).
 //! - `encode.rs`: ByteEncode₁₂ / ByteDecode₁₂ of NTT-domain polynomials, Compress /

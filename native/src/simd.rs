@@ -44,6 +44,7 @@ pub(crate) struct KeccakLanes<const W: usize> {
     pub(crate) lanes: [[u64; W]; 25],
 }
 
+pub(crate) type KeccakX2 = KeccakLanes<2>;
 pub(crate) type KeccakX4 = KeccakLanes<4>;
 pub(crate) type KeccakX8 = KeccakLanes<8>;
 
@@ -116,6 +117,25 @@ pub(crate) trait Simd: Copy + 'static {
     /// lane, little-endian; each `out[j]` is `8 · lanes` bytes): one squeezed block per state.
     fn keccak_x4_extract(state: &KeccakX4, lanes: usize, out: [&mut [u8]; 4]) {
         extract_lanes(state, lanes, out);
+    }
+
+    /// Whether [`Simd::keccak_f1600_x2`] is a native two-way permutation costing about half a
+    /// four-way one (NEON, whose four-way permutation is two two-way ones), so that a
+    /// sampler's batch of two polynomials runs on it rather than on four lanes, two idle.
+    const KECCAK_X2: bool = false;
+
+    /// Keccak-f[1600] on two independent states. The default runs the four-way permutation
+    /// with the other two lanes idle.
+    fn keccak_f1600_x2(state: &mut KeccakX2) {
+        let mut four = KeccakX4::ZERO;
+        for (d, s) in four.lanes.iter_mut().zip(&state.lanes) {
+            d[..2].copy_from_slice(s);
+        }
+        Self::keccak_f1600_x4(&mut four);
+        for (s, d) in state.lanes.iter_mut().zip(&four.lanes) {
+            s.copy_from_slice(&d[..2]);
+        }
+        four.zeroize();
     }
 
     /// Keccak-f[1600] on eight independent states. The default runs the four-way permutation

@@ -57,6 +57,8 @@ fn rejection<S: DsaSimd, const SECRET: bool>(
                 wipe_bytes(&mut buf);
             }
         }
+        // Two on a native two-way permutation (NEON), not on four lanes with two idle.
+        [_, _] if S::KECCAK_X2 => rejection_lanes::<S, 2, SECRET>(rate, first, inputs, out, rej),
         _ if out.len() <= 4 => rejection_lanes::<S, 4, SECRET>(rate, first, inputs, out, rej),
         _ => rejection_lanes::<S, 8, SECRET>(rate, first, inputs, out, rej),
     }

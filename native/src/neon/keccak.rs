@@ -1,10 +1,10 @@
 //! Keccak-f[1600] on two states at once, one state per 64-bit lane of a `uint64x2_t`: with
 //! plain NEON (rotations as SHL + SRI) and with the SHA-3 instructions (EOR3, RAX1, XAR,
-//! BCAX). The four-state permutation is two of these; the SHA-3 one also serves single
-//! states, with one lane idle.
+//! BCAX). The four-state permutation is two of these, the two-state one (`KeccakX2`) one;
+//! the SHA-3 one also serves single states, with one lane idle.
 
 use crate::portable::keccak::{RC, RHO, pi_source};
-use crate::simd::KeccakX4;
+use crate::simd::{KeccakX2, KeccakX4};
 use core::arch::aarch64::*;
 
 pub(super) type State = [uint64x2_t; 25];
@@ -178,6 +178,73 @@ fn permute_sha3(a: &mut State) {
     for rc in RC {
         round_sha3(a, rc);
     }
+}
+
+/// The two states of a `KeccakX2`, lane i of both in one vector.
+#[inline(always)]
+fn load_two(s: &KeccakX2) -> State {
+    // SAFETY: reads 2 u64 from a reference to 2 u64; NEON is baseline on aarch64.
+    core::array::from_fn(|i| unsafe { vld1q_u64(s.lanes[i].as_ptr()) })
+}
+
+#[inline(always)]
+fn store_two(s: &mut KeccakX2, a: &State) {
+    for (lane, v) in s.lanes.iter_mut().zip(a) {
+        // SAFETY: writes 2 u64 through a reference to 2 u64; NEON is baseline on aarch64.
+        unsafe { vst1q_u64(lane.as_mut_ptr(), *v) }
+    }
+}
+
+/// [`crate::simd::Simd::keccak_x4_extract`]: two lanes of the four states at a time, as 2 × 2
+/// transposes of 64-bit words (`zip1`, `zip2`), an odd last lane one word at a time.
+#[inline(always)]
+pub(super) fn extract_x4(state: &KeccakX4, lanes: usize, out: [&mut [u8]; 4]) {
+    let [o0, o1, o2, o3] = out;
+    let mut i = 0;
+    while i + 2 <= lanes {
+        let (x, y) = (&state.lanes[i], &state.lanes[i + 1]);
+        // SAFETY (for the block): reads 2 u64 through references to 2 u64; NEON is baseline
+        // on aarch64.
+        unsafe {
+            let (a, b) = (vld1q_u64(x[..2].as_ptr()), vld1q_u64(x[2..].as_ptr()));
+            let (c, d) = (vld1q_u64(y[..2].as_ptr()), vld1q_u64(y[2..].as_ptr()));
+            store_words(&mut o0[8 * i..], vzip1q_u64(a, c));
+            store_words(&mut o1[8 * i..], vzip2q_u64(a, c));
+            store_words(&mut o2[8 * i..], vzip1q_u64(b, d));
+            store_words(&mut o3[8 * i..], vzip2q_u64(b, d));
+        }
+        i += 2;
+    }
+    if i < lanes {
+        let w = &state.lanes[i];
+        o0[8 * i..8 * i + 8].copy_from_slice(&w[0].to_le_bytes());
+        o1[8 * i..8 * i + 8].copy_from_slice(&w[1].to_le_bytes());
+        o2[8 * i..8 * i + 8].copy_from_slice(&w[2].to_le_bytes());
+        o3[8 * i..8 * i + 8].copy_from_slice(&w[3].to_le_bytes());
+    }
+}
+
+/// Two little-endian words to `o[..16]`.
+#[inline(always)]
+fn store_words(o: &mut [u8], v: uint64x2_t) {
+    let o: &mut [u8; 16] = (&mut o[..16]).try_into().expect("16 bytes");
+    // SAFETY: writes 16 bytes through a reference to 16 bytes; NEON is baseline on aarch64.
+    unsafe { vst1q_u8(o.as_mut_ptr(), vreinterpretq_u8_u64(v)) }
+}
+
+/// Two states, plain NEON.
+pub(super) fn x2_plain(s: &mut KeccakX2) {
+    let mut a = load_two(s);
+    permute_plain(&mut a);
+    store_two(s, &a);
+}
+
+/// Two states with the SHA-3 instructions.
+#[target_feature(enable = "sha3")]
+pub(super) fn x2_sha3(s: &mut KeccakX2) {
+    let mut a = load_two(s);
+    permute_sha3(&mut a);
+    store_two(s, &a);
 }
 
 /// Four states, plain NEON.

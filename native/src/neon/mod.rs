@@ -20,7 +20,7 @@ mod vector;
 use crate::delegate::{dsa_arith, dsa_pack, dsa_sample, kem_arith, kem_encode, kem_sample};
 use crate::dispatch::Implementation;
 use crate::mldsa::ops::DsaSimd;
-use crate::simd::{KeccakX4, Simd};
+use crate::simd::{KeccakX2, KeccakX4, Simd};
 
 /// Plain NEON.
 #[derive(Clone, Copy, Debug)]
@@ -37,6 +37,17 @@ impl Simd for Neon {
 
     fn keccak_f1600_x4(state: &mut KeccakX4) {
         keccak::x4_plain(state);
+    }
+
+    const KECCAK_X2: bool = true;
+
+    fn keccak_f1600_x2(state: &mut KeccakX2) {
+        keccak::x2_plain(state);
+    }
+
+    #[inline(always)]
+    fn keccak_x4_extract(state: &KeccakX4, lanes: usize, out: [&mut [u8]; 4]) {
+        keccak::extract_x4(state, lanes, out);
     }
 
     fn keccak_f1600_out2(state: &mut [u64; 25]) {
@@ -77,6 +88,18 @@ impl Simd for NeonSha3 {
     fn keccak_f1600_x4(state: &mut KeccakX4) {
         // SAFETY: as above.
         unsafe { keccak::x4_sha3(state) }
+    }
+
+    const KECCAK_X2: bool = true;
+
+    fn keccak_f1600_x2(state: &mut KeccakX2) {
+        // SAFETY: as above.
+        unsafe { keccak::x2_sha3(state) }
+    }
+
+    #[inline(always)]
+    fn keccak_x4_extract(state: &KeccakX4, lanes: usize, out: [&mut [u8]; 4]) {
+        keccak::extract_x4(state, lanes, out);
     }
 
     fn keccak_f1600_out2(state: &mut [u64; 25]) {

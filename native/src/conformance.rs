@@ -3,7 +3,7 @@
 //! differential tests (tests/) then check the assembled algorithms.
 
 use crate::portable::Portable;
-use crate::simd::{KeccakX2, KeccakX4, KeccakX8, N, Poly, Q, Simd};
+use crate::simd::{KeccakLanes, KeccakX4, N, Poly, Q, Simd};
 
 /// xorshift64*: reproducible test inputs, no dependency.
 pub(crate) struct Rng(u64);
@@ -86,20 +86,7 @@ fn keccak<S: Simd>(rng: &mut Rng) {
     assert_eq!(four.lanes, expected.lanes, "keccak_f1600_x4");
 
     // Two-way: the implementation's own or the default four-way call with two lanes idle.
-    let mut two = KeccakX2::ZERO;
-    for lane in two.lanes.iter_mut() {
-        *lane = core::array::from_fn(|_| rng.next());
-    }
-    let mut expected = two.clone();
-    S::keccak_f1600_x2(&mut two);
-    for j in 0..2 {
-        let mut one: [u64; 25] = core::array::from_fn(|i| expected.lanes[i][j]);
-        Portable::keccak_f1600(&mut one);
-        for (lane, v) in expected.lanes.iter_mut().zip(one) {
-            lane[j] = v;
-        }
-    }
-    assert_eq!(two.lanes, expected.lanes, "keccak_f1600_x2");
+    against_single(rng, S::keccak_f1600_x2, "keccak_f1600_x2");
 
     // The output block of four states, for every lane count (rates are 17 and 21 lanes; odd
     // and even counts take different paths), against the generic extraction.
@@ -110,22 +97,30 @@ fn keccak<S: Simd>(rng: &mut Rng) {
         assert_eq!(got, want, "keccak_x4_extract of {lanes} lanes");
     }
 
-    // Eight-way: the implementation's own or the default pair of four-way calls, against
-    // the portable one-state permutation of each state.
-    let mut eight = KeccakX8::ZERO;
-    for lane in eight.lanes.iter_mut() {
+    // Eight-way: the implementation's own or the default pair of four-way calls.
+    against_single(rng, S::keccak_f1600_x8, "keccak_f1600_x8");
+}
+
+/// A `W`-way permutation of random states against the portable one-state permutation of each.
+fn against_single<const W: usize>(
+    rng: &mut Rng,
+    permute: impl Fn(&mut KeccakLanes<W>),
+    name: &str,
+) {
+    let mut states = KeccakLanes::<W>::ZERO;
+    for lane in states.lanes.iter_mut() {
         *lane = core::array::from_fn(|_| rng.next());
     }
-    let mut expected = eight.clone();
-    S::keccak_f1600_x8(&mut eight);
-    for j in 0..8 {
+    let mut expected = states.clone();
+    permute(&mut states);
+    for j in 0..W {
         let mut one: [u64; 25] = core::array::from_fn(|i| expected.lanes[i][j]);
         Portable::keccak_f1600(&mut one);
         for (lane, v) in expected.lanes.iter_mut().zip(one) {
             lane[j] = v;
         }
     }
-    assert_eq!(eight.lanes, expected.lanes, "keccak_f1600_x8");
+    assert_eq!(states.lanes, expected.lanes, "{name}");
 }
 
 fn ntt<S: Simd>(rng: &mut Rng, round: usize) {

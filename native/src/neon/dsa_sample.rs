@@ -1,56 +1,12 @@
 //! NEON sampling for ML-DSA: RejNTTPoly's rejection step on public input (the matrix seed),
-//! four 23-bit candidates per 12 bytes, and RejBoundedPoly's on secret input.
+//! eight 23-bit candidates per 24 bytes, and RejBoundedPoly's on secret input.
 
 use crate::mldsa::ops::{DsaPoly, ETA, N, Q};
 use core::arch::aarch64::*;
 use zeroize::Zeroize;
 
-/// For each 4-bit mask of accepted lanes, the byte shuffle that moves the accepted 32-bit
-/// lanes to the front (the rest of the vector is don't-care).
-const COMPACT: [[u8; 16]; 16] = {
-    let mut out = [[0u8; 16]; 16];
-    let mut m = 0;
-    while m < 16 {
-        let mut o = 0;
-        let mut l = 0;
-        while l < 4 {
-            if m & (1 << l) != 0 {
-                let mut b = 0;
-                while b < 4 {
-                    out[m][4 * o + b] = (4 * l + b) as u8;
-                    b += 1;
-                }
-                o += 1;
-            }
-            l += 1;
-        }
-        while o < 4 {
-            let mut b = 0;
-            while b < 4 {
-                out[m][4 * o + b] = 0xff;
-                b += 1;
-            }
-            o += 1;
-        }
-        m += 1;
-    }
-    out
-};
-
 /// Spreads bytes 3l..3l+3 of 12 into lane l (little-endian), the top byte zero.
 const SPREAD: [u8; 16] = [0, 1, 2, 0xff, 3, 4, 5, 0xff, 6, 7, 8, 0xff, 9, 10, 11, 0xff];
-
-/// The number of accepted lanes for each 4-bit accept mask (a load instead of the
-/// population count's four instructions).
-const ACCEPTED: [u8; 16] = {
-    let mut out = [0u8; 16];
-    let mut m = 0;
-    while m < 16 {
-        out[m] = (m as u32).count_ones() as u8;
-        m += 1;
-    }
-    out
-};
 
 /// Lane l's bit of the accept mask, for lanes 0-3 and 4-7 of eight candidates.
 const BITS: [u32; 4] = [1, 2, 4, 8];
@@ -62,7 +18,8 @@ const SPREAD_HI: [u8; 16] = [
 ];
 
 /// For each 8-bit accept mask, the two-register TBL indices (lanes 0-3 in bytes 0-15,
-/// lanes 4-7 in bytes 16-31) that move the accepted 32-bit lanes of eight to the front.
+/// lanes 4-7 in bytes 16-31) that move the accepted 32-bit lanes of eight to the front. For a
+/// mask below 16, bytes 0-15 are also the one-register shuffle for four lanes.
 static COMPACT8: [[u8; 32]; 256] = {
     let mut out = [[0xffu8; 32]; 256];
     let mut m = 0;
@@ -85,7 +42,8 @@ static COMPACT8: [[u8; 32]; 256] = {
     out
 };
 
-/// The number of accepted lanes for each 8-bit accept mask.
+/// The number of accepted lanes for each 8-bit accept mask (a load instead of the population
+/// count's four instructions).
 static ACCEPTED8: [u8; 256] = {
     let mut out = [0u8; 256];
     let mut m = 0;
@@ -143,10 +101,10 @@ pub(super) fn rej_uniform(p: &mut DsaPoly, mut filled: usize, bytes: &[u8]) -> u
             );
             // (The mask is below 16; `& 15` lets the compiler see it and drop two checks.)
             let m = vaddvq_u32(vandq_u32(vcltq_u32(v, q), bits)) as usize & 15;
-            let packed = vqtbl1q_u8(vreinterpretq_u8_u32(v), vld1q_u8(COMPACT[m].as_ptr()));
+            let packed = vqtbl1q_u8(vreinterpretq_u8_u32(v), vld1q_u8(COMPACT8[m].as_ptr()));
             let out: &mut [i32; 4] = (&mut p.c[filled..filled + 4]).try_into().expect("4");
             vst1q_s32(out.as_mut_ptr(), vreinterpretq_s32_u8(packed));
-            filled += usize::from(ACCEPTED[m]);
+            filled += usize::from(ACCEPTED8[m]);
             pos += 12;
         }
     }

@@ -237,7 +237,7 @@ impl<S: Simd> Permute<S> for KeccakX8 {
 /// A rate-136 hash (SHAKE256 or SHA3-256) of a long input, absorbed one block per
 /// permutation of a four-way sponge whose lane 3 is spare ([`ShakeX4::squeeze_blocks_riding`]):
 /// J(z ‖ c) in ML-KEM-768's decapsulation, H(ek) in key generation while the rows of t̂ are
-/// still being computed. The input may arrive in parts ([`RidingSponge::push`]); a block
+/// still being computed, ML-DSA's tr = H(pk) in key generation once most rows of t are known. The input may arrive in parts ([`RidingSponge::push`]); a block
 /// boards once it is whole. Whatever is left when the rides end is absorbed by
 /// [`RidingSponge::finish`].
 pub(crate) struct RidingSponge {
@@ -296,8 +296,9 @@ impl<A: Rider, B: Rider> Rider for Chain<'_, A, B> {
     }
 }
 
-/// Room for z ‖ c of ML-KEM-1024 (32 + 1568 bytes) or its ek (1568) padded: twelve blocks.
-const RIDING_MAX: usize = 12 * SHAKE256_RATE;
+/// Room for ML-DSA-65's pk (1952 bytes) padded: fifteen blocks (z ‖ c of ML-KEM-1024, 1600
+/// bytes, takes twelve).
+const RIDING_MAX: usize = 15 * SHAKE256_RATE;
 
 impl RidingSponge {
     /// SHAKE256 of the concatenation of `parts` (at most `RIDING_MAX` - 1 bytes), to come.
@@ -313,6 +314,11 @@ impl RidingSponge {
     /// SHA3-256 of what [`RidingSponge::push`] appends, to come.
     pub(crate) fn sha3_256() -> Self {
         Self::new(SHA3_DOMAIN)
+    }
+
+    /// SHAKE256 of what [`RidingSponge::push`] appends, to come.
+    pub(crate) fn shake256_open() -> Self {
+        Self::new(SHAKE_DOMAIN)
     }
 
     fn new(domain: u8) -> Self {
@@ -355,9 +361,10 @@ impl RidingSponge {
         self.next += 1;
     }
 
-    /// The first 32 bytes of output, after the input's end: absorbs what the rides left on a
-    /// single state.
-    pub(crate) fn finish<S: Simd>(&mut self, out: &mut [u8; 32]) {
+    /// The first `out.len()` bytes of output (a multiple of 8, at most a block), after the
+    /// input's end: absorbs what the rides left on a single state.
+    pub(crate) fn finish<S: Simd>(&mut self, out: &mut [u8]) {
+        debug_assert!(out.len().is_multiple_of(8) && out.len() <= SHAKE256_RATE);
         self.seal();
         while self.pending() {
             self.absorb_next();
@@ -386,7 +393,7 @@ impl Rider for RidingSponge {
 impl Drop for RidingSponge {
     fn drop(&mut self) {
         self.state.zeroize();
-        // 1 632 bytes: plain stores, not Zeroize's one volatile store per byte.
+        // 2 040 bytes: plain stores, not Zeroize's one volatile store per byte.
         crate::simd::wipe_bytes(&mut self.padded);
     }
 }
@@ -591,10 +598,10 @@ mod tests {
     /// left to `finish`; the other three lanes squeeze what they would have without a rider.
     #[test]
     fn riding_sponge_matches_fips202_crates() {
-        let data: Vec<u8> = (0..1600u32).map(|i| (i * 13 + 5) as u8).collect();
+        let data: Vec<u8> = (0..2039u32).map(|i| (i * 13 + 5) as u8).collect();
         for imp in available() {
             with_implementation(imp, || {
-                for len in [0, 1, 135, 136, 137, 271, 272, 384, 1184, 1568] {
+                for len in [0, 1, 135, 136, 137, 271, 272, 384, 1184, 1568, 1952, 2039] {
                     let input = &data[..len];
                     for rides in [0usize, 1, 3, 20] {
                         let (hash, lanes, alone) = run!(|S| {
@@ -659,11 +666,21 @@ mod tests {
                         j.finish::<S>(&mut out);
                         out
                     });
-                    let mut theirs = [0u8; 32];
+                    let mut theirs = [0u8; 64];
                     let mut h = shake::Shake256::default();
                     h.update(input);
                     h.finalize_xof().read(&mut theirs);
-                    assert_eq!(ours, theirs, "{imp:?} shake256 {len}");
+                    assert_eq!(ours[..], theirs[..32], "{imp:?} shake256 {len}");
+                    // Pushed in two parts, 64 bytes out (ML-DSA's tr).
+                    let open = run!(|S| {
+                        let mut h = RidingSponge::shake256_open();
+                        h.push(parts[0]);
+                        h.push(parts[1]);
+                        let mut out = [0u8; 64];
+                        h.finish::<S>(&mut out);
+                        out
+                    });
+                    assert_eq!(open, theirs, "{imp:?} shake256 open {len}");
                 }
             });
         }

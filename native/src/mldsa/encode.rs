@@ -20,11 +20,22 @@ fn chunk_mut<const M: usize>(bytes: &mut [u8], i: usize) -> &mut [u8; M] {
         .expect("chunk length")
 }
 
-pub(crate) fn pack_pk<S: DsaSimd>(pk: &mut [u8; PK_BYTES], rho: &[u8; 32], t1: &[DsaPoly; K]) {
+/// pk = ρ || t1, written in parts as key generation computes them: ρ here (returned, for
+/// the hash of pk), then each row with [`pack_pk_row`].
+pub(crate) fn pack_pk_rho<'a>(pk: &'a mut [u8; PK_BYTES], rho: &[u8; 32]) -> &'a [u8] {
     pk[..32].copy_from_slice(rho);
-    for (i, p) in t1.iter().enumerate() {
-        S::dsa_pack_t1(p, chunk_mut(&mut pk[32..], i));
-    }
+    &pk[..32]
+}
+
+/// Row `i` of t1 into pk; returns the bytes written.
+pub(crate) fn pack_pk_row<'a, S: DsaSimd>(
+    pk: &'a mut [u8; PK_BYTES],
+    i: usize,
+    t1: &DsaPoly,
+) -> &'a [u8] {
+    let out = chunk_mut::<T1_BYTES>(&mut pk[32..], i);
+    S::dsa_pack_t1(t1, out);
+    out
 }
 
 pub(crate) fn unpack_pk<S: DsaSimd>(pk: &[u8; PK_BYTES], t1: &mut [DsaPoly; K]) -> [u8; 32] {

@@ -3,7 +3,7 @@
 
 use super::ops::{DsaPoly, DsaSimd, N, Z_BYTES};
 use super::params::{K, L, TAU};
-use crate::keccak::{Permute, SHAKE128_RATE, SHAKE256_RATE, ShakeLanes, shake};
+use crate::keccak::{NoRider, Permute, Rider, SHAKE128_RATE, SHAKE256_RATE, ShakeLanes, shake};
 use crate::simd::{KeccakLanes, wipe_bytes};
 use core::ops::Range;
 use zeroize::Zeroize;
@@ -33,17 +33,19 @@ fn batches<S: DsaSimd>(n: usize, mut f: impl FnMut(Range<usize>)) {
 /// One rejection sampler over SHAKE (rate `rate`) of each of `inputs`, into the polynomials
 /// `out` (as many, at most eight). `first` blocks are squeezed at once, then one block at a
 /// time while any polynomial is short. With `SECRET` (ExpandS) the buffers are wiped; ExpandA's
-/// output is public and is not.
-fn rejection<S: DsaSimd, const SECRET: bool>(
+/// output is public and is not. A four-way batch of at most three lends lane 3 to `rider`
+/// for its first blocks; elsewhere the rider is not taken.
+fn rejection<S: DsaSimd, const SECRET: bool, R: Rider>(
     rate: usize,
     first: usize,
     inputs: &[impl AsRef<[u8]>],
     out: &mut [DsaPoly],
     rej: impl Fn(&mut DsaPoly, usize, &[u8]) -> usize,
+    rider: Option<&mut R>,
 ) {
     debug_assert!(inputs.len() == out.len());
-    match out {
-        [poly] => {
+    match (out, rider) {
+        ([poly], None) => {
             // A lone polynomial: one scalar sponge, not a four-way one with lanes wasted.
             let mut buf = [0u8; MAX_FIRST];
             let mut xof = shake::<S>(rate, inputs[0].as_ref());
@@ -57,21 +59,38 @@ fn rejection<S: DsaSimd, const SECRET: bool>(
                 wipe_bytes(&mut buf);
             }
         }
-        // Two on a native two-way permutation (NEON), not on four lanes with two idle.
-        [_, _] if S::KECCAK_X2 => rejection_lanes::<S, 2, SECRET>(rate, first, inputs, out, rej),
-        _ if out.len() <= 4 => rejection_lanes::<S, 4, SECRET>(rate, first, inputs, out, rej),
-        _ => rejection_lanes::<S, 8, SECRET>(rate, first, inputs, out, rej),
+        // Two on a native two-way permutation (NEON), not on four lanes with two idle (with
+        // a rider in one of them it would cost as much as the rider's own permutations).
+        (out @ [_, _], _) if S::KECCAK_X2 => {
+            rejection_lanes::<S, 2, SECRET>(rate, first, inputs, out, rej, |x, b| {
+                x.squeeze_blocks(b)
+            })
+        }
+        (out, Some(r)) if out.len() <= 3 => {
+            rejection_lanes::<S, 4, SECRET>(rate, first, inputs, out, rej, |x, b| {
+                x.squeeze_blocks_riding(b, r)
+            })
+        }
+        (out, _) if out.len() <= 4 => {
+            rejection_lanes::<S, 4, SECRET>(rate, first, inputs, out, rej, |x, b| {
+                x.squeeze_blocks(b)
+            })
+        }
+        (out, _) => rejection_lanes::<S, 8, SECRET>(rate, first, inputs, out, rej, |x, b| {
+            x.squeeze_blocks(b)
+        }),
     }
 }
 
-/// [`rejection`] on a `W`-way sponge; a short batch repeats its first input in the spare
-/// lanes, whose output is discarded.
+/// [`rejection`] on a `W`-way sponge, its first blocks by `squeeze_first`; a short batch
+/// repeats its first input in the spare lanes, whose output is discarded.
 fn rejection_lanes<S: DsaSimd, const W: usize, const SECRET: bool>(
     rate: usize,
     first: usize,
     inputs: &[impl AsRef<[u8]>],
     out: &mut [DsaPoly],
     rej: impl Fn(&mut DsaPoly, usize, &[u8]) -> usize,
+    squeeze_first: impl FnOnce(&mut ShakeLanes<S, W>, [&mut [u8]; W]),
 ) where
     KeccakLanes<W>: Permute<S>,
 {
@@ -82,7 +101,7 @@ fn rejection_lanes<S: DsaSimd, const W: usize, const SECRET: bool>(
         core::array::from_fn(|l| inputs[l.min(inputs.len() - 1)].as_ref()),
     );
     let n = first * rate;
-    xof.squeeze_blocks(buf.each_mut().map(|b| &mut b[..n]));
+    squeeze_first(&mut xof, buf.each_mut().map(|b| &mut b[..n]));
     let mut filled = [0usize; W];
     for (l, poly) in out.iter_mut().enumerate() {
         filled[l] = rej(poly, 0, &buf[l][..n]);
@@ -100,29 +119,56 @@ fn rejection_lanes<S: DsaSimd, const W: usize, const SECRET: bool>(
 
 /// ExpandA(ρ): `a[r·L + s]` = RejNTTPoly(ρ || s || r), in the implementation's NTT order.
 pub(crate) fn expand_a<S: DsaSimd>(rho: &[u8; 32], a: &mut [DsaPoly; K * L]) {
-    let seeds: [[u8; 34]; K * L] = core::array::from_fn(|idx| {
-        let mut s = [0u8; 34];
+    matrix_batches::<S>(|r| matrix_entries::<S, NoRider>(rho, r.clone(), &mut a[r], None));
+}
+
+/// ExpandA's batches in order: the ranges of entries (r·L + s) sampled together.
+pub(crate) fn matrix_batches<S: DsaSimd>(f: impl FnMut(Range<usize>)) {
+    batches::<S>(K * L, f)
+}
+
+/// Whether a batch of [`matrix_batches`] leaves a lane of a four-way sponge spare for
+/// [`matrix_entries`] to lend: the last has fewer than four entries (K·L = 30) and the
+/// implementation has neither a two-way Keccak (which takes it) nor an eight-way one.
+pub(crate) fn matrix_lends_lane<S: DsaSimd>() -> bool {
+    !S::KECCAK_X2 && !S::KECCAK_X8 && !(K * L).is_multiple_of(4)
+}
+
+/// Entries `range` (one batch of [`matrix_batches`]) of ExpandA(ρ) into `out`, in the
+/// implementation's NTT order. A batch that leaves a four-way sponge's lane spare lends it
+/// to `rider` (ML-DSA-65's last batch, two entries, on implementations without a two-way
+/// Keccak).
+pub(crate) fn matrix_entries<S: DsaSimd, R: Rider>(
+    rho: &[u8; 32],
+    range: Range<usize>,
+    out: &mut [DsaPoly],
+    rider: Option<&mut R>,
+) {
+    debug_assert!(out.len() == range.len() && range.len() <= 8);
+    let mut seeds = [[0u8; 34]; 8];
+    for (s, idx) in seeds.iter_mut().zip(range) {
         s[..32].copy_from_slice(rho);
         s[32] = (idx % L) as u8;
         s[33] = (idx / L) as u8;
-        s
-    });
-    batches::<S>(K * L, |r| {
-        rejection::<S, false>(
-            SHAKE128_RATE,
-            MATRIX_BLOCKS,
-            &seeds[r.clone()],
-            &mut a[r],
-            S::dsa_rej_uniform,
-        )
-    });
-    for poly in a.iter_mut() {
+    }
+    let n = out.len();
+    rejection::<S, false, R>(
+        SHAKE128_RATE,
+        MATRIX_BLOCKS,
+        &seeds[..n],
+        out,
+        S::dsa_rej_uniform,
+        rider,
+    );
+    for poly in out.iter_mut() {
         S::dsa_ntt_unpack(poly);
     }
 }
 
 /// ExpandS(ρ'): `s[r]` = RejBoundedPoly(ρ' || r as 2 bytes) for r in 0..L+K; s1 = s[..L],
 /// s2 = s[L..].
+/// Not inlined: inlined into key generation it cost aarch64 1.7 k instructions more.
+#[inline(never)]
 pub(crate) fn expand_s<S: DsaSimd>(rho_prime: &[u8; 64], s: &mut [DsaPoly; L + K]) {
     let mut seeds: [[u8; 66]; L + K] = core::array::from_fn(|r| {
         let mut x = [0u8; 66];
@@ -131,12 +177,13 @@ pub(crate) fn expand_s<S: DsaSimd>(rho_prime: &[u8; 64], s: &mut [DsaPoly; L + K
         x
     });
     batches::<S>(L + K, |r| {
-        rejection::<S, true>(
+        rejection::<S, true, NoRider>(
             SHAKE256_RATE,
             ETA_BLOCKS,
             &seeds[r.clone()],
             &mut s[r],
             S::dsa_rej_eta,
+            None,
         )
     });
     wipe_bytes(seeds.as_flattened_mut());

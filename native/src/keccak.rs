@@ -237,9 +237,9 @@ impl<S: Simd> Permute<S> for KeccakX8 {
 /// A rate-136 hash (SHAKE256 or SHA3-256) of a long input, absorbed one block per
 /// permutation of a four-way sponge whose lane 3 is spare ([`ShakeX4::squeeze_blocks_riding`]):
 /// J(z ‖ c) in ML-KEM-768's decapsulation, H(ek) in key generation while the rows of t̂ are
-/// still being computed, ML-DSA's tr = H(pk) in key generation once most rows of t are known. The input may arrive in parts ([`RidingSponge::push`]); a block
-/// boards once it is whole. Whatever is left when the rides end is absorbed by
-/// [`RidingSponge::finish`].
+/// still being computed, ML-DSA's tr = H(pk) in key generation once most rows of t are known.
+/// The input may arrive in parts ([`RidingSponge::push`]); a block boards once it is whole.
+/// Whatever is left when the rides end is absorbed by [`RidingSponge::finish`].
 pub(crate) struct RidingSponge {
     state: [u64; 25],
     /// The input so far, with the padding once sealed (secret for J: z).

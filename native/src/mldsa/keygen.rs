@@ -39,8 +39,7 @@ pub(crate) fn keygen<S: DsaSimd>(xi: &[u8; 32], pk: &mut [u8; PK_BYTES], sk: &mu
     matrix_batches::<S>(|range| {
         let end = range.end;
         matrix_entries::<S, _>(&rho, range.clone(), &mut a[range], h.as_mut());
-        while rows < K && (rows + 1) * L <= end {
-            let r = rows;
+        for r in rows..end / L {
             S::dsa_pointwise_acc_montgomery(&mut t, &a[r * L..(r + 1) * L], &s1_hat);
             S::dsa_reduce(&mut t);
             S::dsa_invntt_tomont(&mut t);
@@ -51,8 +50,8 @@ pub(crate) fn keygen<S: DsaSimd>(xi: &[u8; 32], pk: &mut [u8; PK_BYTES], sk: &mu
             if let Some(h) = h.as_mut() {
                 h.push(row);
             }
-            rows += 1;
         }
+        rows = end / L;
     });
     debug_assert_eq!(rows, K);
     let mut tr = [0u8; 64];

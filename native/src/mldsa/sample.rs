@@ -66,7 +66,7 @@ fn rejection<S: DsaSimd, const SECRET: bool, R: Rider>(
                 x.squeeze_blocks(b)
             })
         }
-        (out, Some(r)) if out.len() <= 3 => {
+        (out, Some(r)) if lends_lane::<S>(out.len()) => {
             rejection_lanes::<S, 4, SECRET>(rate, first, inputs, out, rej, |x, b| {
                 x.squeeze_blocks_riding(b, r)
             })
@@ -127,11 +127,18 @@ pub(crate) fn matrix_batches<S: DsaSimd>(f: impl FnMut(Range<usize>)) {
     batches::<S>(K * L, f)
 }
 
-/// Whether a batch of [`matrix_batches`] leaves a lane of a four-way sponge spare for
-/// [`matrix_entries`] to lend: the last has fewer than four entries (K·L = 30) and the
-/// implementation has neither a two-way Keccak (which takes it) nor an eight-way one.
+/// Whether [`rejection`] lends a rider lane 3 of a batch of `n`: a four-way batch of at most
+/// three, unless two go on a native two-way Keccak.
+fn lends_lane<S: DsaSimd>(n: usize) -> bool {
+    n <= 3 && !(n == 2 && S::KECCAK_X2)
+}
+
+/// Whether some batch of [`matrix_batches`] lends [`matrix_entries`]'s rider a lane (for
+/// ML-DSA-65's 30 entries: the last two, where the Keccak is four-way only).
 pub(crate) fn matrix_lends_lane<S: DsaSimd>() -> bool {
-    !S::KECCAK_X2 && !S::KECCAK_X8 && !(K * L).is_multiple_of(4)
+    let mut lends = false;
+    matrix_batches::<S>(|r| lends |= lends_lane::<S>(r.len()));
+    lends
 }
 
 /// Entries `range` (one batch of [`matrix_batches`]) of ExpandA(ρ) into `out`, in the
@@ -167,6 +174,7 @@ pub(crate) fn matrix_entries<S: DsaSimd, R: Rider>(
 
 /// ExpandS(ρ'): `s[r]` = RejBoundedPoly(ρ' || r as 2 bytes) for r in 0..L+K; s1 = s[..L],
 /// s2 = s[L..].
+///
 /// Not inlined: inlined into key generation it cost aarch64 1.7 k instructions more.
 #[inline(never)]
 pub(crate) fn expand_s<S: DsaSimd>(rho_prime: &[u8; 64], s: &mut [DsaPoly; L + K]) {

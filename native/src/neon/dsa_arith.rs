@@ -7,13 +7,16 @@
 //! a constant z and its twist t = round(z · 2^31 / q), `a·z − sqrdmulh(a, t)·q` (mul,
 //! sqrdmulh, mls) is a·z mod q with |result| < q for any |a| < 2^31. The constants are the
 //! plain powers of ζ (not in Montgomery form), so the results are congruent to the portable
-//! ones. The pointwise products are Montgomery multiplications with the portable results
+//! ones. The single pointwise product is a Montgomery multiplication with the portable result
 //! exactly: sqdmulh(a, b) and sqdmulh(a·b·q^-1, q) have the same low halves, so half their
-//! difference (shsub) is (a·b − m·q) / 2^32.
+//! difference (shsub) is (a·b − m·q) / 2^32. The sum of products is accumulated in 64-bit
+//! lanes and reduced once (congruent to the portable sum, not equal).
 //!
-//! The NTT's last two layers (inverse: first two) work on 16 coefficients loaded with `ld4`,
-//! which puts coefficients 4l + i of the block into lane l of vector i: the pairs at distance
-//! 2 are then vectors (0, 2) and (1, 3), those at distance 1 vectors (0, 1) and (2, 3).
+//! Each NTT makes two passes over memory: layers len 128 to 16 on sixteen vectors at distance
+//! 16, then per 16-coefficient block layers len 8 and 4, a transpose in registers to `ld4`'s
+//! layout (coefficient 4l + i of the block in lane l of vector i: pairs at distance 2 are then
+//! vectors (0, 2) and (1, 3), at distance 1 vectors (0, 1) and (2, 3)) and layers len 2 and 1.
+//! The inverse runs the same passes backwards.
 
 use super::vector::{load_s32, store_s32};
 use crate::mldsa::ops::{D, DsaPoly, GAMMA2, N, Q};

@@ -154,6 +154,57 @@ fn store_rows(p: &mut DsaPoly, first: usize, step: usize, w: &[__m256i; 8]) {
     }
 }
 
+// One level on eight vectors with the butterfly `$bf`, written out: as loops over the blocks,
+// LLVM kept the eight vectors on the stack between levels (about 40 % more instructions).
+// `$l4`: pairs (k, k + 4), one twiddle; `$l2`: pairs (k, k + 2), a twiddle per half; `$l1`:
+// pairs (2h, 2h + 1), a twiddle each.
+macro_rules! levels {
+    ($l4:ident, $l2:ident, $l1:ident, $bf:ident) => {
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        fn $l4(w: &mut [__m256i; 8], z: __m256i) {
+            $bf(w, 0, 4, z);
+            $bf(w, 1, 5, z);
+            $bf(w, 2, 6, z);
+            $bf(w, 3, 7, z);
+        }
+
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        fn $l2(w: &mut [__m256i; 8], z: [__m256i; 2]) {
+            $bf(w, 0, 2, z[0]);
+            $bf(w, 1, 3, z[0]);
+            $bf(w, 4, 6, z[1]);
+            $bf(w, 5, 7, z[1]);
+        }
+
+        #[target_feature(enable = "avx2")]
+        #[inline]
+        fn $l1(w: &mut [__m256i; 8], z: [__m256i; 4]) {
+            $bf(w, 0, 1, z[0]);
+            $bf(w, 2, 3, z[1]);
+            $bf(w, 4, 5, z[2]);
+            $bf(w, 6, 7, z[3]);
+        }
+    };
+}
+levels!(ct4, ct2, ct1, ct);
+levels!(gs4, gs2, gs1, gs);
+
+/// The broadcast twiddles of blocks `first..first + M` at distance `len`.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn twiddles<const M: usize>(forward: bool, len: usize, first: usize) -> [__m256i; M] {
+    core::array::from_fn(|h| _mm256_set1_epi32(zeta(forward, len, first + h)))
+}
+
+/// Per-lane twiddle vectors from a `LaneTwiddles` row.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn lanes<const M: usize>(row: &[V8; M]) -> [__m256i; M] {
+    core::array::from_fn(|h| load_v8(&row[h]))
+}
+
 /// Two passes of eight vectors each held in registers: first the levels at distances 16, 8,
 /// 4 vectors on the vectors o + 4k (k = 0..8), then per group of eight consecutive vectors
 /// the levels at distances 2 and 1 vector and, transposed, the three in-vector levels.
@@ -162,49 +213,19 @@ pub(super) fn ntt(p: &mut DsaPoly) {
     for o in 0..4 {
         let mut w = load_rows(p, o, 4);
         // Vector o + 4k is in block 0, k / 4, k / 2 at distances 16, 8, 4.
-        let z = _mm256_set1_epi32(zeta(true, 128, 0));
-        for k in 0..4 {
-            ct(&mut w, k, k + 4, z);
-        }
-        for h in 0..2 {
-            let z = _mm256_set1_epi32(zeta(true, 64, h));
-            for k in 4 * h..4 * h + 2 {
-                ct(&mut w, k, k + 2, z);
-            }
-        }
-        for h in 0..4 {
-            let z = _mm256_set1_epi32(zeta(true, 32, h));
-            ct(&mut w, 2 * h, 2 * h + 1, z);
-        }
+        ct4(&mut w, _mm256_set1_epi32(zeta(true, 128, 0)));
+        ct2(&mut w, twiddles(true, 64, 0));
+        ct1(&mut w, twiddles(true, 32, 0));
         store_rows(p, o, 4, &w);
     }
     for g in 0..4 {
         let mut w = load_rows(p, 8 * g, 1);
-        for h in 0..2 {
-            let z = _mm256_set1_epi32(zeta(true, 16, 2 * g + h));
-            for k in 4 * h..4 * h + 2 {
-                ct(&mut w, k, k + 2, z);
-            }
-        }
-        for h in 0..4 {
-            let z = _mm256_set1_epi32(zeta(true, 8, 4 * g + h));
-            ct(&mut w, 2 * h, 2 * h + 1, z);
-        }
+        ct2(&mut w, twiddles(true, 16, 2 * g));
+        ct1(&mut w, twiddles(true, 8, 4 * g));
         transpose8(&mut w, 0);
-        let z = load_v8(&FWD.l4[g]);
-        for j in 0..4 {
-            ct(&mut w, j, j + 4, z);
-        }
-        for h in 0..2 {
-            let z = load_v8(&FWD.l2[g][h]);
-            for j in 4 * h..4 * h + 2 {
-                ct(&mut w, j, j + 2, z);
-            }
-        }
-        for h in 0..4 {
-            let z = load_v8(&FWD.l1[g][h]);
-            ct(&mut w, 2 * h, 2 * h + 1, z);
-        }
+        ct4(&mut w, load_v8(&FWD.l4[g]));
+        ct2(&mut w, lanes(&FWD.l2[g]));
+        ct1(&mut w, lanes(&FWD.l1[g]));
         transpose8(&mut w, 0);
         store_rows(p, 8 * g, 1, &w);
     }
@@ -214,60 +235,40 @@ pub(super) fn ntt(p: &mut DsaPoly) {
 #[target_feature(enable = "avx2")]
 pub(super) fn ntt_unpack(_p: &mut DsaPoly) {}
 
+/// The inverse NTT's last butterfly on (k, k + 4) with the scaling folded in: (f·(a + b),
+/// f·z·(a − b)), one Montgomery product per output instead of two on the lower half.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn last_level(w: &mut [__m256i; 8], k: usize, f: __m256i, fz: __m256i) {
+    let t = w[k];
+    w[k] = montmul(f, _mm256_add_epi32(t, w[k + 4]));
+    w[k + 4] = montmul(fz, _mm256_sub_epi32(t, w[k + 4]));
+}
+
 /// The forward passes reversed, with the final scaling by `INVNTT_F` in the second.
 #[target_feature(enable = "avx2")]
 pub(super) fn invntt_tomont(p: &mut DsaPoly) {
     for g in 0..4 {
         let mut w = load_rows(p, 8 * g, 1);
         transpose8(&mut w, 0);
-        for h in 0..4 {
-            let z = load_v8(&INV.l1[g][h]);
-            gs(&mut w, 2 * h, 2 * h + 1, z);
-        }
-        for h in 0..2 {
-            let z = load_v8(&INV.l2[g][h]);
-            for j in 4 * h..4 * h + 2 {
-                gs(&mut w, j, j + 2, z);
-            }
-        }
-        let z = load_v8(&INV.l4[g]);
-        for j in 0..4 {
-            gs(&mut w, j, j + 4, z);
-        }
+        gs1(&mut w, lanes(&INV.l1[g]));
+        gs2(&mut w, lanes(&INV.l2[g]));
+        gs4(&mut w, load_v8(&INV.l4[g]));
         transpose8(&mut w, 0);
-        for h in 0..4 {
-            let z = _mm256_set1_epi32(zeta(false, 8, 4 * g + h));
-            gs(&mut w, 2 * h, 2 * h + 1, z);
-        }
-        for h in 0..2 {
-            let z = _mm256_set1_epi32(zeta(false, 16, 2 * g + h));
-            for k in 4 * h..4 * h + 2 {
-                gs(&mut w, k, k + 2, z);
-            }
-        }
+        gs1(&mut w, twiddles(false, 8, 4 * g));
+        gs2(&mut w, twiddles(false, 16, 2 * g));
         store_rows(p, 8 * g, 1, &w);
     }
     let f = _mm256_set1_epi32(INVNTT_F);
+    let fz = _mm256_set1_epi32(INVNTT_FZ);
     for o in 0..4 {
         let mut w = load_rows(p, o, 4);
-        for h in 0..4 {
-            let z = _mm256_set1_epi32(zeta(false, 32, h));
-            gs(&mut w, 2 * h, 2 * h + 1, z);
-        }
-        for h in 0..2 {
-            let z = _mm256_set1_epi32(zeta(false, 64, h));
-            for k in 4 * h..4 * h + 2 {
-                gs(&mut w, k, k + 2, z);
-            }
-        }
-        // The last level with the scaling folded in: (f·(a + b), f·z·(a − b)), one Montgomery
-        // product per output instead of two on the lower half.
-        let fz = _mm256_set1_epi32(INVNTT_FZ);
-        for k in 0..4 {
-            let t = w[k];
-            w[k] = montmul(f, _mm256_add_epi32(t, w[k + 4]));
-            w[k + 4] = montmul(fz, _mm256_sub_epi32(t, w[k + 4]));
-        }
+        gs1(&mut w, twiddles(false, 32, 0));
+        gs2(&mut w, twiddles(false, 64, 0));
+        last_level(&mut w, 0, f, fz);
+        last_level(&mut w, 1, f, fz);
+        last_level(&mut w, 2, f, fz);
+        last_level(&mut w, 3, f, fz);
         store_rows(p, o, 4, &w);
     }
 }

@@ -10,10 +10,12 @@
 //! mean. |t| > 4.5 on any of them is dudect's conventional "possible leak", but the largest of
 //! about a hundred correlated, heavy-tailed t values has no known null distribution, so each
 //! result also gets a permutation p-value: the same statistic recomputed with the class labels
-//! shuffled among the same measurements (`--perms P` times; the classes were drawn at random,
-//! so under "no difference" every relabelling is as likely), p = (1 + #{shuffled ≥ observed})
-//! / (P + 1), and the 95th percentile of the shuffled maxima beside it. The verdict is the
-//! p-value's: below 0.01, "difference"; else "no difference detected".
+//! shuffled among the same inputs (`--perms P` times; under "no difference" every relabelling
+//! of the inputs is as likely), p = (1 + #{shuffled ≥ observed}) / (P + 1), and the 95th
+//! percentile of the shuffled maxima beside it. Labels move with inputs, not measurements:
+//! signing reuses a pool of inputs, and a measurement-level shuffle mistakes the two pools'
+//! own per-input differences for a class difference once there are millions of measurements.
+//! The verdict is the p-value's: below 0.01, "difference"; else "no difference detected".
 //!
 //! Targets:
 //! - `mlkem768`, `mlkem1024`: decapsulation with one key; A = valid ciphertexts, B = invalid ones
@@ -177,6 +179,8 @@ struct Tests {
     /// 0: uncropped, 1..=PERCENTILES: cropped, last: second order.
     welch: Vec<Welch>,
     samples: [Vec<u64>; 2],
+    /// The input each sample was measured on (`Workload::unit`), beside `samples`.
+    units: [Vec<Option<u32>>; 2],
 }
 
 impl Tests {
@@ -190,10 +194,11 @@ impl Tests {
             thresholds,
             welch: vec![Welch::default(); PERCENTILES + 2],
             samples: [Vec::new(), Vec::new()],
+            units: [Vec::new(), Vec::new()],
         }
     }
 
-    fn push(&mut self, x: u64, class: usize) {
+    fn push(&mut self, x: u64, class: usize, unit: Option<u32>) {
         let xf = x as f64;
         // Second order: the squared distance from the class mean so far (dudect waits for the
         // mean to settle first).
@@ -208,6 +213,7 @@ impl Tests {
             }
         }
         self.samples[class].push(x);
+        self.units[class].push(unit);
     }
 
     /// The largest |t| among the tests with enough measurements, and which test it is.
@@ -245,11 +251,19 @@ fn welch_t(a: [f64; 3], b: [f64; 3]) -> Option<f64> {
 
 /// The measurements pooled, for the permutation test: each value centred on the pooled mean
 /// (so that sums of squares keep their precision), the first cropping test that keeps it
-/// (`PERCENTILES` if none), and its class.
+/// (`PERCENTILES` if none), and its input (`unit`, numbered densely); each input's class.
+///
+/// The labels are shuffled among inputs, not measurements: signing reuses a pool of inputs,
+/// and each input's own time (its μ and rnd, the allocation its key copy landed in) is shared
+/// by all its measurements. Shuffling measurements would treat those per-input differences
+/// between two finite pools as a class difference: at 10 million measurements the A/A control
+/// (both pools the same key) came out p = 0.005 that way. Inputs, not measurements, are what
+/// the classes drew at random, so shuffling them is exact.
 struct Pooled {
     x: Vec<f64>,
     first_crop: Vec<u8>,
-    labels: Vec<u8>,
+    unit: Vec<u32>,
+    unit_labels: Vec<u8>,
 }
 
 impl Pooled {
@@ -257,15 +271,42 @@ impl Pooled {
         let all = || tests.samples[0].iter().chain(&tests.samples[1]);
         let n = all().count();
         let mean = all().map(|&x| x as f64).sum::<f64>() / n as f64;
+        // Dense numbers: a pool entry keeps one, an input of its own gets a fresh one.
+        let mut dense = std::collections::HashMap::new();
+        let mut unit_labels = Vec::new();
+        let mut unit = Vec::with_capacity(n);
+        for c in 0..2u8 {
+            for &u in &tests.units[c as usize] {
+                let fresh = unit_labels.len() as u32;
+                let id = match u {
+                    Some(u) => *dense.entry(u).or_insert(fresh),
+                    None => fresh,
+                };
+                if id == fresh {
+                    unit_labels.push(c);
+                }
+                assert_eq!(unit_labels[id as usize], c, "an input in both classes");
+                unit.push(id);
+            }
+        }
         Pooled {
             x: all().map(|&x| x as f64 - mean).collect(),
             first_crop: all()
                 .map(|&x| tests.thresholds.partition_point(|&limit| limit <= x) as u8)
                 .collect(),
-            labels: (0..2u8)
-                .flat_map(|c| std::iter::repeat_n(c, tests.samples[c as usize].len()))
-                .collect(),
+            unit,
+            unit_labels,
         }
+    }
+
+    fn units(&self) -> usize {
+        self.unit_labels.len()
+    }
+
+    /// Each measurement's class when the inputs have the classes `unit_labels`.
+    fn labels(&self, unit_labels: &[u8], out: &mut Vec<u8>) {
+        out.clear();
+        out.extend(self.unit.iter().map(|&u| unit_labels[u as usize]));
     }
 
     /// The largest |t| of the uncropped, the cropped and the second-order tests (this one about
@@ -308,10 +349,12 @@ impl Pooled {
     }
 
     /// The permutation p-value of the observed statistic and the 95th percentile of the
-    /// shuffled ones, from `perms` shuffles of the labels (Fisher–Yates, xorshift seeded from
-    /// the system: the labels are not secret).
+    /// shuffled ones, from `perms` shuffles of the inputs' labels (Fisher–Yates, xorshift
+    /// seeded from the system: the labels are not secret).
     fn permutation(&self, perms: usize, rng: &mut Rand) -> (f64, f64, f64) {
-        let observed = self.max_t(&self.labels);
+        let mut labels = Vec::with_capacity(self.x.len());
+        self.labels(&self.unit_labels, &mut labels);
+        let observed = self.max_t(&labels);
         let mut seed = [0u8; 8];
         rng.fill(&mut seed);
         let mut state = u64::from_le_bytes(seed) | 1;
@@ -321,13 +364,14 @@ impl Pooled {
             state ^= state << 17;
             state
         };
-        let mut labels = self.labels.clone();
+        let mut units = self.unit_labels.clone();
         let mut shuffled: Vec<f64> = (0..perms)
             .map(|_| {
-                for i in (1..labels.len()).rev() {
+                for i in (1..units.len()).rev() {
                     let j = (next() % (i as u64 + 1)) as usize;
-                    labels.swap(i, j);
+                    units.swap(i, j);
                 }
+                self.labels(&units, &mut labels);
                 self.max_t(&labels)
             })
             .collect();
@@ -348,6 +392,9 @@ trait Workload {
     fn prepare(&mut self, rng: &mut Rand, classes: &[u8]);
     /// The timed operation on the i-th input of the round.
     fn run(&self, i: usize) -> Self::Out;
+    /// Which reused input the i-th of the round is (the same number for the same input in
+    /// every round), or None for an input made for this measurement alone.
+    fn unit(&self, i: usize) -> Option<u32>;
     /// Checks, untimed, that the output is what the class promises (valid ciphertexts decrypt,
     /// signing took one attempt), so a wrong setup cannot pass silently.
     fn check(&self, i: usize, out: &Self::Out);
@@ -421,6 +468,10 @@ macro_rules! kem_workload {
             #[inline(never)]
             fn run(&self, i: usize) -> Self::Out {
                 $m::decapsulate(&self.dk, &self.cts[i])
+            }
+
+            fn unit(&self, _: usize) -> Option<u32> {
+                None
             }
 
             fn check(&self, i: usize, out: &Self::Out) {
@@ -627,6 +678,11 @@ impl Workload for Dsa {
         mldsa65::sign_mu_counting(&input.sk, &input.mu, &input.rnd)
     }
 
+    fn unit(&self, i: usize) -> Option<u32> {
+        let (class, pick) = self.picks[i];
+        Some((class as u32) << 31 | pick as u32)
+    }
+
     fn check(&self, _: usize, out: &Self::Out) {
         assert_eq!(out.1, 1, "a preselected input took more than one attempt");
     }
@@ -650,6 +706,8 @@ struct Report {
     /// The permutation test: the statistic (max |t|, second order about the final means), its
     /// p-value and the shuffled maxima's 95th percentile; None with `--perms 0`.
     permutation: Option<(f64, f64, f64)>,
+    /// The inputs whose labels the permutation test shuffled.
+    units: usize,
 }
 
 /// Below this permutation p-value a result is a difference between the classes.
@@ -667,7 +725,10 @@ impl Report {
 
     fn permutation_text(&self) -> String {
         match self.permutation {
-            Some((s, p, q)) => format!("permutation max |t| {s:.2}, p = {p:.3}, null q95 {q:.2}"),
+            Some((s, p, q)) => format!(
+                "permutation over {} inputs: max |t| {s:.2}, p = {p:.3}, null q95 {q:.2}",
+                self.units
+            ),
             None => "no permutation test".into(),
         }
     }
@@ -689,7 +750,7 @@ fn one_round<W: Workload>(
     rng: &mut Rand,
     classes: &mut Vec<u8>,
     round: usize,
-    mut sink: impl FnMut(u64, u8),
+    mut sink: impl FnMut(u64, u8, Option<u32>),
 ) {
     random_classes(rng, classes, round);
     w.prepare(rng, classes);
@@ -705,7 +766,7 @@ fn one_round<W: Workload>(
             let end = ticks();
             w.check(i, &out);
             drop(out);
-            sink(end.wrapping_sub(start), class);
+            sink(end.wrapping_sub(start), class, w.unit(i));
         }
     });
 }
@@ -724,7 +785,9 @@ fn measure<W: Workload>(
     let mut classes = Vec::with_capacity(round);
     let mut calibration = Vec::with_capacity(CALIBRATION);
     while calibration.len() < CALIBRATION {
-        one_round(w, imp, rng, &mut classes, round, |x, _| calibration.push(x));
+        one_round(w, imp, rng, &mut classes, round, |x, _, _| {
+            calibration.push(x)
+        });
     }
     let mut tests = Tests::new(calibration);
     let started = Instant::now();
@@ -732,8 +795,8 @@ fn measure<W: Workload>(
     let mut next_progress = n / 10;
     while done < n && limit.is_none_or(|l| started.elapsed() < l) {
         let this = round.min((n - done) as usize);
-        one_round(w, imp, rng, &mut classes, this, |x, c| {
-            tests.push(x, c as usize)
+        one_round(w, imp, rng, &mut classes, this, |x, c, u| {
+            tests.push(x, c as usize, u)
         });
         done += this as u64;
         if done >= next_progress && done < n {
@@ -748,8 +811,10 @@ fn measure<W: Workload>(
     }
     let (max_t, max_test) = tests.max_t();
     let last = PERCENTILES + 1;
-    let permutation =
-        (perms > 0 && tests.welch[0].enough()).then(|| Pooled::new(&tests).permutation(perms, rng));
+    let pooled = (perms > 0 && tests.welch[0].enough()).then(|| Pooled::new(&tests));
+    let permutation = pooled.as_ref().map(|p| p.permutation(perms, rng));
+    let units = pooled.as_ref().map_or(0, Pooled::units);
+    drop(pooled);
     Report {
         target,
         imp,
@@ -766,6 +831,7 @@ fn measure<W: Workload>(
         median: [tests.median(0), tests.median(1)],
         seconds: began.elapsed().as_secs_f64(),
         permutation,
+        units,
     }
 }
 
@@ -1006,21 +1072,22 @@ fn main() {
     }
     println!();
     println!(
-        "| operation | implementation | measurements (A + B) | max abs(t) | permutation p | \
-         null q95 | verdict |"
+        "| operation | implementation | measurements (A + B) | inputs | max abs(t) | \
+         permutation p | null q95 | verdict |"
     );
-    println!("|---|---|---:|---:|---:|---:|---|");
+    println!("|---|---|---:|---:|---:|---:|---:|---|");
     for r in &reports {
         let (p, q) = match r.permutation {
             Some((_, p, q)) => (format!("{p:.3}"), format!("{q:.2}")),
             None => ("-".into(), "-".into()),
         };
         println!(
-            "| {} | {} | {} + {} | {:.2} | {p} | {q} | {} |",
+            "| {} | {} | {} + {} | {} | {:.2} | {p} | {q} | {} |",
             r.target,
             r.imp.name(),
             r.n[0],
             r.n[1],
+            r.units,
             r.max_t,
             r.verdict()
         );

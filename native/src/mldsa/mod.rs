@@ -9,6 +9,7 @@ mod keygen;
 pub(crate) mod ops;
 mod params;
 mod sample;
+mod short;
 mod sign;
 mod verify;
 

@@ -140,10 +140,6 @@ macro_rules! dsa_arith {
             dsa_caddq(p: &mut $crate::mldsa::ops::DsaPoly) = caddq_poly;
             dsa_add(r: &mut $crate::mldsa::ops::DsaPoly, a: &$crate::mldsa::ops::DsaPoly) = add;
             dsa_sub(r: &mut $crate::mldsa::ops::DsaPoly, a: &$crate::mldsa::ops::DsaPoly) = sub;
-            dsa_add_short(r: &mut $crate::mldsa::ops::DsaPoly, a: &$crate::simd::Poly)
-                = add_short;
-            dsa_sub_short(r: &mut $crate::mldsa::ops::DsaPoly, a: &$crate::simd::Poly)
-                = sub_short;
             dsa_shiftl(p: &mut $crate::mldsa::ops::DsaPoly) = shiftl;
             dsa_power2round(
                 t1: &mut $crate::mldsa::ops::DsaPoly,

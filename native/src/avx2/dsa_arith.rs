@@ -15,10 +15,9 @@
 //! the reference code's `montgomery_reduce` on each 64-bit product (the low halves of the
 //! product and of t·q are equal, so the high halves are subtracted directly).
 
-use super::vector::{load8, load16, store8, transpose8};
+use super::vector::{load8, store8, transpose8};
 use crate::mldsa::ops::{D, DsaPoly, GAMMA2, N, Q};
 use crate::portable::dsa_arith::{INVNTT_F, QINV, ZETAS};
-use crate::simd::Poly;
 use core::arch::x86_64::*;
 
 /// Eight i32 lanes, aligned for a 256-bit load.
@@ -343,41 +342,6 @@ pub(super) fn add(r: &mut DsaPoly, a: &DsaPoly) {
     for i in 0..N / 8 {
         store8(r, i, _mm256_add_epi32(load8(r, i), load8(a, i)));
     }
-}
-
-/// `r ± lift(a)` (`portable::dsa_arith::lift_short`), sixteen coefficients at a time: the
-/// lift in 16-bit lanes, then widened to two vectors of eight.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn add_short_with(r: &mut DsaPoly, a: &Poly, subtract: bool) {
-    let q = _mm256_set1_epi16(crate::simd::Q);
-    let half = _mm256_set1_epi16(crate::simd::Q / 2);
-    for i in 0..N / 16 {
-        let x = load16(a, i);
-        let y = _mm256_add_epi16(x, _mm256_and_si256(_mm256_srai_epi16(x, 15), q));
-        let over = _mm256_srai_epi16(_mm256_sub_epi16(half, y), 15);
-        let y = _mm256_sub_epi16(y, _mm256_and_si256(over, q));
-        let lo = _mm256_cvtepi16_epi32(_mm256_castsi256_si128(y));
-        let hi = _mm256_cvtepi16_epi32(_mm256_extracti128_si256(y, 1));
-        for (k, v) in [(2 * i, lo), (2 * i + 1, hi)] {
-            let s = if subtract {
-                _mm256_sub_epi32(load8(r, k), v)
-            } else {
-                _mm256_add_epi32(load8(r, k), v)
-            };
-            store8(r, k, s);
-        }
-    }
-}
-
-#[target_feature(enable = "avx2")]
-pub(super) fn add_short(r: &mut DsaPoly, a: &Poly) {
-    add_short_with(r, a, false);
-}
-
-#[target_feature(enable = "avx2")]
-pub(super) fn sub_short(r: &mut DsaPoly, a: &Poly) {
-    add_short_with(r, a, true);
 }
 
 #[target_feature(enable = "avx2")]

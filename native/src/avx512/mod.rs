@@ -19,7 +19,7 @@ use crate::delegate::{
 };
 use crate::dispatch::Implementation;
 use crate::mldsa::ops::{DsaPoly, DsaSimd};
-use crate::simd::{KeccakX4, KeccakX8, Poly, Simd};
+use crate::simd::{KeccakX4, KeccakX8, Simd};
 
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Avx512;
@@ -62,8 +62,6 @@ impl DsaSimd for Avx512 {
         fn dsa_ntt_unpack(p: &mut DsaPoly) => Avx2::dsa_ntt_unpack;
         fn dsa_add(r: &mut DsaPoly, a: &DsaPoly) => Avx2::dsa_add;
         fn dsa_sub(r: &mut DsaPoly, a: &DsaPoly) => Avx2::dsa_sub;
-        fn dsa_add_short(r: &mut DsaPoly, a: &Poly) => Avx2::dsa_add_short;
-        fn dsa_sub_short(r: &mut DsaPoly, a: &Poly) => Avx2::dsa_sub_short;
         fn dsa_shiftl(p: &mut DsaPoly) => Avx2::dsa_shiftl;
         fn dsa_power2round(t1: &mut DsaPoly, t0: &mut DsaPoly, t: &DsaPoly)
             => Avx2::dsa_power2round;

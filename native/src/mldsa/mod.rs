@@ -9,7 +9,6 @@ mod keygen;
 pub(crate) mod ops;
 mod params;
 mod sample;
-mod short;
 mod sign;
 mod verify;
 

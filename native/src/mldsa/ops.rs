@@ -20,7 +20,7 @@
 //!   [`DsaSimd::dsa_chk`] and [`DsaSimd::dsa_make_hint`] look at every coefficient, with no
 //!   early exit; only their result (accept or reject the attempt) may be branched on.
 
-use crate::simd::{Poly, Simd, keep_wiped};
+use crate::simd::{Simd, keep_wiped};
 use zeroize::Zeroize;
 
 pub(crate) const N: usize = 256;
@@ -94,14 +94,6 @@ pub(crate) trait DsaSimd: Simd {
 
     /// `r = r - a`, no reduction.
     fn dsa_sub(r: &mut DsaPoly, a: &DsaPoly);
-
-    /// `r = r + lift(a)`, no reduction, where lift(x) is the representative of x in
-    /// [−(q' − 1)/2, (q' − 1)/2] for ML-KEM's q' = 3329. Input: |a| < q' (an ML-KEM
-    /// product, see `short`).
-    fn dsa_add_short(r: &mut DsaPoly, a: &Poly);
-
-    /// `r = r − lift(a)`, as `dsa_add_short`.
-    fn dsa_sub_short(r: &mut DsaPoly, a: &Poly);
 
     /// `p = p · 2^d`, no reduction (t1 · 2^d in verification).
     fn dsa_shiftl(p: &mut DsaPoly);

@@ -7,9 +7,8 @@ use super::encode::{pack_sig, pack_w1, unpack_sk_polys};
 use super::ops::{DsaPoly, DsaSimd, GAMMA1, GAMMA2, zeros};
 use super::params::{BETA, CTILDE_BYTES, K, L, OMEGA, SIG_BYTES, SK_BYTES};
 use super::sample::{MaskStream, expand_a, sample_in_ball};
-use super::short;
 use crate::keccak::shake256;
-use crate::simd::{Poly, wipe_bytes};
+use crate::simd::wipe_bytes;
 use zeroize::Zeroize;
 
 /// Signs μ with an expanded key whose s1 and s2 passed the range check. Returns the number
@@ -22,17 +21,11 @@ pub(crate) fn sign_mu<S: DsaSimd>(
 ) -> u32 {
     let rho: &[u8; 32] = sk[..32].try_into().expect("32 bytes");
     let key = &sk[32..64];
-    let mut s: [DsaPoly; L + K] = zeros();
+    let mut s_hat: [DsaPoly; L + K] = zeros();
     let mut t0_hat: [DsaPoly; K] = zeros();
-    let in_range = unpack_sk_polys::<S>(sk, &mut s, &mut t0_hat);
+    let in_range = unpack_sk_polys::<S>(sk, &mut s_hat, &mut t0_hat);
     debug_assert!(in_range, "signing keys are range-checked when made");
-    // s1 and s2 are short: their products with c are taken in ML-KEM's arithmetic (`short`).
-    let mut s_hat: [Poly; L + K] = [const { Poly::ZERO }; L + K];
-    for (h, p) in s_hat.iter_mut().zip(&s) {
-        short::to_ntt::<S>(p, h);
-    }
-    s.zeroize();
-    for p in t0_hat.iter_mut() {
+    for p in s_hat.iter_mut().chain(t0_hat.iter_mut()) {
         S::dsa_ntt(p);
     }
     let mut rho_pp = [0u8; 64];
@@ -46,7 +39,6 @@ pub(crate) fn sign_mu<S: DsaSimd>(
         (zeros(), zeros(), zeros());
     let mut w = DsaPoly::ZERO;
     let mut c = DsaPoly::ZERO;
-    let (mut c_short, mut product) = (Poly::ZERO, Poly::ZERO);
     let mut w1_bytes = [0u8; K * 128];
     let mut ctilde = [0u8; CTILDE_BYTES];
     let mut masks = MaskStream::<S>::new(&rho_pp);
@@ -70,25 +62,26 @@ pub(crate) fn sign_mu<S: DsaSimd>(
         pack_w1::<S>(&w1, &mut w1_bytes);
         shake256::<S>(&[mu, &w1_bytes], &mut ctilde);
         sample_in_ball::<S>(&mut c, &ctilde);
-        short::to_ntt::<S>(&c, &mut c_short);
         S::dsa_ntt(&mut c);
 
-        // z = y + c·s1; reject if ||z|| >= γ1 − β. y and c·s1 are exact small integers, so
-        // z is too: already its reduced representative.
+        // z = y + c·s1; reject if ||z|| >= γ1 − β.
         let mut reject = false;
         for i in 0..L {
-            short::product::<S>(&mut product, &c_short, &s_hat[i]);
-            z[i].clone_from(&y[i]);
-            S::dsa_add_short(&mut z[i], &product);
+            S::dsa_pointwise_montgomery(&mut z[i], &c, &s_hat[i]);
+            S::dsa_invntt_tomont(&mut z[i]);
+            S::dsa_add(&mut z[i], &y[i]);
+            S::dsa_reduce(&mut z[i]);
             reject |= S::dsa_chk(&z[i], GAMMA1 - BETA);
         }
         if reject {
             continue;
         }
-        // r0 = w0 − c·s2; reject if ||r0|| >= γ2 − β. Exact as z is (w0 from Decompose).
+        // r0 = w0 − c·s2; reject if ||r0|| >= γ2 − β.
         for r in 0..K {
-            short::product::<S>(&mut product, &c_short, &s_hat[L + r]);
-            S::dsa_sub_short(&mut w0[r], &product);
+            S::dsa_pointwise_montgomery(&mut h[r], &c, &s_hat[L + r]);
+            S::dsa_invntt_tomont(&mut h[r]);
+            S::dsa_sub(&mut w0[r], &h[r]);
+            S::dsa_reduce(&mut w0[r]);
             reject |= S::dsa_chk(&w0[r], GAMMA2 - BETA);
         }
         if reject {
@@ -127,8 +120,6 @@ pub(crate) fn sign_mu<S: DsaSimd>(
     h.zeroize();
     w.zeroize();
     c.zeroize();
-    c_short.zeroize();
-    product.zeroize();
     wipe_bytes(&mut w1_bytes);
     wipe_bytes(&mut ctilde);
     attempts

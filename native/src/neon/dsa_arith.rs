@@ -18,11 +18,10 @@
 //! vectors (0, 2) and (1, 3), at distance 1 vectors (0, 1) and (2, 3)) and layers len 2 and 1.
 //! The inverse runs the same passes backwards.
 
-use super::vector::{load_s16, load_s32, store_s32};
+use super::vector::{load_s32, store_s32};
 use crate::mldsa::ops::{D, DsaPoly, GAMMA2, N, Q};
 use crate::portable::dsa_arith::QINV;
 use crate::portable::modmath;
-use crate::simd::Poly;
 use core::arch::aarch64::*;
 
 // ---------------------------------------------------------------------------------------
@@ -493,43 +492,6 @@ pub(super) fn add(r: &mut DsaPoly, a: &DsaPoly) {
 pub(super) fn sub(r: &mut DsaPoly, a: &DsaPoly) {
     // SAFETY: NEON is baseline on aarch64.
     map2(r, a, |x, y| unsafe { vsubq_s32(x, y) });
-}
-
-/// `r ± lift(a)` (`portable::dsa_arith::lift_short`), eight coefficients at a time: the lift
-/// in 16-bit lanes, then widened to two vectors of four.
-#[inline(always)]
-fn add_short_with(r: &mut DsaPoly, a: &Poly, subtract: bool) {
-    for i in (0..N).step_by(8) {
-        // SAFETY: NEON is baseline on aarch64.
-        let (lo, hi) = unsafe {
-            let q = vdupq_n_s16(crate::simd::Q);
-            let x = load_s16(&a.c[i..]);
-            let y = vaddq_s16(x, vandq_s16(vshrq_n_s16::<15>(x), q));
-            let over = vshrq_n_s16::<15>(vsubq_s16(vdupq_n_s16(crate::simd::Q / 2), y));
-            let y = vsubq_s16(y, vandq_s16(over, q));
-            (vmovl_s16(vget_low_s16(y)), vmovl_high_s16(y))
-        };
-        for (k, v) in [(i, lo), (i + 4, hi)] {
-            let x = load_s32(&r.c[k..]);
-            // SAFETY: NEON is baseline on aarch64.
-            let s = unsafe {
-                if subtract {
-                    vsubq_s32(x, v)
-                } else {
-                    vaddq_s32(x, v)
-                }
-            };
-            store_s32(&mut r.c[k..], s);
-        }
-    }
-}
-
-pub(super) fn add_short(r: &mut DsaPoly, a: &Poly) {
-    add_short_with(r, a, false);
-}
-
-pub(super) fn sub_short(r: &mut DsaPoly, a: &Poly) {
-    add_short_with(r, a, true);
 }
 
 pub(super) fn shiftl(p: &mut DsaPoly) {

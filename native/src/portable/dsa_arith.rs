@@ -4,7 +4,6 @@
 
 use crate::mldsa::ops::{D, DsaPoly, GAMMA2, N, Q};
 use crate::portable::modmath;
-use crate::simd::Poly;
 
 /// q^-1 mod 2^32.
 pub(crate) const QINV: i32 = modmath::inverse_mod_2_64(Q as u64) as u32 as i32;
@@ -138,28 +137,6 @@ pub(crate) fn caddq_poly(p: &mut DsaPoly) {
 pub(crate) fn add(r: &mut DsaPoly, a: &DsaPoly) {
     for (r, &x) in r.c.iter_mut().zip(&a.c) {
         *r += x;
-    }
-}
-
-/// The representative in [−(q' − 1)/2, (q' − 1)/2] of x, |x| < q' = 3329 (ML-KEM's
-/// modulus): shifts and masks in 16 bits, no branch on the (secret) value.
-#[inline]
-pub(crate) fn lift_short(x: i16) -> i32 {
-    const QK: i16 = crate::simd::Q;
-    // [0, q'), then minus q' where above q'/2.
-    let y = x + ((x >> 15) & QK);
-    (y - (((QK / 2) - y) >> 15 & QK)) as i32
-}
-
-pub(crate) fn add_short(r: &mut DsaPoly, a: &Poly) {
-    for (r, &x) in r.c.iter_mut().zip(&a.c) {
-        *r += lift_short(x);
-    }
-}
-
-pub(crate) fn sub_short(r: &mut DsaPoly, a: &Poly) {
-    for (r, &x) in r.c.iter_mut().zip(&a.c) {
-        *r -= lift_short(x);
     }
 }
 

@@ -93,6 +93,8 @@ where
 
 /// wots_pkFromSig (Algorithm 8) of key pair `kp` of the tree at `lt`: each chain from its
 /// signed position to its end, W chains at a time, longest first, so few lanes idle at the end.
+/// A lane's output is its next input, and only a chain's start and end touch memory: the
+/// schedule is the hot loop of verification, run once per hash batch.
 #[inline(always)]
 pub(crate) fn public_key_from_sig<S: Simd, const W: usize>(
     h: &mut Lanes<S, W>,
@@ -107,53 +109,93 @@ where
     KeccakLanes<W>: Permute<S>,
 {
     let lengths = chain_lengths(m);
-    let mut values: [Node; LEN] = core::array::from_fn(|i| node_from_bytes(&sig[i * N..]));
-    let mut order: [u8; LEN] = core::array::from_fn(|i| i as u8);
-    // Sorting and the schedule depend on the message digest only, which is public.
-    order.sort_unstable_by_key(|&i| lengths[usize::from(i)]);
-    let mut queue = order.iter().map(|&i| usize::from(i)).peekable();
-    // (chain, next step) per lane; None when idle.
-    let mut slots: [Option<(usize, u32)>; W] = [None; W];
-    let mut adrs = [
-        splat(lt[0]),
-        splat(lt[1]),
-        splat(type_keypair(WOTS_HASH, kp)),
-        splat(0),
-    ];
-    loop {
-        for slot in slots.iter_mut().filter(|s| s.is_none()) {
-            if let Some(c) = queue.next_if(|&c| usize::from(lengths[c]) < CHAIN - 1) {
-                *slot = Some((c, u32::from(lengths[c])));
-            }
-        }
-        if slots.iter().all(Option::is_none) {
-            break;
-        }
-        let mut input = [[0u64; W]; 2];
-        for (j, slot) in slots.iter().enumerate() {
-            if let Some((c, step)) = *slot {
-                adrs[3][j] = pair(c as u32, step);
-                input[0][j] = values[c][0];
-                input[1][j] = values[c][1];
-            }
-        }
-        let out = h.short::<2>(pk_seed, &adrs, &input);
-        for (j, slot) in slots.iter_mut().enumerate() {
-            if let Some((c, step)) = slot {
-                values[*c] = node_of(&out, j);
-                *step += 1;
-                if *step == (CHAIN - 1) as u32 {
-                    *slot = None;
-                }
-            }
-        }
-    }
+    // T_len's input; chain i's value lives in words 6 + 2i and 7 + 2i from start to end.
     let mut words = [0u64; PK_WORDS];
     words[..2].copy_from_slice(pk_seed);
     words[2..4].copy_from_slice(&lt);
     words[4] = type_keypair(WOTS_PK, kp);
-    for (w, v) in words[6..].chunks_exact_mut(2).zip(&values) {
-        w.copy_from_slice(v);
+    for (w, s) in words[6..].chunks_exact_mut(2).zip(sig.chunks_exact(N)) {
+        w.copy_from_slice(&node_from_bytes(s));
+    }
+    // The chains with hashes left, most first: by signed position, ascending (a counting
+    // sort: positions are 0..=15), without those at the end. The order depends on the message
+    // digest only, which is public.
+    let mut count = [0u8; CHAIN];
+    for &l in &lengths {
+        count[usize::from(l)] += 1;
+    }
+    let mut at = [0u8; CHAIN];
+    for l in 1..CHAIN {
+        at[l] = at[l - 1] + count[l - 1];
+    }
+    let busy = LEN - usize::from(count[CHAIN - 1]);
+    let mut order = [0u8; LEN];
+    for (c, &l) in lengths.iter().enumerate() {
+        let slot = &mut at[usize::from(l)];
+        order[usize::from(*slot)] = c as u8;
+        *slot += 1;
+    }
+    let mut queue = order[..busy].iter().map(|&c| usize::from(c));
+
+    let mut lanes = Chains::<W> {
+        adrs: [
+            splat(lt[0]),
+            splat(lt[1]),
+            splat(type_keypair(WOTS_HASH, kp)),
+            splat(0),
+        ],
+        cur: [[0; W]; 2],
+        chain: [0; W],
+        left: [0; W],
+    };
+    let mut active = 0;
+    for j in 0..W {
+        if let Some(c) = queue.next() {
+            lanes.begin(j, c, &lengths, &words);
+            active += 1;
+        }
+    }
+    while active > 0 {
+        lanes.cur = h.short::<2>(pk_seed, &lanes.adrs, &lanes.cur);
+        for j in 0..W {
+            // The hash address is the top byte of word 3 (a big-endian u32 below 16).
+            lanes.adrs[3][j] = lanes.adrs[3][j].wrapping_add(1 << 56);
+            match lanes.left[j] {
+                0 => {}
+                1 => {
+                    let c = lanes.chain[j];
+                    words[6 + 2 * c] = lanes.cur[0][j];
+                    words[7 + 2 * c] = lanes.cur[1][j];
+                    lanes.left[j] = 0;
+                    match queue.next() {
+                        Some(c) => lanes.begin(j, c, &lengths, &words),
+                        None => active -= 1,
+                    }
+                }
+                _ => lanes.left[j] -= 1,
+            }
+        }
     }
     one.long(&words)
+}
+
+/// Verification's W lanes of chains: each lane's hash address word, value, chain and hashes
+/// left in it (0: idle).
+struct Chains<const W: usize> {
+    adrs: [[u64; W]; 4],
+    cur: Nodes<W>,
+    chain: [usize; W],
+    left: [usize; W],
+}
+
+impl<const W: usize> Chains<W> {
+    /// Lane `j` takes chain `c` from its signed position; `words` holds the chains' values.
+    #[inline(always)]
+    fn begin(&mut self, j: usize, c: usize, lengths: &[u8; LEN], words: &[u64]) {
+        self.adrs[3][j] = pair(c as u32, u32::from(lengths[c]));
+        self.cur[0][j] = words[6 + 2 * c];
+        self.cur[1][j] = words[7 + 2 * c];
+        self.chain[j] = c;
+        self.left[j] = (CHAIN - 1) - usize::from(lengths[c]);
+    }
 }

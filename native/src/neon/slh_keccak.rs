@@ -4,40 +4,10 @@
 //! rounds are unrolled with the state in registers, and the last round computes just the two
 //! lanes wanted (its θ still needs all five column parities).
 
-use super::keccak::{Lane, State, round};
+use super::keccak::{Lane, State, first_23, round, round_sha3, round_sha3_from};
 use crate::portable::keccak::{RC, RHO, pi_source};
 use crate::simd::KeccakX4;
 use core::arch::aarch64::*;
-
-/// Calls `$round(r)` for r = 0..23: the rounds before the last, written out so that no loop
-/// keeps the state from staying in registers.
-macro_rules! first_23 {
-    ($round:expr) => {
-        $round(0);
-        $round(1);
-        $round(2);
-        $round(3);
-        $round(4);
-        $round(5);
-        $round(6);
-        $round(7);
-        $round(8);
-        $round(9);
-        $round(10);
-        $round(11);
-        $round(12);
-        $round(13);
-        $round(14);
-        $round(15);
-        $round(16);
-        $round(17);
-        $round(18);
-        $round(19);
-        $round(20);
-        $round(21);
-        $round(22);
-    };
-}
 
 /// Lane i (< 4) of output row 0 of the last round, before χ: B[i] = ROT(A[π(i)] ^ D, ρ).
 macro_rules! b_last {
@@ -140,25 +110,11 @@ fn last_round_out2_sha3(a: &State) -> [uint64x2_t; 2] {
     ]
 }
 
-/// One round with the SHA-3 instructions, ρ and π grouped by the column parity each lane
-/// takes (D[0]'s five lanes first), so that each D dies after its fifth use: fewer values are
-/// live at once than in index order, and fewer spill (keygen 3.92 M -> 3.88 M instructions).
-/// (For plain NEON, whose rotations take two instructions, `keccak::round`'s row order is
-/// better.)
-#[target_feature(enable = "sha3")]
-#[inline]
-fn round_sha3(a: &mut State, rc: u64) {
-    let c: [uint64x2_t; 5] = core::array::from_fn(|x| {
-        veor3q_u64(veor3q_u64(a[x], a[x + 5], a[x + 10]), a[x + 15], a[x + 20])
-    });
-    round_sha3_from(a, &c, rc);
-}
-
 /// The first round: lanes 17 to 24 are zero, so columns 2 to 4 have three lanes, columns
 /// 0 and 1 four (three EOR3 fewer; LLVM does not drop an EOR3 with zero operands).
 #[target_feature(enable = "sha3")]
 #[inline]
-fn first_round_sha3(a: &mut State, rc: u64) {
+fn first_round_sha3(a: &mut State, r: usize) {
     let c: [uint64x2_t; 5] = core::array::from_fn(|x| {
         let three = veor3q_u64(a[x], a[x + 5], a[x + 10]);
         if x + 15 < 17 {
@@ -167,44 +123,17 @@ fn first_round_sha3(a: &mut State, rc: u64) {
             three
         }
     });
-    round_sha3_from(a, &c, rc);
-}
-
-/// A round from its column parities.
-#[target_feature(enable = "sha3")]
-#[inline]
-fn round_sha3_from(a: &mut State, c: &[uint64x2_t; 5], rc: u64) {
-    let d: [uint64x2_t; 5] = core::array::from_fn(|x| vrax1q_u64(c[(x + 4) % 5], c[(x + 1) % 5]));
-    let mut b = [vdupq_n_u64(0); 25];
-    macro_rules! rho_pi {
-        ($($i:literal)*) => {
-            $(
-                {
-                    const SRC: usize = pi_source($i);
-                    b[$i] = vxarq_u64::<{ ((64 - RHO[SRC]) % 64) as i32 }>(a[SRC], d[SRC % 5]);
-                }
-            )*
-        };
-    }
-    rho_pi!(0 7 14 16 23 1 8 10 17 24 2 9 11 18 20 3 5 12 19 21 4 6 13 15 22);
-    for y in 0..5 {
-        for x in 0..5 {
-            a[x + 5 * y] = vbcaxq_u64(b[x + 5 * y], b[(x + 2) % 5 + 5 * y], b[(x + 1) % 5 + 5 * y]);
-        }
-    }
-    a[0] = veorq_u64(a[0], vdupq_n_u64(rc));
+    round_sha3_from(a, &c, r);
 }
 
 /// The rounds with the SHA-3 instructions on a state in registers: a macro, so that each
-/// caller has its own copy and the state is never passed through memory. (The round
-/// constants stay immediates here: loaded from a table, they are all hoisted to the top and
-/// the state spills.)
+/// caller has its own copy and the state is never passed through memory.
 macro_rules! rounds_sha3 {
     ($a:ident) => {{
         first_23!(|r: usize| if r == 0 {
-            first_round_sha3(&mut $a, RC[r])
+            first_round_sha3(&mut $a, r)
         } else {
-            round_sha3(&mut $a, RC[r])
+            round_sha3(&mut $a, r)
         });
         last_round_out2_sha3(&$a)
     }};

@@ -41,16 +41,33 @@ fn xor(a: __m256i, b: __m256i) -> __m256i {
     _mm256_xor_si256(a, b)
 }
 
-/// One round from `a`, returned as the new state.
+/// θ's column parities of `a`.
 #[target_feature(enable = "avx2")]
 #[inline]
-fn round(a: &[__m256i; 25], rc: u64) -> [__m256i; 25] {
-    let c: [__m256i; 5] = core::array::from_fn(|x| {
+fn parities(a: &[__m256i; 25]) -> [__m256i; 5] {
+    core::array::from_fn(|x| {
         xor(
             xor(xor(a[x], a[x + 5]), xor(a[x + 10], a[x + 15])),
             a[x + 20],
         )
-    });
+    })
+}
+
+/// B[i] = ROT(A[π(i)] ^ D[π(i) mod 5], ρ[π(i)]), the lane that π moves to position i.
+macro_rules! rho_pi {
+    ($a:ident, $d:ident, $i:literal) => {
+        rol::<{ RHO[pi_source($i)] as i32 }, { 64 - RHO[pi_source($i)] as i32 }>(xor(
+            $a[pi_source($i)],
+            $d[pi_source($i) % 5],
+        ))
+    };
+}
+
+/// One round from `a`, returned as the new state.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn round(a: &[__m256i; 25], rc: u64) -> [__m256i; 25] {
+    let c = parities(a);
     let d: [__m256i; 5] = [
         xor(c[4], rol::<1, 63>(c[1])),
         xor(c[0], rol::<1, 63>(c[2])),
@@ -58,13 +75,9 @@ fn round(a: &[__m256i; 25], rc: u64) -> [__m256i; 25] {
         xor(c[2], rol::<1, 63>(c[4])),
         xor(c[3], rol::<1, 63>(c[0])),
     ];
-    // B[i] = ROT(A[π(i)] ^ D[π(i) mod 5], ρ[π(i)]), the lane that π moves to position i.
     macro_rules! b {
         ($i:literal) => {
-            rol::<{ RHO[pi_source($i)] as i32 }, { 64 - RHO[pi_source($i)] as i32 }>(xor(
-                a[pi_source($i)],
-                d[pi_source($i) % 5],
-            ))
+            rho_pi!(a, d, $i)
         };
     }
     macro_rules! chi {
@@ -100,6 +113,52 @@ pub(super) fn keccak_f1600_x4(state: &mut KeccakX4) {
     for (lane, v) in state.lanes.iter_mut().zip(a) {
         store256(lane, 0, v);
     }
+}
+
+/// [`crate::simd::Simd::keccak_f1600_x4_out2`]: lanes 17 to 24 are constants (zero), so the
+/// first round's θ drops them, and the last round computes only lanes 0 and 1 (about a
+/// quarter of a round), which is all SLH-DSA's one-block hashes read.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(super) fn keccak_f1600_x4_out2(state: &mut KeccakX4) {
+    let mut a: [__m256i; 25] = core::array::from_fn(|i| {
+        if i < 17 {
+            load256(&state.lanes[i], 0)
+        } else {
+            _mm256_setzero_si256()
+        }
+    });
+    a = round(&a, RC[0]);
+    let mut r = 1;
+    while r < 23 {
+        let e = round(&a, RC[r]);
+        a = round(&e, RC[r + 1]);
+        r += 2;
+    }
+    let c = parities(&a);
+    let d: [__m256i; 4] = [
+        xor(c[4], rol::<1, 63>(c[1])),
+        xor(c[0], rol::<1, 63>(c[2])),
+        xor(c[1], rol::<1, 63>(c[3])),
+        xor(c[2], rol::<1, 63>(c[4])),
+    ];
+    let b = [
+        rho_pi!(a, d, 0),
+        rho_pi!(a, d, 1),
+        rho_pi!(a, d, 2),
+        rho_pi!(a, d, 3),
+    ];
+    let e0 = xor(b[0], _mm256_andnot_si256(b[1], b[2]));
+    store256(
+        &mut state.lanes[0],
+        0,
+        xor(e0, _mm256_set1_epi64x(RC[23] as i64)),
+    );
+    store256(
+        &mut state.lanes[1],
+        0,
+        xor(b[1], _mm256_andnot_si256(b[2], b[3])),
+    );
 }
 
 /// The scalar Keccak-f[1600] with BMI1/BMI2 (`andn` for χ, `rorx` for the rotations) but not

@@ -31,6 +31,7 @@ impl Simd for Avx2 {
     target_calls! {
         fn keccak_f1600(state: &mut [u64; 25]) => keccak::keccak_f1600_bmi;
         fn keccak_f1600_x4(state: &mut KeccakX4) => keccak::keccak_f1600_x4;
+        fn keccak_f1600_x4_out2(state: &mut KeccakX4) => keccak::keccak_f1600_x4_out2;
         fn keccak_x4_extract(state: &KeccakX4, lanes: usize, out: [&mut [u8]; 4])
             => keccak::extract_x4;
     }

@@ -25,8 +25,7 @@
 //! state mostly stay in registers. Both widths are the one round below, instantiated for each
 //! register width by `wide_keccak!`.
 
-use crate::portable::keccak::{RC, RHO, pi_source};
-use crate::simd::{KeccakX4, KeccakX8};
+use crate::portable::keccak::{RC, RHO};
 use core::arch::x86_64::*;
 
 /// `a ^ b ^ c`.
@@ -161,17 +160,19 @@ pub(super) fn keccak_f1600(state: &mut [u64; 25]) {
 }
 
 // ---------------------------------------------------------------------------------------
-// Four or eight states (the generated functions' own `rol`, `xor3`, `chi` and `round` are
-// those of their register width).
+// Four or eight states: one module per register width, with that width's `rol`, `xor3`,
+// `chi` and `round`.
 
 macro_rules! wide_keccak {
     (
-        $name:ident, $state:ty, $vec:ty, $load:ident, $store:ident, $xor:ident, $ternlog:ident,
-        $rol:ident, $set1:ident
+        $module:ident, $state:ty, $vec:ty, $load:ident, $store:ident, $xor:ident, $ternlog:ident,
+        $rol:ident, $set1:ident, $zero:ident
     ) => {
-        #[target_feature(enable = "avx2,avx512f,avx512vl")]
-        #[inline]
-        pub(super) fn $name(state: &mut $state) {
+        pub(super) mod $module {
+            use super::{CHI, XOR3};
+            use crate::portable::keccak::{RC, RHO, pi_source};
+            use core::arch::x86_64::*;
+
             #[target_feature(enable = "avx2,avx512f,avx512vl")]
             #[inline]
             fn rol<const L: i32>(x: $vec) -> $vec {
@@ -190,29 +191,31 @@ macro_rules! wide_keccak {
                 $ternlog::<CHI>(a, b, c)
             }
 
+            /// θ's column parities and D (D[x] = C[x − 1] ^ ROT(C[x + 1], 1)).
+            #[target_feature(enable = "avx2,avx512f,avx512vl")]
+            #[inline]
+            fn theta_d(a: &[$vec; 25]) -> [$vec; 5] {
+                let c: [$vec; 5] = core::array::from_fn(|x| {
+                    xor3(xor3(a[x], a[x + 5], a[x + 10]), a[x + 15], a[x + 20])
+                });
+                core::array::from_fn(|x| $xor(c[(x + 4) % 5], rol::<1>(c[(x + 1) % 5])))
+            }
+
+            // B[i] = ROT(A[π(i)] ^ D[π(i) mod 5], ρ[π(i)]), the lane π moves to position i.
+            macro_rules! b {
+                ($a:ident, $d:ident, $i:literal) => {
+                    rol::<{ RHO[pi_source($i)] as i32 }>($xor(
+                        $a[pi_source($i)],
+                        $d[pi_source($i) % 5],
+                    ))
+                };
+            }
+
             /// One round from `a`, returned as the new state.
             #[target_feature(enable = "avx2,avx512f,avx512vl")]
             #[inline]
             fn round(a: &[$vec; 25], rc: $vec) -> [$vec; 25] {
-                let c: [$vec; 5] = core::array::from_fn(|x| {
-                    xor3(xor3(a[x], a[x + 5], a[x + 10]), a[x + 15], a[x + 20])
-                });
-                let d: [$vec; 5] = [
-                    $xor(c[4], rol::<1>(c[1])),
-                    $xor(c[0], rol::<1>(c[2])),
-                    $xor(c[1], rol::<1>(c[3])),
-                    $xor(c[2], rol::<1>(c[4])),
-                    $xor(c[3], rol::<1>(c[0])),
-                ];
-                // B[i] = ROT(A[π(i)] ^ D[π(i) mod 5], ρ[π(i)]), the lane π moves to position i.
-                macro_rules! b {
-                    ($i:literal) => {
-                        rol::<{ RHO[pi_source($i)] as i32 }>($xor(
-                            a[pi_source($i)],
-                            d[pi_source($i) % 5],
-                        ))
-                    };
-                }
+                let d = theta_d(a);
                 macro_rules! chi {
                     ($e:ident, $y:literal, $b:expr) => {
                         let b: [$vec; 5] = $b;
@@ -224,55 +227,97 @@ macro_rules! wide_keccak {
                     };
                 }
                 let mut e = a.clone();
-                chi!(e, 0, [b!(0), b!(1), b!(2), b!(3), b!(4)]);
-                chi!(e, 1, [b!(5), b!(6), b!(7), b!(8), b!(9)]);
-                chi!(e, 2, [b!(10), b!(11), b!(12), b!(13), b!(14)]);
-                chi!(e, 3, [b!(15), b!(16), b!(17), b!(18), b!(19)]);
-                chi!(e, 4, [b!(20), b!(21), b!(22), b!(23), b!(24)]);
+                chi!(e, 0, [b!(a, d, 0), b!(a, d, 1), b!(a, d, 2), b!(a, d, 3), b!(a, d, 4)]);
+                chi!(e, 1, [b!(a, d, 5), b!(a, d, 6), b!(a, d, 7), b!(a, d, 8), b!(a, d, 9)]);
+                chi!(e, 2, [b!(a, d, 10), b!(a, d, 11), b!(a, d, 12), b!(a, d, 13), b!(a, d, 14)]);
+                chi!(e, 3, [b!(a, d, 15), b!(a, d, 16), b!(a, d, 17), b!(a, d, 18), b!(a, d, 19)]);
+                chi!(e, 4, [b!(a, d, 20), b!(a, d, 21), b!(a, d, 22), b!(a, d, 23), b!(a, d, 24)]);
                 e[0] = $xor(e[0], rc);
                 e
             }
 
-            let mut a: [$vec; 25] = core::array::from_fn(|i| {
-                // SAFETY: lane i of the states is one vector's worth of readable bytes; the
-                // load is unaligned.
-                unsafe { $load(state.lanes[i].as_ptr().cast()) }
-            });
-            let mut r = 0;
-            while r < 24 {
-                let e = round(&a, $set1(RC[r] as i64));
-                a = round(&e, $set1(RC[r + 1] as i64));
-                r += 2;
+            /// Rounds `from..to` on `a`, two per step (`to − from` is even).
+            #[target_feature(enable = "avx2,avx512f,avx512vl")]
+            #[inline]
+            fn rounds(mut a: [$vec; 25], from: usize, to: usize) -> [$vec; 25] {
+                let mut r = from;
+                while r < to {
+                    let e = round(&a, $set1(RC[r] as i64));
+                    a = round(&e, $set1(RC[r + 1] as i64));
+                    r += 2;
+                }
+                a
             }
-            for (lane, v) in state.lanes.iter_mut().zip(a) {
-                // SAFETY: lane i of the states is one vector's worth of writable bytes; the
-                // store is unaligned.
-                unsafe { $store(lane.as_mut_ptr().cast(), v) }
+
+            #[target_feature(enable = "avx2,avx512f,avx512vl")]
+            #[inline]
+            pub(in crate::avx512) fn permute(state: &mut $state) {
+                let a: [$vec; 25] = core::array::from_fn(|i| {
+                    // SAFETY: lane i of the states is one vector's worth of readable bytes;
+                    // the load is unaligned.
+                    unsafe { $load(state.lanes[i].as_ptr().cast()) }
+                });
+                let a = rounds(a, 0, 24);
+                for (lane, v) in state.lanes.iter_mut().zip(a) {
+                    // SAFETY: lane i of the states is one vector's worth of writable bytes;
+                    // the store is unaligned.
+                    unsafe { $store(lane.as_mut_ptr().cast(), v) }
+                }
+            }
+
+            /// `Simd::keccak_f1600_x4_out2` / `_x8_out2`: lanes 17 to 24 are constants (zero),
+            /// so the first round's θ drops them, and the last round computes only lanes 0 and
+            /// 1, all that SLH-DSA's one-block hashes read.
+            #[target_feature(enable = "avx2,avx512f,avx512vl")]
+            #[inline]
+            pub(in crate::avx512) fn permute_out2(state: &mut $state) {
+                let a: [$vec; 25] = core::array::from_fn(|i| {
+                    if i < 17 {
+                        // SAFETY: as in `permute`.
+                        unsafe { $load(state.lanes[i].as_ptr().cast()) }
+                    } else {
+                        $zero()
+                    }
+                });
+                let a = round(&a, $set1(RC[0] as i64));
+                let a = rounds(a, 1, 23);
+                let d = theta_d(&a);
+                let b = [b!(a, d, 0), b!(a, d, 1), b!(a, d, 2), b!(a, d, 3)];
+                let out = [
+                    $xor(chi(b[0], b[1], b[2]), $set1(RC[23] as i64)),
+                    chi(b[1], b[2], b[3]),
+                ];
+                for (lane, v) in state.lanes.iter_mut().zip(out) {
+                    // SAFETY: as in `permute`.
+                    unsafe { $store(lane.as_mut_ptr().cast(), v) }
+                }
             }
         }
     };
 }
 
 wide_keccak!(
-    keccak_f1600_x4,
-    KeccakX4,
+    x4,
+    crate::simd::KeccakX4,
     __m256i,
     _mm256_loadu_si256,
     _mm256_storeu_si256,
     _mm256_xor_si256,
     _mm256_ternarylogic_epi64,
     _mm256_rol_epi64,
-    _mm256_set1_epi64x
+    _mm256_set1_epi64x,
+    _mm256_setzero_si256
 );
 
 wide_keccak!(
-    keccak_f1600_x8,
-    KeccakX8,
+    x8,
+    crate::simd::KeccakX8,
     __m512i,
     _mm512_loadu_si512,
     _mm512_storeu_si512,
     _mm512_xor_si512,
     _mm512_ternarylogic_epi64,
     _mm512_rol_epi64,
-    _mm512_set1_epi64
+    _mm512_set1_epi64,
+    _mm512_setzero_si512
 );

@@ -31,8 +31,10 @@ impl Simd for Avx512 {
 
     target_calls! {
         fn keccak_f1600(state: &mut [u64; 25]) => keccak::keccak_f1600;
-        fn keccak_f1600_x4(state: &mut KeccakX4) => keccak::keccak_f1600_x4;
-        fn keccak_f1600_x8(state: &mut KeccakX8) => keccak::keccak_f1600_x8;
+        fn keccak_f1600_x4(state: &mut KeccakX4) => keccak::x4::permute;
+        fn keccak_f1600_x8(state: &mut KeccakX8) => keccak::x8::permute;
+        fn keccak_f1600_x4_out2(state: &mut KeccakX4) => keccak::x4::permute_out2;
+        fn keccak_f1600_x8_out2(state: &mut KeccakX8) => keccak::x8::permute_out2;
     }
     calls! {
         fn keccak_x4_extract(state: &KeccakX4, lanes: usize, out: [&mut [u8]; 4])

@@ -11,31 +11,35 @@ const MATRIX_BLOCKS: usize = 3;
 const _: () = assert!(MATRIX_BLOCKS >= 3);
 
 /// Fills `a[i][j]` with SampleNTT(ρ || j || i), or SampleNTT(ρ || i || j) when `transposed`,
-/// in the implementation's NTT-domain order. With a `rider` and K = 3 the nine entries go three
-/// per four-way batch and the rider takes lane 3 at each of their nine permutations
-/// (decapsulation's J, noise polynomials); otherwise four per batch and a lone ninth on one
-/// state.
+/// in the implementation's NTT-domain order. The first `seated` entries go three per
+/// four-way batch and the `rider` takes lane 3 at each of their permutations (decapsulation's
+/// J, noise polynomials); the rest go four per batch, a lone last one on one state. With
+/// `seated` = 9 for K = 3 every batch has a seat; K = 4 seats 12 entries when the rider is
+/// decapsulation's J (twelve blocks: three more four-way permutations instead of twelve
+/// single ones) and none otherwise (its noise alone is cheaper in batches of its own).
 #[inline(always)]
 pub(crate) fn matrix<S: Simd, const K: usize, R: Rider>(
     rho: &[u8; 32],
     transposed: bool,
     a: &mut [[Poly; K]; K],
     mut rider: Option<&mut R>,
+    seated: usize,
 ) {
-    let width = if K == 3 && rider.is_some() { 3 } else { 4 };
+    debug_assert!(seated.is_multiple_of(3) && seated <= K * K && (seated == 0 || rider.is_some()));
     let mut coords = [(0u8, 0u8); 16];
     for i in 0..K {
         for j in 0..K {
             coords[i * K + j] = (i as u8, j as u8);
         }
     }
-    for group in coords[..K * K].chunks(width) {
+    let (with_seat, rest) = coords[..K * K].split_at(seated);
+    let groups = with_seat
+        .chunks(3)
+        .map(|g| (g, true))
+        .chain(rest.chunks(4).map(|g| (g, false)));
+    for (group, seat) in groups {
         let mut polys = [Poly::ZERO, Poly::ZERO, Poly::ZERO, Poly::ZERO];
-        let seat = if width == 3 {
-            rider.as_deref_mut()
-        } else {
-            None
-        };
+        let seat = if seat { rider.as_deref_mut() } else { None };
         entries::<S, R>(rho, transposed, group, &mut polys[..group.len()], seat);
         for (&(i, j), poly) in group.iter().zip(&polys) {
             a[i as usize][j as usize] = poly.clone();

@@ -118,16 +118,17 @@ pub(crate) fn encrypt<S: Simd, const K: usize, R: Rider>(
         let mut noise = NoiseRider::<S>::new(coins, 0, &mut noise_polys[..2 * K + 1]);
         // K = 3: every batch seats a rider. K = 4: twelve seats for a `first` (J), none for
         // the noise alone.
+        let seated = match (K, first.is_some()) {
+            (3, _) => 9,
+            (_, true) => 12,
+            _ => 0,
+        };
         match first {
             Some(first) => {
                 let mut both = Chain::new(first, &mut noise);
-                let seated = if K == 3 { 9 } else { 12 };
                 sample::matrix::<S, K, _>(rho, true, &mut at, Some(&mut both), seated);
             }
-            None => {
-                let seated = if K == 3 { 9 } else { 0 };
-                sample::matrix::<S, K, _>(rho, true, &mut at, Some(&mut noise), seated);
-            }
+            None => sample::matrix::<S, K, _>(rho, true, &mut at, Some(&mut noise), seated),
         }
         noise.finish();
     }

@@ -36,7 +36,8 @@
 //! so every signing input is preselected (with `sign_mu_counting`) to take exactly one attempt,
 //! and each measurement checks it still does. The hint encoding branches on the public hints,
 //! so class B's inputs are also preselected to have class A's hint counts (`--no-match-hints`
-//! turns that off), and all keys are reallocated in a random order shared by both classes.
+//! turns that off); both classes' inputs share one vector in a random order, and all keys are
+//! reallocated in that order, so that neither class has a memory layout of its own.
 //!
 //! Options (after `--`): `--target LIST` (comma-separated, default all), `--impl LIST`
 //! (default every available one), `--kem-n N` and `--dsa-n N` (measurements per target and
@@ -493,11 +494,18 @@ struct DsaInput {
 }
 
 struct Dsa {
-    /// Class A and class B inputs. Class A's fixed key is cloned per entry so that both classes
-    /// read their key from as many separate allocations (one hot key would favour class A's
-    /// caches).
-    pools: [Vec<DsaInput>; 2],
-    picks: Vec<(u8, usize)>,
+    /// Both classes' inputs in one vector, in a random order. Two vectors, one per class,
+    /// would give each class a layout of its own for the whole run (its own pages, cache sets,
+    /// perhaps a transparent huge page for one and not the other), which the permutation test
+    /// cannot see: it moves inputs between the classes, not the classes' memory. At
+    /// `--pool 16384` the A/A control differed with two vectors, with a sign that changed from
+    /// run to run. Class A's fixed key is cloned per entry so that both classes read their key
+    /// from as many separate allocations (one hot key would favour class A's caches).
+    inputs: Vec<DsaInput>,
+    /// The positions in `inputs` of each class's inputs.
+    members: [Vec<u32>; 2],
+    /// The positions in `inputs` of this round's inputs.
+    picks: Vec<u32>,
 }
 
 /// Draws (μ, rnd) from `draw` until signing with `sk` takes one attempt and the signature's
@@ -557,26 +565,30 @@ impl Dsa {
         let mean =
             |v: &[(DsaInput, u8)]| v.iter().map(|e| e.1 as f64).sum::<f64>() / v.len() as f64;
         eprintln!("  mean hint count: A {:.2}, B {:.2}", mean(&a), mean(&b));
-        let strip = |v: Vec<(DsaInput, u8)>| v.into_iter().map(|e| e.0).collect();
-        let mut pools: [Vec<DsaInput>; 2] = [strip(a), strip(b)];
+        let mut tagged: Vec<(u8, DsaInput)> = (a.into_iter().map(|e| (0, e.0)))
+            .chain(b.into_iter().map(|e| (1, e.0)))
+            .collect();
+        for i in (1..tagged.len()).rev() {
+            tagged.swap(i, rng.below(i + 1));
+        }
         // The classes' keys were allocated in different patterns (B's among keygen's
         // temporaries), so their addresses, and with them which vector loads split cache
-        // lines, could differ by class. Reallocate every key in a random interleaved order
-        // so that the layout is the same for both classes.
-        let mut order: Vec<(usize, usize)> = (0..2)
-            .flat_map(|c| (0..pools[c].len()).map(move |i| (c, i)))
-            .collect();
-        for i in (1..order.len()).rev() {
-            order.swap(i, rng.below(i + 1));
-        }
-        let mut old = Vec::with_capacity(order.len());
-        for (c, i) in order {
-            let fresh = pools[c][i].sk.clone();
-            old.push(std::mem::replace(&mut pools[c][i].sk, fresh));
+        // lines, could differ by class. Reallocate every key in the shuffled order so that
+        // the layout is the same for both classes; the old ones are freed only afterwards so
+        // that the new ones do not fill their holes in class order.
+        let mut old = Vec::with_capacity(tagged.len());
+        let mut members = [Vec::new(), Vec::new()];
+        let mut inputs = Vec::with_capacity(tagged.len());
+        for (position, (class, mut input)) in tagged.into_iter().enumerate() {
+            let fresh = input.sk.clone();
+            old.push(std::mem::replace(&mut input.sk, fresh));
+            members[class as usize].push(position as u32);
+            inputs.push(input);
         }
         drop(old);
         Dsa {
-            pools,
+            inputs,
+            members,
             picks: Vec::new(),
         }
     }
@@ -666,21 +678,20 @@ impl Workload for Dsa {
     fn prepare(&mut self, rng: &mut Rand, classes: &[u8]) {
         self.picks.clear();
         for &class in classes {
-            let pick = rng.below(self.pools[class as usize].len());
-            self.picks.push((class, pick));
+            let members = &self.members[class as usize];
+            self.picks.push(members[rng.below(members.len())]);
         }
     }
 
+    /// The class does not appear here: the timed code is the same for both.
     #[inline(never)]
     fn run(&self, i: usize) -> Self::Out {
-        let (class, pick) = self.picks[i];
-        let input = &self.pools[class as usize][pick];
+        let input = &self.inputs[self.picks[i] as usize];
         mldsa65::sign_mu_counting(&input.sk, &input.mu, &input.rnd)
     }
 
     fn unit(&self, i: usize) -> Option<u32> {
-        let (class, pick) = self.picks[i];
-        Some((class as u32) << 31 | pick as u32)
+        Some(self.picks[i])
     }
 
     fn check(&self, _: usize, out: &Self::Out) {

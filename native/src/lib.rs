@@ -99,6 +99,7 @@
 
 #[cfg(test)]
 mod conformance;
+mod ct;
 mod delegate;
 mod dispatch;
 mod error;
@@ -117,6 +118,8 @@ mod avx512;
 #[cfg(target_arch = "aarch64")]
 mod neon;
 
+#[doc(hidden)]
+pub use ct::classify;
 pub use dispatch::{Implementation, available, selected, with_implementation};
 pub use error::Error;
 pub use mldsa::mldsa65;

@@ -2,6 +2,7 @@
 //! and RejBoundedPoly's on 16 × u8 vectors (secret data, no table: masked shifts).
 
 use super::vector::{load256, store256};
+use crate::ct::declassified;
 use crate::mldsa::ops::{DsaPoly, ETA, N, Q};
 use core::arch::x86_64::*;
 use zeroize::Zeroize;
@@ -130,7 +131,8 @@ pub(super) fn rej_eta(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize {
         s = _mm_add_epi8(s, _mm_slli_si128::<2>(s));
         s = _mm_add_epi8(s, _mm_slli_si128::<4>(s));
         s = _mm_add_epi8(s, _mm_slli_si128::<8>(s));
-        let accepted = 16 - _mm_extract_epi8::<15>(s) as usize;
+        // How many were rejected may show: it says nothing of the accepted values.
+        let accepted = declassified(16 - _mm_extract_epi8::<15>(s) as usize);
         let r = _mm_andnot_si128(rej, s);
         let (v, r) = compact_step::<1, 1>(v, r);
         let (v, r) = compact_step::<2, 2>(v, r);

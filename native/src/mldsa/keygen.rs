@@ -4,6 +4,7 @@ use super::encode::{pack_pk_rho, pack_pk_row, pack_sk};
 use super::ops::{DsaPoly, DsaSimd, zeros};
 use super::params::{K, L, PK_BYTES, SK_BYTES};
 use super::sample::{expand_s, matrix_batches, matrix_entries, matrix_lends_lane};
+use crate::ct::declassified;
 use crate::keccak::{RidingSponge, shake256};
 use crate::simd::wipe_bytes;
 use zeroize::Zeroize;
@@ -11,7 +12,8 @@ use zeroize::Zeroize;
 pub(crate) fn keygen<S: DsaSimd>(xi: &[u8; 32], pk: &mut [u8; PK_BYTES], sk: &mut [u8; SK_BYTES]) {
     let mut seed = [0u8; 128];
     shake256::<S>(&[xi, &[K as u8, L as u8]], &mut seed);
-    let rho: [u8; 32] = seed[..32].try_into().expect("32 bytes");
+    // ρ goes into pk: public, though computed from the secret ξ.
+    let rho: [u8; 32] = declassified(seed[..32].try_into().expect("32 bytes"));
     let mut rho_prime: [u8; 64] = seed[32..96].try_into().expect("64 bytes");
     let mut key: [u8; 32] = seed[96..].try_into().expect("32 bytes");
 

@@ -7,6 +7,7 @@ use super::encode::{pack_sig, pack_w1, unpack_sk_polys};
 use super::ops::{DsaPoly, DsaSimd, GAMMA1, GAMMA2, zeros};
 use super::params::{BETA, CTILDE_BYTES, K, L, OMEGA, SIG_BYTES, SK_BYTES};
 use super::sample::{MaskStream, expand_a, sample_in_ball};
+use crate::ct::{declassified, declassify};
 use crate::keccak::shake256;
 use crate::simd::wipe_bytes;
 use zeroize::Zeroize;
@@ -61,6 +62,9 @@ pub(crate) fn sign_mu<S: DsaSimd>(
         }
         pack_w1::<S>(&w1, &mut w1_bytes);
         shake256::<S>(&[mu, &w1_bytes], &mut ctilde);
+        // The challenge may show: it is in the signature, and a rejected attempt's is a hash
+        // of its w1, as in the reference implementation (docs/security.md, section 7).
+        declassify(&mut ctilde);
         sample_in_ball::<S>(&mut c, &ctilde);
         S::dsa_ntt(&mut c);
 
@@ -73,7 +77,9 @@ pub(crate) fn sign_mu<S: DsaSimd>(
             S::dsa_reduce(&mut z[i]);
             reject |= S::dsa_chk(&z[i], GAMMA1 - BETA);
         }
-        if reject {
+        // Which bound rejected an attempt may show (docs/security.md, section 7), here and
+        // below.
+        if declassified(reject) {
             continue;
         }
         // r0 = w0 − c·s2; reject if ||r0|| >= γ2 − β.
@@ -84,7 +90,7 @@ pub(crate) fn sign_mu<S: DsaSimd>(
             S::dsa_reduce(&mut w0[r]);
             reject |= S::dsa_chk(&w0[r], GAMMA2 - BETA);
         }
-        if reject {
+        if declassified(reject) {
             continue;
         }
         // c·t0; reject if ||c·t0|| >= γ2 or there are more than ω hints.
@@ -94,7 +100,7 @@ pub(crate) fn sign_mu<S: DsaSimd>(
             S::dsa_reduce(&mut h[r]);
             reject |= S::dsa_chk(&h[r], GAMMA2);
         }
-        if reject {
+        if declassified(reject) {
             continue;
         }
         let mut hints = 0;
@@ -102,9 +108,11 @@ pub(crate) fn sign_mu<S: DsaSimd>(
             S::dsa_add(&mut w0[r], &h[r]);
             hints += S::dsa_make_hint(&mut h[r], &w0[r], &w1[r]);
         }
-        if hints > OMEGA {
+        if declassified(hints) > OMEGA {
             continue;
         }
+        // Accepted: z and the hints are the signature.
+        declassify(&mut h);
         pack_sig::<S>(sig, &ctilde, &z, &h);
         break;
     }

@@ -1,6 +1,7 @@
 //! K-PKE (FIPS 203 section 5), generic over the implementation `S` and the rank `K`.
 
 use super::sample;
+use crate::ct::declassified;
 use crate::keccak::{Chain, NoRider, Rider, RidingSponge, sha3_512};
 use crate::simd::{Poly, Simd, wipe_bytes};
 use sample::NoiseRider;
@@ -41,7 +42,8 @@ pub(crate) fn keygen<S: Simd, const K: usize>(
     dk_pke: &mut [u8],
 ) -> [u8; 32] {
     let mut g = sha3_512::<S>(&[d, &[K as u8]]);
-    let rho: [u8; 32] = g[..32].try_into().expect("32 bytes");
+    // ρ goes into ek: public, though computed from the secret d.
+    let rho: [u8; 32] = declassified(g[..32].try_into().expect("32 bytes"));
     let mut sigma: [u8; 32] = g[32..].try_into().expect("32 bytes");
     wipe_bytes(&mut g);
 

@@ -1,6 +1,7 @@
 //! NEON sampling for ML-DSA: RejNTTPoly's rejection step on public input (the matrix seed),
 //! eight 23-bit candidates per 24 bytes, and RejBoundedPoly's on secret input.
 
+use crate::ct::declassified;
 use crate::mldsa::ops::{DsaPoly, ETA, N, Q};
 use core::arch::aarch64::*;
 use zeroize::Zeroize;
@@ -174,7 +175,8 @@ pub(super) fn rej_eta(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize {
             s = vaddq_u8(s, vextq_u8::<14>(vdupq_n_u8(0), s));
             s = vaddq_u8(s, vextq_u8::<12>(vdupq_n_u8(0), s));
             s = vaddq_u8(s, vextq_u8::<8>(vdupq_n_u8(0), s));
-            let accepted = 16 - vgetq_lane_u8::<15>(s) as usize;
+            // How many were rejected may show: it says nothing of the accepted values.
+            let accepted = declassified(16 - vgetq_lane_u8::<15>(s) as usize);
             let r = vbicq_u8(s, rej);
             let (v, r) = compact_step::<1, 1>(v, r);
             let (v, r) = compact_step::<2, 2>(v, r);

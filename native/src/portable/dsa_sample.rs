@@ -1,6 +1,7 @@
 //! Scalar rejection sampling for ML-DSA: the steps of RejNTTPoly and RejBoundedPoly (FIPS 204
 //! section 7.3).
 
+use crate::ct::declassified;
 use crate::mldsa::ops::{DsaPoly, ETA, N, Q};
 use zeroize::Zeroize;
 
@@ -36,7 +37,9 @@ pub(crate) fn rej_eta(p: &mut DsaPoly, filled: usize, bytes: &[u8]) -> usize {
                 // n <= 15 here (at most 15 earlier candidates); the mask only spares a
                 // bounds check.
                 stage[n & 15] = ETA - t as i32;
-                n += (t.wrapping_sub(9) >> 31) as usize;
+                // Which half-bytes are rejected may show: it says nothing of the accepted
+                // values (it is the staging index, within one cache line).
+                n += declassified((t.wrapping_sub(9) >> 31) as usize);
             }
         }
         let take = n.min(N - ctr);

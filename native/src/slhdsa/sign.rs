@@ -8,6 +8,7 @@ use super::fors;
 use super::hash::{Lanes, Node, One, Seeds, node_from_bytes, node_to_bytes};
 use super::params::{D, FORS_BYTES, HP, M, MD_BYTES, N, PK_BYTES, SIG_BYTES, SK_BYTES, XMSS_BYTES};
 use super::xmss;
+use crate::ct::declassify;
 use crate::keccak::{Permute, shake256};
 use crate::simd::{KeccakLanes, Simd};
 
@@ -50,7 +51,10 @@ where
         sk: node_from_bytes(sk_seed),
     };
     let mut h = Lanes::<S, W>::new();
-    xmss::root(&mut h, &seeds, layer_tree(D as u32 - 1, 0), None).0
+    // PK.root is the public key.
+    let mut root = xmss::root(&mut h, &seeds, layer_tree(D as u32 - 1, 0), None).0;
+    declassify(&mut root);
+    root
 }
 
 /// slh_sign_internal(M, SK, addrnd) with M given in parts; `addrnd` = PK.seed is the
@@ -69,6 +73,8 @@ pub(crate) fn sign<S: Simd, const W: usize>(
     let (r, rest) = sig.split_at_mut(N);
     let (sig_fors, sig_ht) = rest.split_at_mut(FORS_BYTES);
     shake_with_message::<S>(&[sk_prf, addrnd], m, r);
+    // R is the signature's first part, and with it the digest and the indices are public.
+    declassify(r);
     let (idx, mut tree, mut leaf) = digest::<S>(r, pk, m);
 
     let seeds = Seeds {
@@ -77,6 +83,7 @@ pub(crate) fn sign<S: Simd, const W: usize>(
     };
     let mut h = Lanes::<S, W>::new();
     let mut one = One::<S>::new();
+    // Each root a layer signs is public: the verifier computes it from the signature.
     let mut root = fors::sign(
         &mut h,
         &mut one,
@@ -86,6 +93,7 @@ pub(crate) fn sign<S: Simd, const W: usize>(
         &idx,
         sig_fors,
     );
+    declassify(&mut root);
     for (layer, out) in sig_ht.chunks_exact_mut(XMSS_BYTES).enumerate() {
         root = xmss::sign(
             &mut h,
@@ -96,6 +104,7 @@ pub(crate) fn sign<S: Simd, const W: usize>(
             &root,
             out,
         );
+        declassify(&mut root);
         leaf = (tree & ((1 << HP) - 1)) as u32;
         tree >>= HP;
     }

@@ -4,11 +4,13 @@
 //! the operation on one implementation; memcheck then reports each conditional branch and each
 //! memory address that depends on a secret, except on the values the library declassifies
 //! because FIPS 203-205 let them show (native/src/ct.rs, docs/security.md). A clean run
-//! (`--error-exitcode=1` not taken) means no secret reaches control flow or addressing.
+//! (the script's `--error-exitcode` not taken) means no secret reaches control flow or
+//! addressing.
 //!
-//! Usage: ctgrind IMPLEMENTATION [ROUNDS]   (portable or avx2: valgrind has no AVX-512, and no
-//! aarch64 valgrind runs under QEMU). Each round uses fresh keys and inputs. Outside valgrind
-//! it just runs the operations.
+//! Usage: ctgrind IMPLEMENTATION [ROUNDS]   (whatever `available()` offers under valgrind:
+//! portable and avx2 on x86-64, where valgrind has no AVX-512; portable and neon on aarch64,
+//! where it hides SHA-3). Each round uses fresh keys and inputs. Outside valgrind it just
+//! runs the operations.
 //!        ctgrind canary   branches on a classified byte once: memcheck must report it, which
 //!                         shows the client requests reach valgrind (a run that marks nothing
 //!                         would pass everything).

@@ -33,8 +33,8 @@ else
         { echo "ctgrind.sh: no usr/libexec/valgrind/memcheck-arm64-linux under $vg_root" >&2; exit 2; }
     vg_root=$(cd "$vg_root" && pwd)
 fi
-# Its own target folder: line tables in the release build, so reports name file and line,
-# without rebuilding the main release build.
+# Line tables in the release build, so reports name file and line; each build has a target
+# folder of its own (below), so the main release build is not rebuilt.
 export CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT

@@ -8,7 +8,7 @@ use super::fors;
 use super::hash::{Lanes, Node, One, Seeds, node_from_bytes, node_to_bytes};
 use super::params::{D, FORS_BYTES, HP, M, MD_BYTES, N, PK_BYTES, SIG_BYTES, SK_BYTES, XMSS_BYTES};
 use super::xmss;
-use crate::ct::declassify;
+use crate::ct::{declassified, declassify};
 use crate::keccak::{Permute, shake256};
 use crate::simd::{KeccakLanes, Simd};
 
@@ -52,9 +52,7 @@ where
     };
     let mut h = Lanes::<S, W>::new();
     // PK.root is the public key.
-    let mut root = xmss::root(&mut h, &seeds, layer_tree(D as u32 - 1, 0), None).0;
-    declassify(&mut root);
-    root
+    declassified(xmss::root(&mut h, &seeds, layer_tree(D as u32 - 1, 0), None).0)
 }
 
 /// slh_sign_internal(M, SK, addrnd) with M given in parts; `addrnd` = PK.seed is the
@@ -84,7 +82,7 @@ pub(crate) fn sign<S: Simd, const W: usize>(
     let mut h = Lanes::<S, W>::new();
     let mut one = One::<S>::new();
     // Each root a layer signs is public: the verifier computes it from the signature.
-    let mut root = fors::sign(
+    let mut root = declassified(fors::sign(
         &mut h,
         &mut one,
         &seeds,
@@ -92,10 +90,9 @@ pub(crate) fn sign<S: Simd, const W: usize>(
         leaf,
         &idx,
         sig_fors,
-    );
-    declassify(&mut root);
+    ));
     for (layer, out) in sig_ht.chunks_exact_mut(XMSS_BYTES).enumerate() {
-        root = xmss::sign(
+        root = declassified(xmss::sign(
             &mut h,
             &seeds,
             layer as u32,
@@ -103,8 +100,7 @@ pub(crate) fn sign<S: Simd, const W: usize>(
             leaf as usize,
             &root,
             out,
-        );
-        declassify(&mut root);
+        ));
         leaf = (tree & ((1 << HP) - 1)) as u32;
         tree >>= HP;
     }

@@ -103,11 +103,11 @@ fn last_round_out2_sha3(a: &State) -> [uint64x2_t; 2] {
             vxarq_u64::<{ ((64 - RHO[SRC]) % 64) as i32 }>(a[SRC], d[SRC % 5])
         }};
     }
-    let b = [b!(0), b!(1), b!(2), b!(3)];
-    [
-        veorq_u64(vbcaxq_u64(b[0], b[2], b[1]), vdupq_n_u64(RC[23])),
-        vbcaxq_u64(b[1], b[3], b[2]),
-    ]
+    // Output lane 0 with ι: its χ operand b[0] is needed nowhere else here, so it takes the
+    // round constant with its D (ρ is 0 for lane 0), as in `round_sha3_from`.
+    let b0_rc = veor3q_u64(a[0], d[0], vdupq_n_u64(RC[23]));
+    let b = [b!(1), b!(2), b!(3)];
+    [vbcaxq_u64(b0_rc, b[1], b[0]), vbcaxq_u64(b[0], b[2], b[1])]
 }
 
 /// The first round: lanes 17 to 24 are zero, so columns 2 to 4 have three lanes, columns

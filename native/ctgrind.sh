@@ -14,7 +14,8 @@
 #                                         VALGRIND_ARM64 = the root of an unpacked valgrind
 #                                         arm64 package: dpkg --add-architecture arm64;
 #                                         apt-get update; apt-get download valgrind:arm64;
-#                                         dpkg -x valgrind_*_arm64.deb DIR.
+#                                         dpkg -x valgrind_*_arm64.deb DIR. CI runs
+#                                         this too, with 2 rounds.
 # ROUNDS defaults to 2.
 set -euo pipefail
 cd "$(dirname "$0")/.."

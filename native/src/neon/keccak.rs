@@ -208,7 +208,7 @@ pub(super) fn round_sha3_from(a: &mut State, c: &[uint64x2_t; 5], r: usize) {
     // ι with θ: lane 0's χ output is b[0] ^ (b[2] & !b[1]) ^ RC, so b[0] ^ RC (one EOR3, as
     // ρ is 0 there) can be its first operand; lanes 3 and 4 take b[0] itself. The same count
     // as an EOR after χ, but the constant is used while fewer values are live, and the
-    // SLH-DSA two-state kernel no longer spills (1 672 -> 1 598 instructions).
+    // SLH-DSA two-state kernel no longer spills (1 672 -> 1 597 instructions).
     let b0_rc = veor3q_u64(a[0], d[0], rc_pair(r));
     rho_pi!(0 7 14 16 23 1 8 10 17 24 2 9 11 18 20 3 5 12 19 21 4 6 13 15 22);
     for y in 0..5 {

@@ -55,7 +55,6 @@ fn public_key<S: Simd>(
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn sign<S: Simd, const W: usize>(
     h: &mut Lanes<S, W>,
-    one: &mut One<S>,
     seeds: &Seeds,
     lt: [u64; 2],
     kp: u32,
@@ -109,7 +108,7 @@ where
         );
         core::mem::swap(&mut cur, &mut next);
     }
-    public_key(one, &seeds.pk, lt, kp, &cur[..K])
+    public_key(h.one(), &seeds.pk, lt, kp, &cur[..K])
 }
 
 /// fors_pkFromSig (Algorithm 17).
@@ -117,7 +116,6 @@ where
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn public_key_from_sig<S: Simd, const W: usize>(
     h: &mut Lanes<S, W>,
-    one: &mut One<S>,
     pk_seed: &Node,
     lt: [u64; 2],
     kp: u32,
@@ -156,5 +154,5 @@ where
             |i, v| nodes[i] = v,
         );
     }
-    public_key(one, pk_seed, lt, kp, &nodes)
+    public_key(h.one(), pk_seed, lt, kp, &nodes)
 }

@@ -48,7 +48,8 @@ where
     KeccakLanes<W>: Permute<S>,
 {
     st: KeccakLanes<W>,
-    /// For a lone last input of [`Lanes::many`].
+    /// The single-state hasher beside the W-way one: the verifier's sequential steps, T_l
+    /// of a single input, and a lone last input of [`Lanes::many`].
     single: One<S>,
     _simd: PhantomData<S>,
 }
@@ -64,6 +65,12 @@ where
             single: One::new(),
             _simd: PhantomData,
         }
+    }
+
+    /// The single-state hasher, for hashes that come one at a time.
+    #[inline(always)]
+    pub(crate) fn one(&mut self) -> &mut One<S> {
+        &mut self.single
     }
 
     /// F (`L` = 2), H (`L` = 4) or PRF (`L` = 2, the input is SK.seed) of W inputs:
@@ -235,7 +242,7 @@ where
     ) {
         let mut t0 = 0;
         while t0 < n {
-            if n - t0 == 1 && W > 1 {
+            if n - t0 == 1 {
                 out(t0, self.single.short::<L>(pk_seed, &adrs(t0), &input(t0)));
                 return;
             }

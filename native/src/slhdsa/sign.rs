@@ -5,7 +5,7 @@
 
 use super::adrs::layer_tree;
 use super::fors;
-use super::hash::{Lanes, Node, One, Seeds, node_from_bytes, node_to_bytes};
+use super::hash::{Lanes, Node, Seeds, node_from_bytes, node_to_bytes};
 use super::params::{D, FORS_BYTES, HP, M, MD_BYTES, N, PK_BYTES, SIG_BYTES, SK_BYTES, XMSS_BYTES};
 use super::xmss;
 use crate::ct::{declassified, declassify};
@@ -80,11 +80,9 @@ pub(crate) fn sign<S: Simd, const W: usize>(
         sk: node_from_bytes(sk_seed),
     };
     let mut h = Lanes::<S, W>::new();
-    let mut one = One::<S>::new();
     // Each root a layer signs is public: the verifier computes it from the signature.
     let mut root = declassified(fors::sign(
         &mut h,
-        &mut one,
         &seeds,
         layer_tree(0, tree),
         leaf,
@@ -122,20 +120,10 @@ where
     let (idx, mut tree, mut leaf) = digest::<S>(r, pk, m);
     let pk_seed = node_from_bytes(&pk[..N]);
     let mut h = Lanes::<S, W>::new();
-    let mut one = One::<S>::new();
     let lt = layer_tree(0, tree);
-    let mut root = fors::public_key_from_sig(&mut h, &mut one, &pk_seed, lt, leaf, &idx, sig_fors);
+    let mut root = fors::public_key_from_sig(&mut h, &pk_seed, lt, leaf, &idx, sig_fors);
     for (layer, part) in sig_ht.chunks_exact(XMSS_BYTES).enumerate() {
-        root = xmss::root_from_sig(
-            &mut h,
-            &mut one,
-            &pk_seed,
-            layer as u32,
-            tree,
-            leaf,
-            part,
-            &root,
-        );
+        root = xmss::root_from_sig(&mut h, &pk_seed, layer as u32, tree, leaf, part, &root);
         leaf = (tree & ((1 << HP) - 1)) as u32;
         tree >>= HP;
     }

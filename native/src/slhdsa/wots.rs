@@ -5,7 +5,7 @@
 //! a time, handing a lane the next chain as soon as its chain ends.
 
 use super::adrs::{WOTS_HASH, WOTS_PK, WOTS_PRF, pair, type_keypair};
-use super::hash::{Lanes, Node, Nodes, One, Seeds, node_from_bytes, node_of, splat};
+use super::hash::{Lanes, Node, Nodes, Seeds, node_from_bytes, node_of, splat};
 use super::params::{LEN, LEN1, N, W as CHAIN};
 use crate::keccak::Permute;
 use crate::simd::{KeccakLanes, Simd};
@@ -98,7 +98,6 @@ where
 #[inline(always)]
 pub(crate) fn public_key_from_sig<S: Simd, const W: usize>(
     h: &mut Lanes<S, W>,
-    one: &mut One<S>,
     pk_seed: &Node,
     lt: [u64; 2],
     kp: u32,
@@ -176,7 +175,7 @@ where
             }
         }
     }
-    one.long(&words)
+    h.one().long(&words)
 }
 
 /// Verification's W lanes of chains: each lane's hash address word, value, chain and hashes

@@ -3,7 +3,7 @@
 //! the authentication path together, so ht_sign needs no xmss_pkFromSig.
 
 use super::adrs::{TREE, adrs, layer_tree, pair, type_keypair};
-use super::hash::{Lanes, Node, One, Seeds, node_from_bytes, node_of, node_to_bytes};
+use super::hash::{Lanes, Node, Seeds, node_from_bytes, node_of, node_to_bytes};
 use super::params::{HP, LEAVES, LEN, N};
 use super::wots::{self, Signing};
 use crate::keccak::Permute;
@@ -83,7 +83,6 @@ where
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn root_from_sig<S: Simd, const W: usize>(
     h: &mut Lanes<S, W>,
-    one: &mut One<S>,
     pk_seed: &Node,
     layer: u32,
     tree: u64,
@@ -95,7 +94,7 @@ where
     KeccakLanes<W>: Permute<S>,
 {
     let lt = layer_tree(layer, tree);
-    let mut node = wots::public_key_from_sig(h, one, pk_seed, lt, leaf, &sig[..LEN * N], m);
+    let mut node = wots::public_key_from_sig(h, pk_seed, lt, leaf, &sig[..LEN * N], m);
     let word2 = type_keypair(TREE, 0);
     for z in 0..HP {
         let auth = node_from_bytes(&sig[(LEN + z) * N..]);
@@ -106,7 +105,7 @@ where
             (auth, node)
         };
         let a = adrs(lt, word2, pair(z as u32 + 1, leaf >> (z + 1)));
-        node = one.short::<4>(pk_seed, &a, &[l[0], l[1], r[0], r[1]]);
+        node = h.one().short::<4>(pk_seed, &a, &[l[0], l[1], r[0], r[1]]);
     }
     node
 }

@@ -4,6 +4,8 @@
 //! rollback, revocations kept; tampering; concurrency and kill -9.
 
 mod common;
+#[path = "common/pty.rs"]
+mod pty;
 
 use common::{TestVault, bin};
 use nexusq::contacts::format;
@@ -476,10 +478,9 @@ fn updates_follow_the_chain_and_never_roll_back() {
     rotate(&alice, &[]);
     let gen3 = w.dir.join("alice-g3.pub");
     export_to(&alice, &gen3, &[]);
-    // Our own vault rotates too: the book signed by generation 1 still verifies, and the next
-    // save is signed by generation 2.
+    // Our own vault rotates too: the rotation signs the book again with generation 2.
     rotate(&w.me, &[]);
-    assert_eq!(w.list()["book"]["signed_by_generation"], 1);
+    assert_eq!(w.list()["book"]["signed_by_generation"], 2);
     w.ok(&[
         "contacts",
         "update",
@@ -491,7 +492,7 @@ fn updates_follow_the_chain_and_never_roll_back() {
     let a = w.show("alice");
     assert_eq!(a["generation"], 3);
     assert_eq!(a["generations_known"], serde_json::json!([1, 3]));
-    assert_eq!(w.list()["book"]["signed_by_generation"], 2);
+    assert_eq!(w.list()["book"]["saves"], 3);
     // An older export: no rollback.
     let out = w.run(&[
         "contacts",
@@ -837,4 +838,148 @@ fn kill_9_mid_save_leaves_the_old_or_the_new_book() {
     }
     // No temporary file is left that a later save would trip over, and the book still saves.
     w.ok(&["contacts", "remove", "alice", "--password-file", &pw]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// When the phone is stolen: the book survives a compromise rotation, and what it knows cannot
+// be bypassed with an old export (docs/contacts.md, "After a compromise" and "The book is the
+// source of truth").
+
+impl World {
+    /// `nexusq --vault me.nxq ARGS` at a real terminal, in the folder.
+    fn at_terminal(&self, args: &[&str]) -> pty::Terminal {
+        let mut c = StdCommand::new(common::BIN);
+        c.arg("--vault")
+            .arg(&self.me.path)
+            .args(args)
+            .current_dir(&self.dir)
+            .env_remove("NEXUSQ_VAULT")
+            .env_remove("NEXUSQ_BACKEND")
+            .env_remove("NEXUSQ_CONTACTS")
+            .env("NO_COLOR", "1");
+        pty::Terminal::spawn(c)
+    }
+
+    /// `doctor --json`'s check named `name`, and the exit code.
+    fn doctor_check(&self, name: &str) -> (serde_json::Value, Option<i32>) {
+        let out = self.run(&["doctor", "--json"]);
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let check = j["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} check: {j}"))
+            .clone();
+        (check, out.status.code())
+    }
+}
+
+#[test]
+fn compromise_rotation_keeps_the_contacts_book() {
+    let w = World::new();
+    let alice = w.person("alice");
+    let bob = w.person("bob");
+    w.add("alice", &alice);
+    std::fs::write(w.dir.join("data"), b"for alice").unwrap();
+    // The phone is stolen: the owner rotates with --compromised.
+    let out = w.run(&[
+        "rotate",
+        "--compromised",
+        "--reason",
+        "phone stolen",
+        "--password-file",
+        &w.pw(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(
+            "contacts book (1 contact(s)) was checked with generation 1's key and \
+                      signed with generation 2's"
+        ),
+        "{err}"
+    );
+    // The book is usable at once: listed, encrypted to, added to.
+    let list = w.list();
+    assert_eq!(list["book"]["signed_by_generation"], 2);
+    assert_eq!(w.names(), vec!["alice"]);
+    w.ok(&["encrypt", "--to", "alice", "-o", "data.nxq", "data"]);
+    w.add("bob", &bob);
+    assert_eq!(w.names(), vec!["alice", "bob"]);
+    let (check, code) = w.doctor_check("contacts_book");
+    assert_eq!(check["status"], "ok", "{check}");
+    assert!(
+        check["detail"].as_str().unwrap().contains("2 contact(s)"),
+        "{check}"
+    );
+    assert_eq!(code, Some(0));
+}
+
+#[test]
+fn a_book_left_signed_by_a_revoked_key_is_recovered_with_the_password() {
+    let w = World::new();
+    let alice = w.person("alice");
+    w.add("alice", &alice);
+    let signed_by_gen1 = std::fs::read(w.book()).unwrap();
+    rotate(&w.me, &["--compromised"]);
+    // A book such a rotation left behind (an older nexusq, or a rotation killed between its
+    // vault and book saves): signed by generation 1, whose signing key is now revoked.
+    std::fs::write(w.book(), &signed_by_gen1).unwrap();
+    let err = w.fails(&["contacts", "list"], 4);
+    assert!(
+        err.contains("cannot be trusted") && err.contains("nexusq contacts recover"),
+        "{err}"
+    );
+    std::fs::write(w.dir.join("data"), b"x").unwrap();
+    w.fails(&["encrypt", "--to", "alice", "-o", "x.nxq", "data"], 4);
+    // doctor says so, as an error.
+    let (check, code) = w.doctor_check("contacts_book");
+    assert_eq!(check["status"], "error", "{check}");
+    assert!(
+        check["hint"].as_str().unwrap().contains("contacts recover"),
+        "{check}"
+    );
+    assert_eq!(code, Some(1));
+    // Without a terminal and without --yes, nothing is trusted.
+    let err = w.fails(&["contacts", "recover", "--password-file", &w.pw()], 2);
+    assert!(err.contains("--yes"), "{err}");
+    assert_eq!(std::fs::read(w.book()).unwrap(), signed_by_gen1);
+    // At a terminal it shows what it will trust, and asks; "n" changes nothing.
+    let pw = w.pw();
+    let mut t = w.at_terminal(&["contacts", "recover", "--password-file", &pw]);
+    t.wait_for("[y/N] ");
+    t.type_text("n\n");
+    let (status, shown) = t.finish();
+    let shown = String::from_utf8_lossy(&shown).to_string();
+    assert_eq!(status.code(), Some(2), "{shown}");
+    assert!(
+        shown.contains("signed at")
+            && shown.contains("by generation 1, whose signing key was revoked")
+            && shown.contains("alice")
+            && shown.contains(&alice.fingerprint()),
+        "{shown}"
+    );
+    assert_eq!(std::fs::read(w.book()).unwrap(), signed_by_gen1);
+    // "y": signed again with the current key; everything works again.
+    let mut t = w.at_terminal(&["contacts", "recover", "--password-file", &pw]);
+    t.wait_for("[y/N] ");
+    t.type_text("y\n");
+    let (status, shown) = t.finish();
+    let shown = String::from_utf8_lossy(&shown).to_string();
+    assert_eq!(status.code(), Some(0), "{shown}");
+    assert!(shown.contains("trusted again"), "{shown}");
+    assert_eq!(w.list()["book"]["signed_by_generation"], 2);
+    w.ok(&["encrypt", "--to", "alice", "-o", "x.nxq", "data"]);
+    assert_eq!(w.doctor_check("contacts_book").0["status"], "ok");
+    // A second run has nothing to do; a tampered book is not recoverable.
+    let out = w.run(&["contacts", "recover", "--yes", "--password-file", &pw]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing to recover"));
+    let mut bytes = std::fs::read(w.book()).unwrap();
+    bytes[45] ^= 1;
+    std::fs::write(w.book(), &bytes).unwrap();
+    let err = w.fails(&["contacts", "recover", "--yes", "--password-file", &pw], 4);
+    assert!(!err.contains("contacts recover"), "{err}");
+    assert_eq!(std::fs::read(w.book()).unwrap(), bytes);
 }

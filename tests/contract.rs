@@ -356,6 +356,21 @@ const TABLE: &[Row] = &[
         1,
     ),
     row(
+        "contacts recover",
+        &["contacts", "recover", "--yes", "--password-file", "{d}/pw"],
+        Some("contacts-recover"),
+        &[
+            "contacts",
+            "recover",
+            "--yes",
+            "--contacts",
+            "{d}/data",
+            "--password-file",
+            "{d}/pw",
+        ],
+        4,
+    ),
+    row(
         "contacts remove",
         &["contacts", "remove", "bob", "--password-file", "{d}/pw"],
         Some("contacts-remove"),

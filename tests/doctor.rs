@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-const CHECKS: [&str; 16] = [
+const CHECKS: [&str; 17] = [
     "platform",
     "vault_path",
     "vault_file",
@@ -34,6 +34,7 @@ const CHECKS: [&str; 16] = [
     "terminal",
     "process_hardening",
     "agent",
+    "contacts_book",
 ];
 
 fn nexusq() -> Command {
@@ -284,7 +285,7 @@ fn human_report_lists_every_check_with_hints_and_a_summary() {
     }
     assert!(stdout.contains("hint: "), "{stdout}");
     let last = stdout.lines().last().unwrap();
-    assert!(last.starts_with("16 checks: "), "{last}");
+    assert!(last.starts_with("17 checks: "), "{last}");
     assert!(last.contains("warning"), "{last}");
 }
 

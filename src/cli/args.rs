@@ -674,6 +674,16 @@ pub enum ContactsCommand {
         #[arg(long)]
         age: bool,
     },
+    /// Trust again a book signed by a key since revoked (rotate --compromised), after showing it
+    Recover {
+        /// Do not ask: trust the book as it is (it is still shown)
+        #[arg(long)]
+        yes: bool,
+        #[command(flatten)]
+        password: PasswordArgs,
+        #[command(flatten)]
+        writer: WriterArgs,
+    },
     /// Bring NAME up to date with a newer export of the same identity
     Update {
         /// The contact
@@ -703,6 +713,9 @@ impl ContactsCommand {
                 password, writer, ..
             }
             | ContactsCommand::Update {
+                password, writer, ..
+            }
+            | ContactsCommand::Recover {
                 password, writer, ..
             } => Some((password, writer)),
             ContactsCommand::List

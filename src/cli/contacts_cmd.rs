@@ -6,7 +6,7 @@ use super::Context;
 use super::args::ContactsCommand;
 use super::io as cio;
 use crate::contacts::book::merge_identity;
-use crate::contacts::store::{self, Loaded};
+use crate::contacts::store::{self, Inspection, Loaded, Owner};
 use crate::contacts::{Contact, ContactKey, Merge, check_name};
 use crate::error::{Error, Result};
 use crate::identity::{PublicIdentity, peer};
@@ -200,18 +200,24 @@ pub fn run(ctx: &Context, command: &ContactsCommand) -> Result<()> {
         ContactsCommand::Remove { name, .. } => remove(ctx, name),
         ContactsCommand::Export { names, all, age } => export(ctx, names, *all, *age),
         ContactsCommand::Update { name, file, .. } => update(ctx, name, file),
+        ContactsCommand::Recover { yes, .. } => recover(ctx, *yes),
     }
 }
 
 /// Unlock the vault (its signing key signs the new book), then change the book.
 fn change<T>(ctx: &Context, f: impl FnOnce(&mut crate::contacts::Book) -> Result<T>) -> Result<T> {
     let path = book_path(ctx)?;
+    let vault = ctx.vault_path()?;
     let unlocked = ctx.unlock()?;
+    let owner = Owner {
+        vault: &vault,
+        public: &unlocked.file.public,
+        secrets: &unlocked.secrets,
+    };
     store::modify(
         &path,
         &ctx.save_options()?,
-        &unlocked.file.public,
-        &unlocked.secrets,
+        &owner,
         ctx.backend()?,
         super::now(),
         f,
@@ -633,5 +639,85 @@ fn export(ctx: &Context, names: &[String], all: bool, age: bool) -> Result<()> {
                 )
             })?;
     }
+    Ok(())
+}
+
+/// `contacts recover`: a book refused only because the key that signed it was revoked since
+/// (a rotation by an older nexusq, or one interrupted between its two saves) is shown, and
+/// once the owner agrees, signed again with the vault's newest key (docs/contacts.md, "After a
+/// compromise"). Any other fault is refused as every read refuses it.
+fn recover(ctx: &Context, yes: bool) -> Result<()> {
+    let path = book_path(ctx)?;
+    let shown = super::output::untrusted_path(&path);
+    let vault_path = ctx.vault_path()?;
+    let vault = crate::vault::open(&vault_path)?.public;
+    let backend = ctx.backend()?;
+    let seen = match store::inspect(&path, &vault, backend)? {
+        Inspection::Missing => {
+            ctx.out.note(&format!(
+                "there is no contacts book at {shown}; nothing to recover"
+            ));
+            ctx.out
+                .json(&json!({"recovered": false, "reason": "missing"}));
+            return Ok(());
+        }
+        Inspection::Trusted(l) => {
+            ctx.out.note(&format!(
+                "the contacts book {shown} is trusted as it is (signed by generation {}); \
+                 nothing to recover",
+                l.signed_by
+            ));
+            ctx.out
+                .json(&json!({"recovered": false, "reason": "trusted"}));
+            return Ok(());
+        }
+        Inspection::Revoked(seen) => seen,
+    };
+    let now = super::now();
+    let contacts = &seen.loaded.book.contacts;
+    let mut listing = format!(
+        "The contacts book {shown} was signed at {} (claimed) by generation {}, whose signing \
+         key was revoked (every generation before {} is): whoever stole that key could have \
+         changed the book. It holds {} contact(s):",
+        crate::time::rfc3339(seen.signed_at),
+        seen.loaded.signed_by,
+        seen.revoked_before,
+        contacts.len()
+    );
+    for c in contacts {
+        let state = if c.verified { "verified" } else { "UNVERIFIED" };
+        listing.push_str(&format!(
+            "\n  {:<20} {}  {state:<10}  {}",
+            c.name,
+            c.fingerprint(),
+            describe(c, now)
+        ));
+    }
+    ctx.out.note(&listing);
+    if !yes {
+        super::rotate_cmd::confirm(
+            "Trust these contacts and sign the book with your current key? [y/N] ",
+            "the contacts book was not recovered without confirmation",
+        )?;
+    }
+    let unlocked = ctx.unlock()?;
+    let owner = Owner {
+        vault: &vault_path,
+        public: &unlocked.file.public,
+        secrets: &unlocked.secrets,
+    };
+    let loaded = store::recover(&path, &ctx.save_options()?, &owner, &seen, backend, now)?;
+    ctx.out.note(&format!(
+        "the contacts book is trusted again: {} contact(s), now signed by generation {}; if \
+         in doubt, compare fingerprints with their owners (`nexusq contacts verify NAME FP`)",
+        loaded.book.contacts.len(),
+        loaded.signed_by
+    ));
+    ctx.out.json(&json!({
+        "recovered": true,
+        "contacts": loaded.book.contacts.iter().map(|c| contact_json(c, now)).collect::<Vec<_>>(),
+        "signed_by_generation": loaded.signed_by,
+        "was_signed_by_generation": seen.loaded.signed_by,
+    }));
     Ok(())
 }

@@ -258,6 +258,7 @@ fn gather(ctx: &Context) -> Report {
     checks.push(terminal_check(&TerminalFacts::from_process()));
     checks.push(hardening_check(&super::hardening::harden_process()));
     checks.push(agent_check(path.as_deref()));
+    checks.push(contacts_book_check(ctx, path.as_deref()));
     Report {
         checks,
         vault_path: path,
@@ -941,6 +942,53 @@ pub fn agent_check(vault: Option<&std::path::Path>) -> Check {
     }
 }
 
+/// The contacts book (docs/contacts.md): a book that is there but cannot be trusted is an
+/// error, since every command that names a contact, or reads an export of one, refuses it.
+fn contacts_book_check(ctx: &Context, vault: Option<&Path>) -> Check {
+    let name = "contacts_book";
+    let Some(vault) = vault else {
+        return Check::ok(name, "no vault path, so no contacts book");
+    };
+    let book = match super::contacts_cmd::book_path(ctx) {
+        Ok(p) => p,
+        Err(e) => return Check::error(name, e.message(), e.hint()),
+    };
+    let public = match vault::open(vault) {
+        Ok(file) => Some(file.public),
+        Err(_) => None,
+    };
+    let backend = match ctx.backend() {
+        Ok(b) => b,
+        Err(e) => return Check::warn(name, e.message(), e.hint()),
+    };
+    contacts_book_result(
+        &book,
+        crate::contacts::store::load(&book, public.as_ref(), backend),
+    )
+}
+
+pub fn contacts_book_result(
+    book: &Path,
+    loaded: crate::error::Result<crate::contacts::store::Loaded>,
+) -> Check {
+    let name = "contacts_book";
+    let shown = super::output::untrusted_path(book);
+    match loaded {
+        Ok(l) if l.book.seq == 0 && l.book.contacts.is_empty() => {
+            Check::ok(name, format!("no contacts book yet ({shown})"))
+        }
+        Ok(l) => Check::ok(
+            name,
+            format!(
+                "{} contact(s) in {shown}, signed by generation {}",
+                l.book.contacts.len(),
+                l.signed_by
+            ),
+        ),
+        Err(e) => Check::error(name, e.message(), e.hint()),
+    }
+}
+
 pub fn hardening_check(failures: &[String]) -> Check {
     let name = "process_hardening";
     if failures.is_empty() {
@@ -1241,6 +1289,25 @@ mod tests {
         assert_eq!(c.status, Status::Warn);
         assert!(c.hint.contains("--password-fd"));
         assert!(c.detail.contains("stderr is not a terminal"));
+    }
+
+    #[test]
+    fn an_untrusted_contacts_book_is_an_error() {
+        use crate::contacts::store::Loaded;
+        let book = Path::new("contacts.nxq");
+        let empty = Loaded {
+            book: Default::default(),
+            saved_at: 0,
+            signed_by: 0,
+        };
+        assert_eq!(contacts_book_result(book, Ok(empty)).status, Status::Ok);
+        let e = crate::error::Error::vault(
+            "the contacts book contacts.nxq cannot be trusted as it is: …",
+            "run `nexusq contacts recover`: …",
+        );
+        let c = contacts_book_result(book, Err(e));
+        assert_eq!(c.status, Status::Error);
+        assert!(c.hint.contains("contacts recover"), "{c:?}");
     }
 
     #[test]

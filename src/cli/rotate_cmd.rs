@@ -2,6 +2,7 @@
 
 use super::Context;
 use super::args::RotateArgs;
+use crate::contacts::store::{self, Carried};
 use crate::error::{Error, Result};
 use crate::identity::rotation::{self, RotateOptions};
 use crate::vault;
@@ -70,9 +71,52 @@ pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
         rotation.confirmed_retire = Some(planned);
     }
     let password = ctx.password(false)?;
-    let (report, public) =
-        vault::rotate(&path, &password, &save, &rotation, backend, super::now())?;
+    let now = super::now();
+    // The contacts book is signed by the vault's signing key: checked with the key that signed
+    // it and signed again with the new one in the same locked operation, so that a compromise
+    // rotation does not leave it refused (docs/contacts.md, "After a compromise").
+    let book = super::contacts_cmd::book_path(ctx)?;
+    let (report, public, carried) = vault::rotate_with(
+        &path,
+        &password,
+        &save,
+        &rotation,
+        backend,
+        now,
+        |before, vault| {
+            store::carry_over(
+                &book,
+                &save,
+                before,
+                &vault.file.public,
+                &vault.secrets,
+                backend,
+                now,
+            )
+        },
+    )?;
     super::agent_cmd::stop_after_change(ctx, &path, "the rotation");
+    let book_json = match &carried {
+        Ok(Carried::NoBook) => json!(null),
+        Ok(Carried::Resealed { contacts, from, to }) => {
+            if args.compromised {
+                ctx.out.note(&format!(
+                    "the contacts book ({contacts} contact(s)) was checked with generation \
+                     {from}'s key and signed with generation {to}'s; if you think the thief \
+                     changed it, look it over with `nexusq contacts list`"
+                ));
+            }
+            json!({"carried_over": true, "contacts": contacts, "signed_by_generation": to})
+        }
+        Err(e) => {
+            ctx.out.warn(&format!(
+                "the contacts book was left as it was: {} ({})",
+                e.message(),
+                e.hint()
+            ));
+            json!({"carried_over": false, "error": e.message()})
+        }
+    };
     let fp = public.root_id().fingerprint().to_string();
     ctx.out.json(&json!({
         "fingerprint": fp,
@@ -81,6 +125,7 @@ pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
         "reason": args.reason,
         "retired": report.retired,
         "revoked_signing_keys_before": report.revoked_signing_before,
+        "contacts_book": book_json,
     }));
     ctx.out.data(&format!(
         "rotated {fp} to generation {}, valid until {}",

@@ -4,7 +4,8 @@
 //! - [`book`]: the entries and the rules for adding and updating them.
 //! - [`format`]: the file's byte layout.
 //! - [`seal`]: the signature that authenticates each saved version against the vault.
-//! - [`store`]: reading and saving `contacts.nxq` (lock, atomic replace).
+//! - [`store`]: reading and saving `contacts.nxq` (lock, atomic replace), carrying it over a
+//!   rotation and recovering one signed by a revoked key.
 //!
 //! Below `cli`: it returns errors and facts, and prints nothing.
 

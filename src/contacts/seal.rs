@@ -5,9 +5,10 @@
 //! The composite signature covers SHA-512(body) with the context
 //! `"nexusq/contacts/v1" || owner root_id || u32be(g) || u64be(signed_at)`: a context of its
 //! own, so no `nexusq sign` signature (context "nexusq/sig/v1") can pass for a book, nor a book's
-//! signature for a file's. After a rotation the book still verifies through the vault's
-//! certificate of the generation that signed it; after `rotate --compromised` (the old
-//! signing keys revoked) it does not, since a thief of that key could have made it.
+//! signature for a file's. A book signed by a generation whose signing key was revoked since
+//! (`rotate --compromised`) is refused, since a thief of that key could have made it: `rotate`
+//! therefore checks the book with the old key and signs it again with the new one, under the
+//! vault's lock (docs/contacts.md, "After a compromise").
 
 use super::format::SealBlock;
 use crate::error::{Error, Result};
@@ -64,19 +65,49 @@ pub fn sign(
 }
 
 /// Why a book does not verify (the caller adds the path and the exit code).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SealFault {
+    /// Authentic as signed, by a generation of this vault whose signing key was revoked since
+    /// (`rotate --compromised`): whoever stole that key could have made it. The one fault
+    /// `contacts recover` may set aside, with the owner's password and consent
+    /// (docs/contacts.md, "After a compromise").
+    Revoked {
+        generation: u32,
+        /// The first generation whose signing key is still trusted.
+        revoked_before: u32,
+    },
+    /// Anything else: another vault's book, an unknown generation, a bad signature.
+    Untrusted(String),
+}
+
+impl std::fmt::Display for SealFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SealFault::Revoked { generation, .. } => write!(
+                f,
+                "it was signed by generation {generation}, whose signing key has since been \
+                 revoked (rotate --compromised), so whoever stole that key could have made it"
+            ),
+            SealFault::Untrusted(why) => f.write_str(why),
+        }
+    }
+}
+
+/// Check the book's seal against the vault's public identity.
 pub fn verify(
     backend: &dyn Backend,
     vault: &PublicIdentity,
     owner: &RootId,
     body: &[u8],
     seal: &SealBlock,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), SealFault> {
+    let untrusted = |why: String| SealFault::Untrusted(why);
     if *owner != vault.root_id() {
-        return Err(format!(
+        return Err(untrusted(format!(
             "it belongs to identity {}, not to this vault's {}",
             owner.fingerprint(),
             vault.root_id().fingerprint()
-        ));
+        )));
     }
     let g = seal.generation;
     let cert = vault
@@ -84,7 +115,9 @@ pub fn verify(
         .iter()
         .find(|c| c.generation == g)
         .ok_or_else(|| {
-            format!("it was signed by generation {g}, which this vault does not know")
+            untrusted(format!(
+                "it was signed by generation {g}, which this vault does not know"
+            ))
         })?;
     let ctx = context(owner, g, seal.signed_at);
     if !hybrid_sig::verify_prehashed(
@@ -94,26 +127,31 @@ pub fn verify(
         &ctx,
         &seal.signature,
     ) {
-        return Err("its signature does not match its contents".into());
+        return Err(untrusted(
+            "its signature does not match its contents".into(),
+        ));
     }
     if !cert.verify(backend, &vault.root_pk) {
-        return Err(format!(
+        return Err(untrusted(format!(
             "the vault's certificate of generation {g} is not signed by its root"
-        ));
+        )));
     }
-    let revoked_by_cert = vault
+    let by_cert = vault
         .certificates
         .iter()
-        .any(|c| g < c.signing_revoked_before && c.verify(backend, &vault.root_pk));
-    let revoked_by_statement = vault.revocations.iter().any(|r| {
-        matches!(r.scope, RevocationScope::SigningKeysBefore(n) if g < n)
-            && r.verify(backend, &vault.root_pk)
+        .filter(|c| g < c.signing_revoked_before && c.verify(backend, &vault.root_pk))
+        .map(|c| c.signing_revoked_before);
+    let by_statement = vault.revocations.iter().filter_map(|r| match r.scope {
+        RevocationScope::SigningKeysBefore(n) if g < n && r.verify(backend, &vault.root_pk) => {
+            Some(n)
+        }
+        _ => None,
     });
-    if revoked_by_cert || revoked_by_statement {
-        return Err(format!(
-            "it was signed by generation {g}, whose signing key has since been revoked \
-             (rotate --compromised), so whoever stole that key could have made it"
-        ));
+    if let Some(revoked_before) = by_cert.chain(by_statement).max() {
+        return Err(SealFault::Revoked {
+            generation: g,
+            revoked_before,
+        });
     }
     Ok(())
 }

@@ -397,12 +397,30 @@ pub fn rotate(
     backend: &dyn Backend,
     now: u64,
 ) -> Result<(crate::identity::rotation::Rotated, PublicIdentity)> {
+    rotate_with(path, password, opts, rotation, backend, now, |_, _| ())
+        .map(|(report, public, ())| (report, public))
+}
+
+/// [`rotate`], then `after_save` runs once the new vault is in place, still under the lock, with the identity
+/// as it was before and the rotated vault: what depends on the vault's signing key (the
+/// contacts book) moves to the new key there. Its result is returned beside the rotation's;
+/// the rotation stands whatever it says.
+pub fn rotate_with<R>(
+    path: &Path,
+    password: &Password,
+    opts: &SaveOptions,
+    rotation: &crate::identity::rotation::RotateOptions,
+    backend: &dyn Backend,
+    now: u64,
+    after_save: impl FnOnce(&PublicIdentity, &Unlocked) -> R,
+) -> Result<(crate::identity::rotation::Rotated, PublicIdentity, R)> {
     rotation.check()?;
     let path = &resolve(path)?;
     check_save_location(path, opts)?;
     let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
     let mut unlocked = open(path)?.unlock(password, &Argon2id, backend)?;
     let root = unlocked.root(backend)?;
+    let before = unlocked.file.public.clone();
     let Unlocked { file, secrets, .. } = &mut unlocked;
     let report = crate::identity::rotation::rotate(
         &mut file.public,
@@ -413,7 +431,9 @@ pub fn rotate(
         rotation,
     )?;
     save(path, &unlocked.encode(&root))?;
-    Ok((report, unlocked.file.public))
+    drop(root);
+    let after = after_save(&before, &unlocked);
+    Ok((report, unlocked.file.public, after))
 }
 
 /// Add a root-signed revocation statement to the vault so it travels in exports.

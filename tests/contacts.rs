@@ -444,16 +444,38 @@ fn names_work_for_encrypt_verify_encapsulate_and_show() {
 }
 
 #[test]
-fn at_name_beats_a_colliding_file() {
+fn a_word_naming_a_contact_and_a_file_is_refused_and_a_folder_never_shadows() {
     let w = World::new();
     let alice = w.person("alice");
+    let eve = w.person("eve");
     w.add("alice", &alice);
     std::fs::write(w.dir.join("data"), b"x").unwrap();
-    // A file called "alice" in the folder: the bare value is that file (not an export here).
-    std::fs::write(w.dir.join("alice"), b"not an export\n").unwrap();
-    let err = w.fails(&["encrypt", "--to", "alice", "-o", "x.nxq", "data"], 1);
-    assert!(err.contains("not a nexusq public identity"), "{err}");
-    // @alice is always the contact.
+    // A file called "alice" in the folder holding eve's export: neither guessed.
+    std::fs::copy(eve.export(), w.dir.join("alice")).unwrap();
+    sign_as(&w, &alice, "data", "alice.sig", false);
+    for args in [
+        &["encrypt", "--to", "alice", "-o", "x.nxq", "data"][..],
+        &[
+            "verify",
+            "data",
+            "--sig",
+            "alice.sig",
+            "--identity",
+            "alice",
+        ],
+        &["encapsulate", "--to", "alice", "-o", "ct"],
+        &["identity", "show", "alice"],
+    ] {
+        let err = w.fails(args, 2);
+        assert!(
+            err.contains("both the contact alice and the file ./alice")
+                && err.contains("@alice")
+                && err.contains("./alice"),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!w.dir.join("x.nxq").exists());
+    // @alice is always the contact, ./alice the file; each says where it came from.
     let out = w.run(&["encrypt", "--to", "@alice", "-o", "x.nxq", "data", "--json"]);
     assert!(
         out.status.success(),
@@ -462,7 +484,45 @@ fn at_name_beats_a_colliding_file() {
     );
     let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(j["recipients"][0]["fingerprint"], alice.fingerprint());
+    assert_eq!(j["recipients"][0]["contact"], "alice");
+    assert_eq!(j["recipients"][0]["identity"], "@alice");
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(
+        err.contains(&format!(
+            "encrypting to alice ({}, generation 1)",
+            alice.fingerprint()
+        )),
+        "{err}"
+    );
+    let out = w.run(&[
+        "encrypt", "--to", "./alice", "-o", "y.nxq", "data", "--json",
+    ]);
+    assert!(out.status.success());
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["recipients"][0]["fingerprint"], eve.fingerprint());
+    assert_eq!(j["recipients"][0]["contact"], serde_json::Value::Null);
+    assert_eq!(j["recipients"][0]["identity"], "./alice");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("from file ./alice"));
     w.fails(&["encrypt", "--to", "@nobody", "-o", "x.nxq", "data"], 2);
+
+    // A folder never shadows a contact: a folder "alice" is passed over for the contact.
+    std::fs::remove_file(w.dir.join("alice")).unwrap();
+    std::fs::create_dir(w.dir.join("alice")).unwrap();
+    let out = w.run(&["encrypt", "--to", "alice", "-o", "z.nxq", "data", "--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["recipients"][0]["contact"], "alice");
+    // A folder that is no contact's name: the hint says how contacts are named.
+    std::fs::create_dir(w.dir.join("carol")).unwrap();
+    let err = w.fails(&["encrypt", "--to", "carol", "-o", "z.nxq", "data"], 2);
+    assert!(
+        err.contains("carol is a folder") && err.contains("@NAME"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -875,6 +935,22 @@ impl World {
     }
 }
 
+/// `who` signs `data` (a file in the world's folder) into `sig`, optionally compact.
+fn sign_as(w: &World, who: &TestVault, data: &str, sig: &str, compact: bool) {
+    let mut c = who.cmd();
+    c.arg("sign");
+    if compact {
+        c.arg("--compact");
+    }
+    c.arg("-o")
+        .arg(w.dir.join(sig))
+        .arg("--password-file")
+        .arg(&who.pw)
+        .arg(w.dir.join(data))
+        .assert()
+        .success();
+}
+
 #[test]
 fn compromise_rotation_keeps_the_contacts_book() {
     let w = World::new();
@@ -982,4 +1058,311 @@ fn a_book_left_signed_by_a_revoked_key_is_recovered_with_the_password() {
     let err = w.fails(&["contacts", "recover", "--yes", "--password-file", &pw], 4);
     assert!(!err.contains("contacts recover"), "{err}");
     assert_eq!(std::fs::read(w.book()).unwrap(), bytes);
+}
+
+#[test]
+fn an_old_export_never_overrides_a_revocation_the_book_knows() {
+    let w = World::new();
+    let bob = w.person("bob");
+    let pw = w.pw();
+    let old = w.dir.join("old-bob.pub");
+    export_to(&bob, &old, &[]);
+    let old_age = String::from_utf8(
+        bob.cmd()
+            .args(["identity", "export", "--age"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .trim()
+    .to_string();
+    w.add("bob", &bob);
+    // Bob's whole identity is revoked, and the book learns it.
+    let statement = bob.dir.join("bob.nxq.revocation.asc");
+    bob.cmd()
+        .args(["identity", "revoke", "--yes"])
+        .arg(&statement)
+        .arg("--password-file")
+        .arg(&bob.pw)
+        .arg("-o")
+        .arg(bob.dir.join("bob-revoke-output.pub"))
+        .assert()
+        .success();
+    let revoked = w.dir.join("bob-revoked.pub");
+    export_to(&bob, &revoked, &["--force"]);
+    let out = w.run(&[
+        "contacts",
+        "update",
+        "bob",
+        &s(&revoked),
+        "--password-file",
+        &pw,
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    std::fs::write(w.dir.join("data"), b"x").unwrap();
+    // The old export, its age recipient, a copy in another folder: all refused, exit 1.
+    std::fs::create_dir(w.dir.join("old")).unwrap();
+    std::fs::copy(&old, w.dir.join("old/bob.asc")).unwrap();
+    for args in [
+        &["encrypt", "--to", "old-bob.pub", "-o", "x.nxq", "data"][..],
+        &["encrypt", "--to", "old/bob.asc", "-o", "x.nxq", "data"],
+        &[
+            "encrypt",
+            "--age",
+            "--to",
+            "old-bob.pub",
+            "-o",
+            "x.age",
+            "data",
+        ],
+        &["encrypt", "--to", &old_age, "-o", "x.age", "data"],
+        &["encapsulate", "--to", "old-bob.pub", "-o", "ct"],
+        &["identity", "show", "--age", "old-bob.pub"],
+    ] {
+        let err = w.fails(args, 1);
+        assert!(err.contains("revoked"), "{args:?}: {err}");
+    }
+    assert!(!w.dir.join("x.nxq").exists() && !w.dir.join("x.age").exists());
+    // A recipients file holding that age recipient too.
+    std::fs::write(w.dir.join("recipients.txt"), format!("{old_age}\n")).unwrap();
+    w.fails(
+        &["encrypt", "-R", "recipients.txt", "-o", "x.age", "data"],
+        1,
+    );
+    // `identity show` of the old file says what the book knows.
+    let shown: serde_json::Value =
+        serde_json::from_str(&w.ok(&["identity", "show", "old-bob.pub", "--json"])).unwrap();
+    assert_eq!(shown["revoked"], true);
+    assert_eq!(shown["contact"], "bob");
+}
+
+#[test]
+fn an_old_export_never_rolls_back_a_contact_or_revives_a_signing_key() {
+    let w = World::new();
+    let bob = w.person("bob");
+    let pw = w.pw();
+    let gen1 = w.dir.join("bob-g1.pub");
+    export_to(&bob, &gen1, &[]);
+    w.add("bob", &bob);
+    std::fs::write(w.dir.join("data"), b"signed by generation 1").unwrap();
+    sign_as(&w, &bob, "data", "g1.sig", false);
+    // And a manifest, signed by generation 1 too.
+    let sums = StdCommand::new("sha256sum")
+        .arg("data")
+        .current_dir(&w.dir)
+        .output()
+        .unwrap();
+    std::fs::write(w.dir.join("SHA256SUMS"), &sums.stdout).unwrap();
+    bob.cmd()
+        .args(["sign", "--manifest"])
+        .arg(w.dir.join("SHA256SUMS"))
+        .arg("--password-file")
+        .arg(&bob.pw)
+        .assert()
+        .success();
+    // Bob's signing key leaks; he rotates with --compromised and the book learns it.
+    rotate(&bob, &["--compromised"]);
+    let gen2 = w.dir.join("bob-g2.pub");
+    export_to(&bob, &gen2, &[]);
+    w.ok(&[
+        "contacts",
+        "update",
+        "bob",
+        &s(&gen2),
+        "--password-file",
+        &pw,
+    ]);
+    // Verifying against the old export, or by fingerprint alone, still knows the revocation.
+    let fp = bob.fingerprint();
+    for args in [
+        &[
+            "verify",
+            "data",
+            "--sig",
+            "g1.sig",
+            "--identity",
+            "bob-g1.pub",
+        ][..],
+        &[
+            "verify",
+            "data",
+            "--sig",
+            "g1.sig",
+            "--expect-fingerprint",
+            &fp,
+        ],
+        &["verify", "data", "--sig", "g1.sig"],
+    ] {
+        let err = w.fails(args, 1);
+        assert!(err.contains("revoked"), "{args:?}: {err}");
+    }
+    // The manifest signed with the revoked key, checked against the old export: refused.
+    for args in [
+        &[
+            "verify",
+            "--manifest",
+            "SHA256SUMS",
+            "--identity",
+            "bob-g1.pub",
+        ][..],
+        &["verify", "--manifest", "SHA256SUMS"],
+    ] {
+        let err = w.fails(args, 1);
+        assert!(err.contains("revoked"), "{args:?}: {err}");
+    }
+    // Encrypting to the old export uses the newest generation the book knows.
+    let out = w.run(&[
+        "encrypt",
+        "--to",
+        "bob-g1.pub",
+        "-o",
+        "x.nxq",
+        "data",
+        "--json",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(out.status.success(), "{err}");
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["recipients"][0]["generation"], 2, "{j}");
+    assert_eq!(j["recipients"][0]["contact"], "bob");
+    assert!(
+        err.contains("the contacts book knows generation 2, which is used"),
+        "{err}"
+    );
+    let out = w.run(&["encapsulate", "--to", "bob-g1.pub", "-o", "ct", "--json"]);
+    assert!(out.status.success());
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["generation"], 2, "{j}");
+    // A newer export than the book's is used, and the way to record it named.
+    rotate(&bob, &[]);
+    let gen3 = w.dir.join("bob-g3.pub");
+    export_to(&bob, &gen3, &[]);
+    let out = w.run(&[
+        "encrypt",
+        "--to",
+        "bob-g3.pub",
+        "-o",
+        "y.nxq",
+        "data",
+        "--json",
+    ]);
+    assert!(out.status.success());
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["recipients"][0]["generation"], 3);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("nexusq contacts update bob FILE"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn verify_without_an_identity_finds_the_signer_in_the_book() {
+    let w = World::new();
+    let alice = w.person("alice");
+    let carol = w.person("carol");
+    let pw = w.pw();
+    w.add("alice", &alice);
+    let fp = alice.fingerprint();
+    std::fs::write(w.dir.join("data"), b"from alice").unwrap();
+    sign_as(&w, &alice, "data", "data.sig", false);
+    let out = w.run(&["verify", "data", "--sig", "data.sig"]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stdout.contains(&format!("good signature from alice ({fp}, generation 1)")),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(&format!("verifying with identity {fp} (contact alice)")),
+        "{stderr}"
+    );
+    let j: serde_json::Value =
+        serde_json::from_str(&w.ok(&["verify", "data", "--sig", "data.sig", "--json"])).unwrap();
+    assert_eq!(j["contact"], "alice");
+    assert_eq!(j["contact_verified"], true);
+    assert_eq!(j["trusted_from"], "contact");
+    // FILE... with FILE.sig beside each, and the signers found one by one.
+    std::fs::write(w.dir.join("mine"), b"from me").unwrap();
+    sign_as(&w, &w.me, "mine", "mine.sig", false);
+    let text = w.ok(&["verify", "data", "mine"]);
+    assert!(text.contains("data: good signature from alice"), "{text}");
+    assert!(
+        text.contains(&format!("mine: good signature from {}", w.me.fingerprint())),
+        "{text}"
+    );
+    // Someone the book does not know: exit 1, and the command to run.
+    std::fs::write(w.dir.join("other"), b"from carol").unwrap();
+    sign_as(&w, &carol, "other", "other.sig", false);
+    let err = w.fails(&["verify", "other", "--sig", "other.sig"], 1);
+    assert!(
+        err.contains("neither this vault's") && err.contains("nexusq contacts add"),
+        "{err}"
+    );
+    // Alice rotates and signs compactly with generation 2: the hint names `contacts update`.
+    rotate(&alice, &[]);
+    sign_as(&w, &alice, "data", "data2.sig", true);
+    for args in [
+        &["verify", "data", "--sig", "data2.sig"][..],
+        &[
+            "verify",
+            "data",
+            "--sig",
+            "data2.sig",
+            "--identity",
+            "alice",
+        ],
+    ] {
+        let err = w.fails(args, 1);
+        assert!(
+            err.contains("nexusq contacts update alice FILE") && !err.contains("--identity"),
+            "{args:?}: {err}"
+        );
+    }
+    let newer = w.dir.join("alice-g2.pub");
+    export_to(&alice, &newer, &[]);
+    w.ok(&[
+        "contacts",
+        "update",
+        "alice",
+        &s(&newer),
+        "--password-file",
+        &pw,
+    ]);
+    let text = w.ok(&["verify", "data", "--sig", "data2.sig"]);
+    assert!(
+        text.contains(&format!("good signature from alice ({fp}, generation 2)")),
+        "{text}"
+    );
+    // An unverified contact is named as such.
+    let bob = w.person("bob");
+    w.ok(&[
+        "contacts",
+        "add",
+        "bob",
+        &s(&bob.export()),
+        "--yes",
+        "--password-file",
+        &pw,
+    ]);
+    sign_as(&w, &bob, "data", "bob.sig", false);
+    let text = w.ok(&["verify", "data", "--sig", "bob.sig"]);
+    assert!(
+        text.contains(&format!(
+            "good signature from bob ({}, generation 1; unverified contact)",
+            bob.fingerprint()
+        )),
+        "{text}"
+    );
+    let out = w.run(&["encrypt", "--to", "bob", "-o", "b.nxq", "data"]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("unverified contact"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -423,11 +423,37 @@ fn a_contact_s_commit_verifies_and_is_trusted_once_verified() {
     assert!(raw.contains("TRUST_UNDEFINED"), "{raw}");
     assert!(raw.contains("signer (nexusq contact"), "{raw}");
     assert!(!raw.contains("TRUST_FULLY"), "{raw}");
+    // The line people read names the contact, and says it is unverified.
+    let human = || {
+        text(
+            &repo
+                .git(&["verify-commit", "HEAD"])
+                .env("NEXUSQ_VAULT", &other.path)
+                .output()
+                .unwrap(),
+        )
+    };
+    let shown = human();
+    assert!(
+        shown.contains(&format!(
+            "good signature from signer ({}, generation 1; unverified contact)",
+            repo.fingerprint
+        )),
+        "{shown}"
+    );
 
     contacts(&["verify", "signer", &repo.fingerprint]);
     let raw = text(&verify());
     assert!(raw.contains("[GNUPG:] GOODSIG "), "{raw}");
     assert!(raw.contains("TRUST_FULLY"), "{raw}");
+    let shown = human();
+    assert!(
+        shown.contains(&format!(
+            "good signature from signer ({}, generation 1)",
+            repo.fingerprint
+        )),
+        "{shown}"
+    );
     let fmt = repo
         .git(&["log", "-1", "--format=%G?|%GT"])
         .env("NEXUSQ_VAULT", &other.path)

@@ -89,9 +89,10 @@ pub fn export_recipient(
 /// `identity show FILE --age`: someone's export as an age recipient, refusing what `encrypt`
 /// refuses (a revoked identity, an expired newest generation).
 pub fn show_recipient(ctx: &Context, file: &Path) -> Result<()> {
-    let (identity, what) = super::contacts_cmd::read_identity(ctx, file)?;
-    let (cert, pk) = peer::encryption_key(&identity, KemLevel::MlKem768, super::now(), false)
-        .map_err(|e| e.context(&what))?;
+    let resolved = super::contacts_cmd::read_identity(ctx, file)?;
+    let identity = &resolved.identity;
+    let (cert, pk) = peer::encryption_key(identity, KemLevel::MlKem768, super::now(), false)
+        .map_err(|e| e.context(resolved.source()))?;
     let line = recipient::encode_recipient(pk);
     let json = json!({
         "age_recipient": line,
@@ -192,13 +193,22 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
         ));
     }
     let backend = ctx.backend()?;
+    let now = super::now();
     let mut keys: Vec<(Vec<u8>, String)> = Vec::new();
     let mut exports: Vec<PathBuf> = Vec::new();
+    // An age1pq1 key that is one of a contact's certified keys is that contact, with what the
+    // book knows about it (docs/contacts.md, "The book is the source of truth").
+    let known = |pk: Vec<u8>, what: String| -> Result<(Vec<u8>, String)> {
+        Ok(
+            super::contacts_cmd::known_age_key(ctx, &pk, now, args.peer.allow_expired)?
+                .unwrap_or((pk, what)),
+        )
+    };
     for to in &args.to {
         if is_key_string(to) {
             let s = to.to_string_lossy();
             let pk = recipient::parse_recipient(&s).map_err(|e| key_error("--to recipient", &e))?;
-            keys.push((pk, "an age1pq1 recipient".into()));
+            keys.push(known(pk, "an age1pq1 recipient".into())?);
         } else if let Some(key) = super::contacts_cmd::age_contact_key(ctx, to)? {
             keys.push(key);
         } else {
@@ -216,7 +226,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             ));
         }
         for pk in pks {
-            keys.push((pk, file.display().to_string()));
+            keys.push(known(pk, file.display().to_string())?);
         }
     }
     if !keys.is_empty() && !args.peer.expect_fingerprint.is_empty() {
@@ -231,25 +241,26 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     if args.to_self {
         crypt_cmd::add_own_identity(ctx, &mut peers)?;
     }
-    let now = super::now();
     let mut summary = Vec::new();
     for p in &peers {
         let (cert, pk) = peer::encryption_key(
-            &p.identity,
+            p.identity(),
             KemLevel::MlKem768,
             now,
             args.peer.allow_expired,
         )
-        .map_err(|e| e.context(p.path.display()))?;
-        let fp = p.identity.root_id().fingerprint().to_string();
-        ctx.out.note(&format!(
-            "encrypting to {fp}, generation {} (age mlkem768x25519)",
-            cert.generation
+        .map_err(|e| e.context(p.resolved.source()))?;
+        let fp = p.identity().root_id().fingerprint().to_string();
+        ctx.out.note(&crypt_cmd::recipient_line(
+            "encrypting",
+            &p.resolved,
+            cert.generation,
+            "age mlkem768x25519",
         ));
-        let mut row = json!({"fingerprint": fp, "generation": cert.generation, "identity": p.path.display().to_string()});
-        super::output::path_bytes(&mut row, &[("identity", &p.path)]);
+        let mut row = json!({"fingerprint": fp, "generation": cert.generation});
+        p.resolved.json_into(&mut row);
         summary.push(row);
-        keys.push((pk.to_vec(), p.path.display().to_string()));
+        keys.push((pk.to_vec(), p.resolved.source()));
     }
     // The same key twice would only make the header longer.
     let mut unique: Vec<(Vec<u8>, String)> = Vec::new();

@@ -1,15 +1,17 @@
 //! `nexusq contacts ...`, and the one place where a recipient or signer named on the command
-//! line is resolved: an existing path is a file, `age1…`/`ssh-…` an age key, `@NAME` always a
-//! contact, anything else a contact name (docs/contacts.md).
+//! line is resolved (`crate::contacts::naming`: `@NAME` always a contact, a word that is both a
+//! contact and a file refused, a folder never shadowing a contact) and where the book's
+//! knowledge is applied to every identity read from a file (docs/contacts.md).
 
 use super::Context;
 use super::args::ContactsCommand;
 use super::io as cio;
 use crate::contacts::book::merge_identity;
+use crate::contacts::naming::{self, AtPath, Named};
 use crate::contacts::store::{self, Inspection, Loaded, Owner};
 use crate::contacts::{Contact, ContactKey, Merge, check_name};
 use crate::error::{Error, Result};
-use crate::identity::{PublicIdentity, peer};
+use crate::identity::{PublicIdentity, RootId, peer};
 use crate::suite::age::recipient;
 use crate::suite::hybrid_kem::KemLevel;
 use serde_json::json;
@@ -35,7 +37,7 @@ fn vault_public(ctx: &Context) -> Result<Option<PublicIdentity>> {
 }
 
 /// The book, read and checked once per process (a command may resolve several names).
-fn book(ctx: &Context) -> Result<&'static Loaded> {
+pub(super) fn book(ctx: &Context) -> Result<&'static Loaded> {
     static BOOK: OnceLock<Result<Loaded>> = OnceLock::new();
     BOOK.get_or_init(|| {
         let path = book_path(ctx)?;
@@ -50,38 +52,23 @@ fn book(ctx: &Context) -> Result<&'static Loaded> {
     .map_err(Clone::clone)
 }
 
-/// What a `--to` / `--identity` / `identity show` value names.
-pub(super) enum Named {
-    File(PathBuf),
-    /// An `age1…` or `ssh-…` string, for the age code to parse.
-    AgeKey,
-    Contact(&'static Contact),
+/// What is at the path a value spells (a dangling link counts as a file: opening it says
+/// what is wrong).
+fn at_path(value: &Path) -> AtPath {
+    match std::fs::metadata(value) {
+        Ok(m) if m.is_dir() => AtPath::Folder,
+        Ok(_) => AtPath::File,
+        Err(_) if std::fs::symlink_metadata(value).is_ok() => AtPath::File,
+        Err(_) => AtPath::Nothing,
+    }
 }
 
-/// Resolve a value: `@NAME` is always the contact; an existing path (or `-`) is a file; an age
-/// key string is an age key; otherwise a contact name (unknown: exit 2 with the closest names).
-pub(super) fn resolve(ctx: &Context, value: &Path) -> Result<Named> {
+/// Resolve a `--to` / `--identity` / `identity show` value (`crate::contacts::naming`).
+pub(super) fn resolve(ctx: &Context, value: &Path) -> Result<Named<'static>> {
     let Some(s) = value.to_str() else {
         return Ok(Named::File(value.to_path_buf()));
     };
-    if let Some(name) = s.strip_prefix('@') {
-        let b = &book(ctx)?.book;
-        return b
-            .get(name)
-            .map(Named::Contact)
-            .ok_or_else(|| b.unknown(name));
-    }
-    if s == "-" || std::fs::symlink_metadata(value).is_ok() {
-        return Ok(Named::File(value.to_path_buf()));
-    }
-    if s.starts_with("age1") || s.starts_with("ssh-") {
-        return Ok(Named::AgeKey);
-    }
-    if check_name(s).is_err() {
-        return Ok(Named::File(value.to_path_buf()));
-    }
-    let b = &book(ctx)?.book;
-    b.get(s).map(Named::Contact).ok_or_else(|| b.unknown(s))
+    naming::resolve(s, at_path(value), || Ok(&book(ctx)?.book))
 }
 
 /// Does any of these values name an age-recipient contact (so `encrypt` writes age)?
@@ -102,9 +89,39 @@ pub(super) fn age_contact_key(ctx: &Context, value: &Path) -> Result<Option<(Vec
         && let ContactKey::Age(pk) = &c.key
     {
         warn_unverified(ctx, c);
-        return Ok(Some((pk.clone(), format!("contact {}", c.name))));
+        return Ok(Some((pk.clone(), ContactRef::of(c).label())));
     }
     Ok(None)
+}
+
+/// An age1pq1 key given as a string or in a recipients file: when it is one of a contact's
+/// certified X-Wing keys, what the book knows about that contact applies, as for an export
+/// (a revoked or expired contact is refused; an older generation's key gives way to the
+/// newest). Returns the key to use and how to name it, or None for a key nobody in the book
+/// has.
+pub(super) fn known_age_key(
+    ctx: &Context,
+    pk: &[u8],
+    now: u64,
+    allow_expired: bool,
+) -> Result<Option<(Vec<u8>, String)>> {
+    let Some((c, generation)) = book(ctx)?.book.owner_of_age_key(pk) else {
+        return Ok(None);
+    };
+    let identity = c.identity().expect("only identities have certified keys");
+    let contact = ContactRef::of(c);
+    warn_unverified(ctx, c);
+    let (cert, newest) = peer::encryption_key(identity, KemLevel::MlKem768, now, allow_expired)
+        .map_err(|e| e.context(format!("the age recipient of {}", contact.label())))?;
+    if cert.generation != generation {
+        ctx.out.note(&format!(
+            "the age recipient given is generation {generation} of {}; using generation {}, \
+             the newest the contacts book knows",
+            contact.label(),
+            cert.generation
+        ));
+    }
+    Ok(Some((newest.to_vec(), contact.label())))
 }
 
 fn warn_unverified(ctx: &Context, c: &Contact) {
@@ -119,15 +136,170 @@ fn warn_unverified(ctx: &Context, c: &Contact) {
     }
 }
 
+/// A contact as messages name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct ContactRef {
+    pub name: String,
+    pub verified: bool,
+}
+
+impl ContactRef {
+    pub fn of(c: &Contact) -> ContactRef {
+        ContactRef {
+            name: c.name.clone(),
+            verified: c.verified,
+        }
+    }
+
+    /// "contact alice", or "unverified contact alice".
+    pub fn label(&self) -> String {
+        if self.verified {
+            format!("contact {}", self.name)
+        } else {
+            format!("unverified contact {}", self.name)
+        }
+    }
+}
+
+/// An identity named where a recipient or signer is named, with the book's knowledge applied,
+/// and where it came from: a contact, a file, or a file whose root is a contact's.
+#[derive(Clone, Debug)]
+pub(super) struct Resolved {
+    pub identity: PublicIdentity,
+    pub contact: Option<ContactRef>,
+    /// The file (or `-`, stdin) it was read from; None for a contact named as such. For
+    /// `own`, the vault.
+    pub file: Option<PathBuf>,
+    /// The vault's own identity (`encrypt --to-self`, `verify` of one's own signature).
+    pub own: bool,
+}
+
+impl Resolved {
+    /// "file x.asc", or "stdin".
+    pub fn file_label(&self) -> Option<String> {
+        self.file.as_ref().map(|p| {
+            if p == Path::new("-") {
+                "stdin".to_string()
+            } else {
+                format!("file {}", super::output::untrusted_path(p))
+            }
+        })
+    }
+
+    /// Where it came from, for people: "contact alice", "file x.asc", "contact alice (file
+    /// old/alice.asc)".
+    pub fn source(&self) -> String {
+        if self.own {
+            return "your own identity".into();
+        }
+        match (&self.contact, self.file_label()) {
+            (Some(c), None) => c.label(),
+            (Some(c), Some(f)) => format!("{} ({f})", c.label()),
+            (None, Some(f)) => f,
+            (None, None) => "the vault".into(),
+        }
+    }
+
+    /// Who it is, for people: "alice (FP, generation G)" for a contact (marked when
+    /// unverified), else "FP, generation G".
+    pub fn who(&self, generation: u32) -> String {
+        who(&self.identity.root_id(), generation, self.contact.as_ref())
+    }
+
+    /// Where it came from, for `--json`: `contact` (the name, or null), `contact_verified`,
+    /// and `identity`, the file as given (or `@NAME` for a contact named as such).
+    pub fn json_into(&self, row: &mut serde_json::Value) {
+        row["contact"] = json!(self.contact.as_ref().map(|c| c.name.clone()));
+        row["contact_verified"] = json!(self.contact.as_ref().map(|c| c.verified));
+        match (&self.file, &self.contact) {
+            (Some(f), _) => {
+                row["identity"] = json!(f.display().to_string());
+                super::output::path_bytes(row, &[("identity", f)]);
+            }
+            (None, Some(c)) => row["identity"] = json!(format!("@{}", c.name)),
+            (None, None) => {}
+        }
+    }
+}
+
+/// "alice (FP, generation G)", "alice (FP, generation G; unverified contact)", or
+/// "FP, generation G" for someone the book does not know.
+pub(super) fn who(root: &RootId, generation: u32, contact: Option<&ContactRef>) -> String {
+    let fp = root.fingerprint();
+    match contact {
+        Some(c) if c.verified => format!("{} ({fp}, generation {generation})", c.name),
+        Some(c) => format!(
+            "{} ({fp}, generation {generation}; unverified contact)",
+            c.name
+        ),
+        None => format!("{fp}, generation {generation}"),
+    }
+}
+
+/// The contact the book holds under this root, if any (for a signer found by its signature).
+pub(super) fn contact_of(
+    ctx: &Context,
+    root: &RootId,
+) -> Result<Option<(PublicIdentity, ContactRef)>> {
+    Ok(book(ctx)?
+        .book
+        .by_root(root)
+        .and_then(|c| Some((c.identity()?.clone(), ContactRef::of(c)))))
+}
+
+/// An identity read from `path`, with what the book knows about its root applied.
+fn apply_book(ctx: &Context, identity: PublicIdentity, path: &Path) -> Result<Resolved> {
+    let shown = if path == Path::new("-") {
+        "stdin".to_string()
+    } else {
+        super::output::untrusted_path(path)
+    };
+    let known = book(ctx)?
+        .book
+        .apply(identity)
+        .map_err(|e| e.context(&shown))?;
+    let contact = known.contact.map(|c| {
+        warn_unverified(ctx, c);
+        ContactRef::of(c)
+    });
+    if let Some(c) = &contact {
+        if known.file_newest < known.book_newest {
+            ctx.out.note(&format!(
+                "{shown} holds generation {} of {}; the contacts book knows generation {}, \
+                 which is used",
+                known.file_newest,
+                c.label(),
+                known.book_newest
+            ));
+        } else if known.file_newest > known.book_newest {
+            ctx.out.note(&format!(
+                "{shown} holds generation {} of {}, newer than the contacts book's {}; \
+                 `nexusq contacts update {} FILE` records it",
+                known.file_newest,
+                c.label(),
+                known.book_newest,
+                c.name
+            ));
+        }
+    }
+    Ok(Resolved {
+        identity: known.identity,
+        contact,
+        file: Some(path.to_path_buf()),
+        own: false,
+    })
+}
+
 /// Read the identity a `--to` / `--identity` / `identity show` value names: a checked export
-/// file, or a contact's identity as the book knows it. Returns it with the label to show.
-pub(super) fn read_identity(ctx: &Context, value: &Path) -> Result<(PublicIdentity, String)> {
+/// file (with the book's knowledge of its root applied), or a contact's identity as the book
+/// knows it.
+pub(super) fn read_identity(ctx: &Context, value: &Path) -> Result<Resolved> {
     match resolve(ctx, value)? {
         Named::File(path) => {
             let what = super::output::untrusted_path(&path);
             let bytes = read_export_bytes(&path)?;
             let id = peer::parse_export(&bytes, &what, ctx.backend()?)?;
-            Ok((id, what))
+            apply_book(ctx, id, &path)
         }
         Named::AgeKey => Err(Error::usage(
             format!(
@@ -139,7 +311,12 @@ pub(super) fn read_identity(ctx: &Context, value: &Path) -> Result<(PublicIdenti
         Named::Contact(c) => match &c.key {
             ContactKey::Identity(id) => {
                 warn_unverified(ctx, c);
-                Ok((id.clone(), format!("contact {}", c.name)))
+                Ok(Resolved {
+                    identity: id.clone(),
+                    contact: Some(ContactRef::of(c)),
+                    file: None,
+                    own: false,
+                })
             }
             ContactKey::Age(_) => Err(Error::usage(
                 format!(
@@ -153,17 +330,16 @@ pub(super) fn read_identity(ctx: &Context, value: &Path) -> Result<(PublicIdenti
 }
 
 /// Like [`read_identity`], for `--to`: a file may hold several concatenated exports.
-pub(super) fn read_identities(
-    ctx: &Context,
-    value: &Path,
-) -> Result<(Vec<PublicIdentity>, String)> {
+pub(super) fn read_identities(ctx: &Context, value: &Path) -> Result<Vec<Resolved>> {
     if let Named::File(path) = resolve(ctx, value)? {
         let what = super::output::untrusted_path(&path);
         let bytes = read_export_bytes(&path)?;
-        return Ok((peer::parse_exports(&bytes, &what, ctx.backend()?)?, what));
+        return peer::parse_exports(&bytes, &what, ctx.backend()?)?
+            .into_iter()
+            .map(|id| apply_book(ctx, id, &path))
+            .collect();
     }
-    let (identity, what) = read_identity(ctx, value)?;
-    Ok((vec![identity], what))
+    Ok(vec![read_identity(ctx, value)?])
 }
 
 /// An export from a file, or from stdin for `-`.

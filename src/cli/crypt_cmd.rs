@@ -9,6 +9,7 @@
 
 use super::Context;
 use super::args::{DecryptArgs, EncryptArgs};
+use super::contacts_cmd::Resolved;
 use super::io as cio;
 use super::output::TerminalGuard;
 use crate::armor::{self, ArmorWriter, ENCRYPTED_FILE_KIND};
@@ -71,11 +72,28 @@ pub(super) fn write_error(e: &std::io::Error, output: Option<&Path>) -> Error {
 
 /// One recipient after reading, checking and collapsing the exports.
 pub(super) struct Peer {
-    /// The export whose newest generation is used.
-    pub(super) identity: PublicIdentity,
-    pub(super) path: PathBuf,
-    /// Every certificate seen for this identity, in any of its exports (to detect forks).
-    certificates: Vec<(Certificate, PathBuf)>,
+    /// The identity whose newest generation is used, and where it came from.
+    pub(super) resolved: Resolved,
+    /// Every certificate seen for this identity, in any of its exports, with where (to detect
+    /// forks).
+    certificates: Vec<(Certificate, String)>,
+}
+
+impl Peer {
+    pub(super) fn identity(&self) -> &PublicIdentity {
+        &self.resolved.identity
+    }
+}
+
+/// "encrypting to alice (FP, generation 3) with SUITE, from file x.asc": who, and where from.
+pub(super) fn recipient_line(verb: &str, r: &Resolved, generation: u32, suite: &str) -> String {
+    let who = r.who(generation);
+    let from = match r.file_label() {
+        _ if r.own => " (your own identity)".to_string(),
+        Some(file) => format!(", from {file}"),
+        None => String::new(),
+    };
+    format!("{verb} to {who} with {suite}{from}")
 }
 
 /// Read every export in `paths` and collapse repeats of one identity.
@@ -88,25 +106,25 @@ pub(super) fn read_recipients(
     let mut peers: Vec<Peer> = Vec::new();
     for path in paths {
         // A file (which may hold several concatenated exports: a team's keys in one file), or
-        // a contact by name (docs/contacts.md).
-        let (identities, name) = super::contacts_cmd::read_identities(ctx, path)?;
-        for identity in identities {
-            let root_id = identity.root_id();
+        // a contact by name (docs/contacts.md); either way with what the book knows applied.
+        for resolved in super::contacts_cmd::read_identities(ctx, path)? {
+            let name = resolved.source();
+            let root_id = resolved.identity.root_id();
             peer::check_expected(&root_id, &expected).map_err(|e| e.context(&name))?;
-            let certificates = identity
+            let certificates: Vec<(Certificate, String)> = resolved
+                .identity
                 .certificates
                 .iter()
-                .map(|c| (c.clone(), path.clone()))
+                .map(|c| (c.clone(), name.clone()))
                 .collect();
-            let Some(seen) = peers.iter_mut().find(|p| p.identity.root_id() == root_id) else {
+            let Some(seen) = peers.iter_mut().find(|p| p.identity().root_id() == root_id) else {
                 peers.push(Peer {
-                    identity,
-                    path: path.clone(),
+                    resolved,
                     certificates,
                 });
                 continue;
             };
-            for cert in &identity.certificates {
+            for (cert, _) in &certificates {
                 if let Some((_, other)) = seen
                     .certificates
                     .iter()
@@ -114,10 +132,9 @@ pub(super) fn read_recipients(
                 {
                     return Err(Error::check(
                         format!(
-                            "{} and {} hold two different certificates for generation {} of \
-                             identity {}: a fork, which may mean its root key was compromised",
-                            super::output::untrusted_path(other),
-                            name,
+                            "{other} and {name} hold two different certificates for generation \
+                             {} of identity {}: a fork, which may mean its root key was \
+                             compromised",
                             cert.generation,
                             root_id.fingerprint()
                         ),
@@ -127,20 +144,19 @@ pub(super) fn read_recipients(
             }
             seen.certificates.extend(certificates);
             ctx.out.note(&format!(
-                "{} is the same identity ({}) as {}; encrypting to it once",
-                name,
+                "{name} is the same identity ({}) as {}; encrypting to it once",
                 root_id.fingerprint(),
-                super::output::untrusted_path(&seen.path)
+                seen.resolved.source()
             ));
             // The newest generation known wins, and so does a revocation seen in any export.
-            let newer = identity.newest().generation > seen.identity.newest().generation;
-            if peer::is_revoked(&identity) || (newer && !peer::is_revoked(&seen.identity)) {
-                seen.identity = identity;
-                seen.path = path.clone();
+            let newer = resolved.identity.newest().generation > seen.identity().newest().generation;
+            if peer::is_revoked(&resolved.identity) || (newer && !peer::is_revoked(seen.identity()))
+            {
+                seen.resolved = resolved;
             }
         }
     }
-    let ids: Vec<_> = peers.iter().map(|p| p.identity.root_id()).collect();
+    let ids: Vec<_> = peers.iter().map(|p| p.identity().root_id()).collect();
     peer::check_all_expected_present(&ids, &expected)?;
     if peers.len() > fe::MAX_RECIPIENTS {
         return Err(Error::usage(
@@ -168,18 +184,22 @@ pub(super) fn add_own_identity(ctx: &Context, peers: &mut Vec<Peer>) -> Result<(
     })?;
     if peers
         .iter()
-        .any(|p| p.identity.root_id() == identity.root_id())
+        .any(|p| p.identity().root_id() == identity.root_id())
     {
         return Ok(());
     }
     let certificates = identity
         .certificates
         .iter()
-        .map(|c| (c.clone(), path.clone()))
+        .map(|c| (c.clone(), "your own identity".to_string()))
         .collect();
     peers.push(Peer {
-        identity,
-        path,
+        resolved: Resolved {
+            identity,
+            contact: None,
+            file: Some(path),
+            own: true,
+        },
         certificates,
     });
     if peers.len() > fe::MAX_RECIPIENTS {
@@ -210,9 +230,9 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     let mut recipients: Vec<fe::Recipient<'_>> = Vec::with_capacity(peers.len());
     let mut summary = Vec::with_capacity(peers.len());
     for p in &peers {
-        let (cert, pk) = peer::encryption_key(&p.identity, level, now, args.peer.allow_expired)
-            .map_err(|e| e.context(super::output::untrusted_path(&p.path)))?;
-        let fp = p.identity.root_id().fingerprint().to_string();
+        let (cert, pk) = peer::encryption_key(p.identity(), level, now, args.peer.allow_expired)
+            .map_err(|e| e.context(p.resolved.source()))?;
+        let fp = p.identity().root_id().fingerprint().to_string();
         if cert.is_expired(now) {
             ctx.out.warn(&format!(
                 "generation {} of {fp} expired on {}; encrypting to it anyway (--allow-expired)",
@@ -220,18 +240,18 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
                 crate::time::rfc3339(cert.not_after)
             ));
         }
-        ctx.out.note(&format!(
-            "encrypting to {fp}, generation {} ({})",
+        ctx.out.note(&recipient_line(
+            "encrypting",
+            &p.resolved,
             cert.generation,
-            level.suite().name()
+            level.suite().name(),
         ));
         let mut row = json!({
             "fingerprint": fp,
             "generation": cert.generation,
-            "identity": p.path.display().to_string(),
             "expired": cert.is_expired(now),
         });
-        super::output::path_bytes(&mut row, &[("identity", &p.path)]);
+        p.resolved.json_into(&mut row);
         summary.push(row);
         recipients.push((level, pk));
     }
@@ -247,10 +267,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
         ),
         FileError::Write(e) => write_error(&e, output),
         FileError::InvalidRecipient { index, error } => Error::check(
-            format!(
-                "{}: {error}",
-                super::output::untrusted_path(&peers[index].path)
-            ),
+            format!("{}: {error}", peers[index].resolved.source()),
             "the export is unusable; ask its owner for a fresh one",
         ),
         other => Error::usage(format!("cannot encrypt: {other}"), "check the recipients"),

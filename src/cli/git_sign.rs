@@ -241,11 +241,22 @@ fn sign(status_fd: u32, key: &str) -> Result<i32> {
     Ok(0)
 }
 
+/// An identity whose signatures can be checked here.
+struct Known {
+    identity: PublicIdentity,
+    /// The user id for gpg's status lines.
+    uid: String,
+    /// TRUST_FULLY (own, verified contact) or TRUST_UNDEFINED.
+    trusted: bool,
+    /// The contact, for the line people read.
+    contact: Option<super::contacts_cmd::ContactRef>,
+}
+
 /// The identities whose signatures can be checked here, and whether each is fully trusted:
 /// this vault's own and verified contacts (TRUST_FULLY); contacts added with `--yes` and not
 /// verified since are known but not trusted (TRUST_UNDEFINED). A contacts book that cannot be
 /// trusted is left out with a warning: one's own signatures still verify.
-fn known_identities(backend: &dyn Backend) -> Result<Vec<(PublicIdentity, String, bool)>> {
+fn known_identities(backend: &dyn Backend) -> Result<Vec<Known>> {
     let path = vault_path()?;
     let own = own_identity(&path, backend)?;
     let uid = format!("nexusq identity {} (your own)", own.root_id().fingerprint());
@@ -260,7 +271,12 @@ fn known_identities(backend: &dyn Backend) -> Result<Vec<(PublicIdentity, String
             Default::default()
         }
     };
-    let mut known = vec![(own, uid, true)];
+    let mut known = vec![Known {
+        identity: own,
+        uid,
+        trusted: true,
+        contact: None,
+    }];
     for c in &book.contacts {
         if let Some(id) = c.identity() {
             let uid = format!(
@@ -273,7 +289,12 @@ fn known_identities(backend: &dyn Backend) -> Result<Vec<(PublicIdentity, String
                     "not verified"
                 }
             );
-            known.push((id.clone(), uid, c.verified));
+            known.push(Known {
+                identity: id.clone(),
+                uid,
+                trusted: c.verified,
+                contact: Some(super::contacts_cmd::ContactRef::of(c)),
+            });
         }
     }
     Ok(known)
@@ -302,9 +323,12 @@ fn verify(status_fd: u32, sig_file: &Path) -> Result<i32> {
     let signer = sig.root_id().fingerprint().to_string();
     let backend = backend()?;
     let known = known_identities(backend)?;
-    let Some((identity, uid, trusted)) = known
-        .iter()
-        .find(|(id, _, _)| id.root_id() == sig.root_id())
+    let Some(Known {
+        identity,
+        uid,
+        trusted,
+        contact,
+    }) = known.iter().find(|k| k.identity.root_id() == sig.root_id())
     else {
         status.push_str(&gitsign::outcome_lines(
             Outcome::Error,
@@ -342,8 +366,8 @@ fn verify(status_fd: u32, sig_file: &Path) -> Result<i32> {
                 &status,
                 Outcome::Good,
                 &format!(
-                    "good signature from {signer}, generation {}, signed at {} (claimed)",
-                    ok.generation,
+                    "good signature from {}, signed at {} (claimed)",
+                    super::contacts_cmd::who(&ok.root_id, ok.generation, contact.as_ref()),
                     crate::time::rfc3339(ok.signed_at)
                 ),
             )

@@ -149,10 +149,11 @@ fn scope_text(scope: crate::identity::RevocationScope) -> String {
 
 /// `nexusq identity show FILE`: what someone's export says, to compare out of band.
 pub fn show(ctx: &Context, file: &Path) -> Result<()> {
-    let (identity, _) = super::contacts_cmd::read_identity(ctx, file)?;
+    let resolved = super::contacts_cmd::read_identity(ctx, file)?;
+    let identity = &resolved.identity;
     let now = super::now();
     let fp = identity.root_id().fingerprint().to_string();
-    let revoked = crate::identity::peer::is_revoked(&identity);
+    let revoked = crate::identity::peer::is_revoked(identity);
     let full_history = identity.check_full_history().is_ok();
     let generations: Vec<serde_json::Value> = identity
         .certificates
@@ -170,7 +171,7 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
             })
         })
         .collect();
-    ctx.out.json(&json!({
+    let mut j = json!({
         "fingerprint": fp,
         "root_suite": crate::suite::SuiteId::SlhDsaShake128f.name(),
         "generation": identity.newest().generation,
@@ -179,10 +180,18 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
         "revoked": revoked,
         "revocations": revocations,
         "signatures": "valid",
-    }));
+    });
+    resolved.json_into(&mut j);
+    ctx.out.json(&j);
     let mut text = format!(
-        "fingerprint: {fp}\nroot:        {} (all certificates verify)\n",
-        crate::suite::SuiteId::SlhDsaShake128f.name()
+        "fingerprint: {fp}\nroot:        {} (all certificates verify)\nsource:      {}{}\n",
+        crate::suite::SuiteId::SlhDsaShake128f.name(),
+        resolved.source(),
+        if resolved.contact.is_some() && resolved.file.is_some() {
+            " (with what the contacts book knows of it)"
+        } else {
+            ""
+        }
     );
     for c in &identity.certificates {
         text.push_str(&format!(

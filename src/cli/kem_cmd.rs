@@ -49,18 +49,21 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
     super::crypt_cmd::refuse_json_to_stdout(ctx, output, "encapsulate")?;
     let backend = ctx.backend()?;
     let expected = peer::parse_fingerprints(&args.peer.expect_fingerprint)?;
-    let (identity, _) = super::contacts_cmd::read_identity(ctx, &args.to)?;
+    let resolved = super::contacts_cmd::read_identity(ctx, &args.to)?;
+    let identity = &resolved.identity;
     let root_id = identity.root_id();
     let fp = root_id.fingerprint();
-    ctx.out.note(&format!(
-        "encapsulating to {fp}, generation {} ({})",
+    ctx.out.note(&super::crypt_cmd::recipient_line(
+        "encapsulating",
+        &resolved,
         identity.newest().generation,
-        args.suite.level().suite().name()
+        args.suite.level().suite().name(),
     ));
     peer::check_expected(&root_id, &expected)?;
     peer::check_all_expected_present(&[root_id], &expected)?;
     let level = args.suite.level();
-    let (cert, pk) = peer::encryption_key(&identity, level, super::now(), args.peer.allow_expired)?;
+    let (cert, pk) = peer::encryption_key(identity, level, super::now(), args.peer.allow_expired)
+        .map_err(|e| e.context(resolved.source()))?;
     let (ct, ss) = hybrid_kem::encapsulate(backend, level, pk).map_err(|e| {
         Error::check(
             format!("cannot encapsulate to {fp}: {e}"),
@@ -92,6 +95,7 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
         "output": output.map(|p| p.display().to_string()),
         "raw": args.raw,
     });
+    resolved.json_into(&mut j);
     if let Some(p) = output {
         super::output::path_bytes(&mut j, &[("output", p)]);
     }

@@ -4,6 +4,7 @@
 
 use super::Context;
 use super::args::{SignArgs, VerifyArgs};
+use super::contacts_cmd::ContactRef;
 use super::io::{create_output, input_name, is_stdio, open_input, read_small};
 use super::output::untrusted_path;
 use crate::agent::client::Agent;
@@ -431,6 +432,7 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
 }
 
 /// Where the verifier's trusted root comes from, owned.
+#[derive(Clone)]
 pub enum TrustSource {
     Identity(PublicIdentity, Option<Fingerprint>),
     Fingerprint(Fingerprint),
@@ -470,40 +472,190 @@ pub fn own_identity(path: &Path, backend: &dyn Backend) -> Result<PublicIdentity
     Ok(identity)
 }
 
-/// The trusted root: an identity file, else --expect-fingerprint alone, else the vault. Said
-/// on stderr.
-fn trust_source(ctx: &Context, args: &VerifyArgs, backend: &dyn Backend) -> Result<TrustSource> {
+/// The identity a signature is checked against, the contact it is (when the book knows it),
+/// and where it came from.
+#[derive(Clone)]
+pub struct Trusted {
+    source: TrustSource,
+    contact: Option<ContactRef>,
+    /// For people: "this vault's own, PATH", "contact alice", "from file x.asc", ...
+    said: String,
+    /// For `--json`: "vault", "contact", "file" or "fingerprint".
+    origin: &'static str,
+}
+
+impl Trusted {
+    pub fn trust(&self) -> Trust<'_> {
+        self.source.trust()
+    }
+
+    fn fingerprint(&self) -> Fingerprint {
+        match &self.source {
+            TrustSource::Identity(identity, _) => identity.root_id().fingerprint(),
+            TrustSource::Fingerprint(fp) => *fp,
+        }
+    }
+
+    fn identity(&self) -> Option<&PublicIdentity> {
+        match &self.source {
+            TrustSource::Identity(identity, _) => Some(identity),
+            TrustSource::Fingerprint(_) => None,
+        }
+    }
+
+    /// The identity's newest generation known here (None: only a fingerprint is trusted).
+    fn newest_known(&self) -> Option<u32> {
+        self.identity().map(|id| id.newest().generation)
+    }
+
+    fn announce(&self, ctx: &Context) {
+        ctx.out.note(&format!(
+            "verifying with identity {} ({})",
+            self.fingerprint(),
+            self.said
+        ));
+    }
+}
+
+/// What `verify` trusts: an identity it was given (`--identity`), one chosen by
+/// `--expect-fingerprint` alone, or, with neither, the one the signature names when that is
+/// this vault's own or a contact's (docs/contacts.md, "The book is the source of truth").
+enum TrustChoice {
+    Fixed(Trusted),
+    BySigner,
+}
+
+fn trust_choice(ctx: &Context, args: &VerifyArgs, backend: &dyn Backend) -> Result<TrustChoice> {
     let expected = match &args.expect_fingerprint {
         Some(fp) => Some(peer::parse_fingerprints(std::slice::from_ref(fp))?[0]),
         None => None,
     };
-    let (source, said) = match (&args.identity, expected) {
-        (Some(path), _) => {
-            let (identity, what) = super::contacts_cmd::read_identity(ctx, path)?;
-            (
-                TrustSource::Identity(identity, expected),
-                format!("from {what}"),
-            )
+    let trusted = match (&args.identity, expected) {
+        (Some(value), _) => {
+            let resolved = super::contacts_cmd::read_identity(ctx, value)?;
+            Trusted {
+                said: format!("from {}", resolved.source()),
+                origin: if resolved.file.is_some() {
+                    "file"
+                } else {
+                    "contact"
+                },
+                contact: resolved.contact,
+                source: TrustSource::Identity(resolved.identity, expected),
+            }
         }
-        (None, Some(fp)) => (
-            TrustSource::Fingerprint(fp),
-            "carried by the signature, accepted because it matches --expect-fingerprint".into(),
+        (None, Some(fp)) => match known_by_fingerprint(ctx, &fp, backend)? {
+            Some(mut known) => {
+                known.said.push_str(", which --expect-fingerprint names");
+                if let TrustSource::Identity(_, e) = &mut known.source {
+                    *e = Some(fp);
+                }
+                known
+            }
+            None => Trusted {
+                source: TrustSource::Fingerprint(fp),
+                contact: None,
+                origin: "fingerprint",
+                said: "carried by the signature, accepted because it matches \
+                       --expect-fingerprint"
+                    .into(),
+            },
+        },
+        (None, None) => return Ok(TrustChoice::BySigner),
+    };
+    trusted.announce(ctx);
+    Ok(TrustChoice::Fixed(trusted))
+}
+
+/// This vault's identity, or a contact's, when its fingerprint is `fp`: then what the vault or
+/// the book knows (revocations, newer generations) applies to `--expect-fingerprint` too.
+fn known_by_fingerprint(
+    ctx: &Context,
+    fp: &Fingerprint,
+    backend: &dyn Backend,
+) -> Result<Option<Trusted>> {
+    let path = ctx.vault_path()?;
+    if !path.exists() {
+        return Ok(None);
+    }
+    let own = own_identity(&path, backend)?;
+    if fp.matches(&own.root_id()) {
+        return Ok(Some(own_trusted(own, &path)));
+    }
+    let book = &super::contacts_cmd::book(ctx)?.book;
+    let Some((c, identity)) = book.contacts.iter().find_map(|c| {
+        let id = c.identity()?;
+        fp.matches(&id.root_id()).then_some((c, id.clone()))
+    }) else {
+        return Ok(None);
+    };
+    Ok(Some(contact_trusted(identity, ContactRef::of(c))))
+}
+
+fn own_trusted(own: PublicIdentity, path: &Path) -> Trusted {
+    Trusted {
+        source: TrustSource::Identity(own, None),
+        contact: None,
+        said: format!("this vault's own, {}", untrusted_path(path)),
+        origin: "vault",
+    }
+}
+
+fn contact_trusted(identity: PublicIdentity, contact: ContactRef) -> Trusted {
+    Trusted {
+        said: contact.label(),
+        contact: Some(contact),
+        source: TrustSource::Identity(identity, None),
+        origin: "contact",
+    }
+}
+
+/// Without `--identity` or `--expect-fingerprint`: the identity the signature names, if it is
+/// this vault's own or a contact's; anyone else's signature cannot be checked here.
+fn signer_trust(ctx: &Context, sig: &Signature, backend: &dyn Backend) -> Result<Trusted> {
+    let path = ctx.vault_path()?;
+    let own = own_identity(&path, backend)?;
+    let signer = sig.root_id();
+    if own.root_id() == signer {
+        return Ok(own_trusted(own, &path));
+    }
+    if let Some((identity, contact)) = super::contacts_cmd::contact_of(ctx, &signer)? {
+        return Ok(contact_trusted(identity, contact));
+    }
+    Err(Error::check(
+        format!(
+            "the signature was made by identity {}, which is neither this vault's ({}) nor a \
+             contact in your book",
+            signer.fingerprint(),
+            own.root_id().fingerprint()
         ),
-        (None, None) => {
-            let path = ctx.vault_path()?;
-            (
-                TrustSource::Identity(own_identity(&path, backend)?, None),
-                format!("this vault's own, {}", untrusted_path(&path)),
-            )
+        "if you trust that identity, add it after comparing its fingerprint with its owner \
+         (`nexusq contacts add NAME THEIR-EXPORT.asc`), or pass its export with --identity FILE",
+    ))
+}
+
+impl TrustChoice {
+    /// The identity to check `sig` against. `said` remembers the last one announced, so each
+    /// new one is said once.
+    fn for_signature<'a>(
+        &'a self,
+        ctx: &Context,
+        sig: &Signature,
+        backend: &dyn Backend,
+        said: &mut Option<Fingerprint>,
+    ) -> Result<std::borrow::Cow<'a, Trusted>> {
+        match self {
+            TrustChoice::Fixed(t) => Ok(std::borrow::Cow::Borrowed(t)),
+            TrustChoice::BySigner => {
+                let t = signer_trust(ctx, sig, backend)?;
+                if *said != Some(t.fingerprint()) {
+                    t.announce(ctx);
+                    *said = Some(t.fingerprint());
+                }
+                Ok(std::borrow::Cow::Owned(t))
+            }
         }
-    };
-    let trusted_fp = match &source {
-        TrustSource::Identity(identity, _) => identity.root_id().fingerprint(),
-        TrustSource::Fingerprint(fp) => *fp,
-    };
-    ctx.out
-        .note(&format!("verifying with identity {trusted_fp} ({said})"));
-    Ok(source)
+    }
 }
 
 fn read_signature(path: &Path) -> Result<Signature> {
@@ -527,12 +679,12 @@ pub fn verify(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     })
 }
 
-/// What a good signature says, for people.
-fn good_line(ok: &signature::Verified) -> String {
+/// What a good signature says, for people: the contact's name beside the fingerprint where
+/// the book knows the signer, and whether that contact is verified.
+fn good_line(ok: &signature::Verified, trusted: &Trusted) -> String {
     let mut line = format!(
-        "good signature from {}, generation {}, signed at {} (claimed)",
-        ok.fingerprint(),
-        ok.generation,
+        "good signature from {}, signed at {} (claimed)",
+        super::contacts_cmd::who(&ok.root_id, ok.generation, trusted.contact.as_ref()),
         crate::time::rfc3339(ok.signed_at)
     );
     if ok.superseded {
@@ -544,7 +696,7 @@ fn good_line(ok: &signature::Verified) -> String {
     line
 }
 
-fn verified_json(ok: &signature::Verified) -> serde_json::Map<String, Value> {
+fn verified_json(ok: &signature::Verified, trusted: &Trusted) -> serde_json::Map<String, Value> {
     let v = json!({
         "valid": true,
         "fingerprint": ok.fingerprint().to_string(),
@@ -555,6 +707,9 @@ fn verified_json(ok: &signature::Verified) -> serde_json::Map<String, Value> {
         "newest_generation": ok.newest_known,
         "not_after": crate::time::rfc3339(ok.not_after),
         "expired": ok.not_after < super::now(),
+        "contact": trusted.contact.as_ref().map(|c| c.name.clone()),
+        "contact_verified": trusted.contact.as_ref().map(|c| c.verified),
+        "trusted_from": trusted.origin,
     });
     match v {
         Value::Object(m) => m,
@@ -564,15 +719,74 @@ fn verified_json(ok: &signature::Verified) -> serde_json::Map<String, Value> {
 
 /// Verify one signature over one input, the cheap refusals before the data is read.
 fn check_one(
+    ctx: &Context,
     backend: &dyn Backend,
-    trust: Trust<'_>,
+    trusted: &Trusted,
     sig: &Signature,
     input: Option<&Path>,
 ) -> Result<signature::Verified> {
+    if let Some(c) = &trusted.contact {
+        missing_generation(c, trusted, sig)?;
+    }
+    let trust = trusted.trust();
     signature::check_any_signer(trust, sig)?;
     let reader = open_input(input)?;
     let digest = hash_input(input, reader)?;
-    signature::verify_signature(backend, trust, sig, &digest)
+    let ok = signature::verify_signature(backend, trust, sig, &digest)?;
+    if let Some(c) = &trusted.contact
+        && trusted.newest_known().is_some_and(|n| ok.generation > n)
+    {
+        ctx.out.note(&format!(
+            "{} signed with generation {}, newer than the contacts book knows; `nexusq contacts \
+             update {} FILE` with their newest export records it",
+            c.name, ok.generation, c.name
+        ));
+    }
+    Ok(ok)
+}
+
+/// A compact signature by a generation of a contact that the book does not hold: the way out
+/// is `contacts update` (the book is where the contact's certificates live), not `--identity`.
+fn missing_generation(c: &ContactRef, trusted: &Trusted, sig: &Signature) -> Result<()> {
+    let (Signature::Compact(cs), Some(id)) = (sig, trusted.identity()) else {
+        return Ok(());
+    };
+    if cs.root_id != id.root_id()
+        || id
+            .certificates
+            .iter()
+            .any(|x| x.generation == cs.generation)
+    {
+        return Ok(());
+    }
+    let known: Vec<String> = id
+        .certificates
+        .iter()
+        .map(|x| x.generation.to_string())
+        .collect();
+    let g = cs.generation;
+    Err(Error::check(
+        format!(
+            "this compact signature was made with generation {g} of {} ({}), but the contacts \
+             book holds the certificate of generation(s) {} only",
+            c.name,
+            cs.root_id.fingerprint(),
+            known.join(", ")
+        ),
+        if g > id.newest().generation {
+            format!(
+                "{} has rotated since the book last heard: get their newest export (`nexusq \
+                 identity export`) and run `nexusq contacts update {} FILE`",
+                c.name, c.name
+            )
+        } else {
+            format!(
+                "get an export of {} that holds the older generations (`nexusq identity export \
+                 --full-history`) and run `nexusq contacts update {} FILE`",
+                c.name, c.name
+            )
+        },
+    ))
 }
 
 /// `verify [FILE|-] --sig SIG`: one input, one signature.
@@ -590,12 +804,13 @@ fn verify_one(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     };
     // The signature first: a defective one fails before anything else is read.
     let sig = read_signature(args.sig.as_deref().expect("--sig given"))?;
-    let source = trust_source(ctx, args, backend)?;
-    let ok = check_one(backend, source.trust(), &sig, input)?;
-    let mut obj = verified_json(&ok);
+    let choice = trust_choice(ctx, args, backend)?;
+    let trusted = choice.for_signature(ctx, &sig, backend, &mut None)?;
+    let ok = check_one(ctx, backend, &trusted, &sig, input)?;
+    let mut obj = verified_json(&ok, &trusted);
     obj.insert("input".into(), input_name(input).into());
     ctx.out.json(&Value::Object(obj));
-    ctx.out.data(&good_line(&ok));
+    ctx.out.data(&good_line(&ok, &trusted));
     if ok.not_after < super::now() {
         ctx.out.note(&format!(
             "note: the certificate of generation {} expired on {} (signatures stay valid)",
@@ -607,7 +822,8 @@ fn verify_one(ctx: &Context, args: &VerifyArgs) -> Result<()> {
 }
 
 /// `verify FILE...`: each FILE against FILE.sig (or DIR/FILE.sig), each reported; exit 1 when
-/// any is not good.
+/// any is not good. Without `--identity`, each signature is checked against the identity it
+/// names when that is this vault's or a contact's.
 fn verify_files(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     let backend = ctx.backend()?;
     if args.inputs.is_empty() || args.inputs.iter().any(|f| is_stdio(Some(f))) {
@@ -616,7 +832,8 @@ fn verify_files(ctx: &Context, args: &VerifyArgs) -> Result<()> {
             "pass `--sig SIG` for stdin, or the files themselves (each FILE with its FILE.sig)",
         ));
     }
-    let source = trust_source(ctx, args, backend)?;
+    let choice = trust_choice(ctx, args, backend)?;
+    let mut said = None;
     let mut reports = Vec::new();
     let mut failed: Vec<(String, Error)> = Vec::new();
     for file in &args.inputs {
@@ -632,12 +849,15 @@ fn verify_files(ctx: &Context, args: &VerifyArgs) -> Result<()> {
                 ));
             }
             let sig = read_signature(&sig_path)?;
-            check_one(backend, source.trust(), &sig, Some(file.as_path()))
+            let trusted = choice.for_signature(ctx, &sig, backend, &mut said)?;
+            let ok = check_one(ctx, backend, &trusted, &sig, Some(file.as_path()))?;
+            Ok((ok, trusted.into_owned()))
         });
         match result {
-            Ok(ok) => {
-                ctx.out.data(&format!("{shown}: {}", good_line(&ok)));
-                let mut obj = verified_json(&ok);
+            Ok((ok, trusted)) => {
+                ctx.out
+                    .data(&format!("{shown}: {}", good_line(&ok, &trusted)));
+                let mut obj = verified_json(&ok, &trusted);
                 obj.insert("input".into(), file.display().to_string().into());
                 let mut row = Value::Object(obj);
                 super::output::path_bytes(&mut row, &[("input", file)]);
@@ -709,8 +929,9 @@ fn verify_manifest(ctx: &Context, args: &VerifyArgs) -> Result<()> {
         None => sig_path_for(path, None)?,
     };
     let sig = read_signature(&sig_path)?;
-    let source = trust_source(ctx, args, backend)?;
-    let trust = source.trust();
+    let choice = trust_choice(ctx, args, backend)?;
+    let trusted = choice.for_signature(ctx, &sig, backend, &mut None)?;
+    let trust = trusted.trust();
     signature::check_any_signer(trust, &sig)?;
     // The bytes that are verified are the bytes that are parsed.
     let text = read_small(path, "a manifest")?;
@@ -719,8 +940,11 @@ fn verify_manifest(ctx: &Context, args: &VerifyArgs) -> Result<()> {
         Err(e) => return Err(e.with_json("valid", json!(false))),
     };
     let entries = parse_manifest(path, &text)?;
-    ctx.out
-        .data(&format!("{}: {}", untrusted_path(path), good_line(&ok)));
+    ctx.out.data(&format!(
+        "{}: {}",
+        untrusted_path(path),
+        good_line(&ok, &trusted)
+    ));
     let mut reports = Vec::new();
     let mut failed = Vec::new();
     for (file, problem) in check_manifest_files(path, &entries) {
@@ -745,7 +969,7 @@ fn verify_manifest(ctx: &Context, args: &VerifyArgs) -> Result<()> {
             }
         }
     }
-    let mut obj = verified_json(&ok);
+    let mut obj = verified_json(&ok, &trusted);
     obj.insert("valid".into(), failed.is_empty().into());
     obj.insert("manifest".into(), path.display().to_string().into());
     obj.insert("files".into(), reports.into());

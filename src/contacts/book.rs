@@ -270,6 +270,61 @@ impl Book {
     }
 }
 
+/// An identity read from a file, with what the book knows about it applied (docs/contacts.md,
+/// "The book is the source of truth").
+#[derive(Clone, Debug)]
+pub struct Known<'a> {
+    /// The file's identity merged with the contact's: every certificate and revocation either
+    /// holds. Exactly the file's when its root is nobody's in the book.
+    pub identity: PublicIdentity,
+    /// The contact whose root it is.
+    pub contact: Option<&'a Contact>,
+    /// The newest generation the file itself holds, and the book (0: not a contact).
+    pub file_newest: u32,
+    pub book_newest: u32,
+}
+
+impl Book {
+    /// Apply the book's knowledge to an identity read from a file: when its root is a
+    /// contact's, the contact's revocations, newer generations and pinned certificates hold
+    /// (an older export never rolls the contact back, one without its revocations never
+    /// revives anything). A certificate that differs from the book's for the same generation
+    /// is a fork, refused (exit 1).
+    pub fn apply(&self, incoming: PublicIdentity) -> Result<Known<'_>> {
+        let file_newest = incoming.newest().generation;
+        let Some(contact) = self.by_root(&incoming.root_id()) else {
+            return Ok(Known {
+                identity: incoming,
+                contact: None,
+                file_newest,
+                book_newest: 0,
+            });
+        };
+        let known = contact.identity().expect("by_root finds identities only");
+        let (identity, _) = merge_identity(known, &incoming)
+            .map_err(|e| e.context(format!("contact {}", contact.name)))?;
+        Ok(Known {
+            identity,
+            contact: Some(contact),
+            file_newest,
+            book_newest: known.newest().generation,
+        })
+    }
+
+    /// The contact one of whose certified X-Wing keys is `pk` (an age1pq1 recipient derived
+    /// from their export), with that key's generation.
+    pub fn owner_of_age_key(&self, pk: &[u8]) -> Option<(&Contact, u32)> {
+        self.contacts.iter().find_map(|c| {
+            let cert = c
+                .identity()?
+                .certificates
+                .iter()
+                .find(|cert| cert.keys.xwing == pk)?;
+            Some((c, cert.generation))
+        })
+    }
+}
+
 /// Merge what an export carries into what the book knows about the same identity. Refuses
 /// another root, a fork and a broken chain; never drops a certificate or a revocation.
 pub fn merge_identity(
@@ -413,6 +468,62 @@ mod tests {
                 crate::error::Exit::Usage
             );
         }
+    }
+
+    #[test]
+    fn the_book_s_knowledge_applies_to_an_older_or_stripped_export() {
+        use crate::identity::rotation::{self, RotateOptions};
+        use crate::identity::{NewIdentity, RevocationScope};
+        use crate::suite::rustcrypto::RustCrypto;
+        let mut bob = NewIdentity::generate(&RustCrypto, 1_000);
+        let old = bob.public.export(false);
+        let opts = RotateOptions {
+            validity_days: 30,
+            ..Default::default()
+        };
+        rotation::rotate(
+            &mut bob.public,
+            &mut bob.secrets,
+            &bob.root,
+            &RustCrypto,
+            2_000,
+            &opts,
+        )
+        .unwrap();
+        let mut known = bob.public.export(true);
+        known.revocations.push(bob.revocation.clone());
+        let mut book = Book::default();
+        book.add("bob", ContactKey::Identity(known), false, 3_000)
+            .unwrap();
+        // The generation-1 export, no revocation: the book's generation 2 and revocation win.
+        let k = book.apply(old.clone()).unwrap();
+        assert_eq!(k.contact.unwrap().name, "bob");
+        assert_eq!((k.file_newest, k.book_newest), (1, 2));
+        assert_eq!(k.identity.newest().generation, 2);
+        assert!(
+            k.identity
+                .revocations
+                .iter()
+                .any(|r| r.scope == RevocationScope::Identity)
+        );
+        // Someone the book does not know: the export as it is.
+        let eve = NewIdentity::generate(&RustCrypto, 1_000).public;
+        let k = book.apply(eve.clone()).unwrap();
+        assert!(k.contact.is_none());
+        assert_eq!(k.identity, eve);
+        // A different certificate for a generation the book pinned: a fork, exit 1.
+        let mut forked = old;
+        forked.certificates[0].not_after += 1;
+        let e = book.apply(forked).unwrap_err();
+        assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+        assert!(e.message().contains("contact bob") && e.message().contains("fork"));
+        // An age recipient derived from either generation is bob's.
+        let g1 = &bob.public.certificates[0].keys.xwing;
+        assert_eq!(
+            book.owner_of_age_key(g1).map(|(c, g)| (c.name.as_str(), g)),
+            Some(("bob", 1))
+        );
+        assert!(book.owner_of_age_key(&[0; 1216]).is_none());
     }
 
     #[test]

@@ -6,12 +6,16 @@
 //! - [`seal`]: the signature that authenticates each saved version against the vault.
 //! - [`store`]: reading and saving `contacts.nxq` (lock, atomic replace), carrying it over a
 //!   rotation and recovering one signed by a revoked key.
+//! - [`naming`]: what a name given for a recipient or signer refers to.
 //!
 //! Below `cli`: it returns errors and facts, and prints nothing.
 
 pub mod book;
 pub mod format;
+pub mod naming;
 pub mod seal;
 pub mod store;
 
-pub use book::{Book, Contact, ContactKey, Merge, age_fingerprint, check_name, closest_names};
+pub use book::{
+    Book, Contact, ContactKey, Known, Merge, age_fingerprint, check_name, closest_names,
+};

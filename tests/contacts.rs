@@ -651,8 +651,7 @@ fn a_revocation_seen_once_stays_applied() {
         .assert()
         .success();
     let revoked = w.dir.join("alice-revoked.pub");
-    // A revoked identity's export needs --force (docs/cli.md).
-    export_to(&alice, &revoked, &["--force"]);
+    export_to(&alice, &revoked, &[]);
     w.ok(&[
         "contacts",
         "update",
@@ -1090,7 +1089,7 @@ fn an_old_export_never_overrides_a_revocation_the_book_knows() {
         .assert()
         .success();
     let revoked = w.dir.join("bob-revoked.pub");
-    export_to(&bob, &revoked, &["--force"]);
+    export_to(&bob, &revoked, &[]);
     let out = w.run(&[
         "contacts",
         "update",
@@ -1101,6 +1100,7 @@ fn an_old_export_never_overrides_a_revocation_the_book_knows() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr).to_string();
     assert!(out.status.success(), "{err}");
+    assert!(err.contains("bob's identity is now REVOKED"), "{err}");
     std::fs::write(w.dir.join("data"), b"x").unwrap();
     // The old export, its age recipient, a copy in another folder: all refused, exit 1.
     std::fs::create_dir(w.dir.join("old")).unwrap();
@@ -1365,4 +1365,121 @@ fn verify_without_an_identity_finds_the_signer_in_the_book() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn export_all_writes_what_it_can_and_warns_about_each_skipped_contact() {
+    let w = World::new();
+    let alice = w.person("alice");
+    let bob = w.person("bob");
+    let dave = w.person("dave");
+    let pw = w.pw();
+    w.add("alice", &alice);
+    w.add("bob", &bob);
+    let dave_age = String::from_utf8(
+        dave.cmd()
+            .args(["identity", "export", "--age"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap()
+    .trim()
+    .to_string();
+    w.ok(&[
+        "contacts",
+        "add",
+        "dave",
+        &dave_age,
+        "--yes",
+        "--password-file",
+        &pw,
+    ]);
+    // Bob revokes his identity; the book learns it.
+    bob.cmd()
+        .args(["identity", "revoke", "--yes"])
+        .arg(bob.dir.join("bob.nxq.revocation.asc"))
+        .arg("--password-file")
+        .arg(&bob.pw)
+        .arg("-o")
+        .arg(bob.dir.join("bob-revoke-output.pub"))
+        .assert()
+        .success();
+    let revoked = w.dir.join("bob-revoked.pub");
+    export_to(&bob, &revoked, &[]);
+    w.ok(&[
+        "contacts",
+        "update",
+        "bob",
+        &s(&revoked),
+        "--password-file",
+        &pw,
+    ]);
+
+    // Exports: alice's and bob's (a revoked identity's export carries its revocation); dave is
+    // an age recipient, skipped with a warning.
+    let out = w.run(&["contacts", "export", "--all"]);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).to_string(),
+        String::from_utf8_lossy(&out.stderr).to_string(),
+    );
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(
+        stdout
+            .matches("-----BEGIN NEXUSQ PUBLIC IDENTITY-----")
+            .count(),
+        2
+    );
+    assert!(
+        stderr.contains("skipped dave") && stderr.contains("age recipient"),
+        "{stderr}"
+    );
+    // Age recipients: alice and dave; bob, revoked, skipped.
+    let out = w.run(&["contacts", "export", "--all", "--age", "--json"]);
+    assert!(out.status.success());
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = j["contacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["alice", "dave"]);
+    assert_eq!(j["skipped"][0]["name"], "bob");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("skipped bob"));
+    // Named one by one, the first that cannot be written fails the command.
+    w.fails(&["contacts", "export", "--age", "alice", "bob"], 1);
+}
+
+#[test]
+fn identity_revoke_at_a_terminal_says_what_it_revokes_and_keeps_the_export_off_the_screen() {
+    let w = World::new();
+    let fp = w.me.fingerprint();
+    let statement = w.dir.join("me.nxq.revocation.asc");
+    let pw = w.pw();
+    let mut t = w.at_terminal(&["identity", "revoke", &s(&statement), "--password-file", &pw]);
+    t.wait_for("[y/N] ");
+    let asked = String::from_utf8_lossy(&t.shown()).to_string();
+    assert!(
+        asked.contains("the whole identity")
+            && asked.contains(&fp)
+            && asked.contains("revocation statement written at init"),
+        "{asked}"
+    );
+    t.type_text("y\n");
+    let (status, shown) = t.finish();
+    let shown = String::from_utf8_lossy(&shown).to_string();
+    assert_eq!(status.code(), Some(0), "{shown}");
+    assert!(!shown.contains("BEGIN NEXUSQ"), "{shown}");
+    let beside = w.dir.join("me.nxq.export.asc");
+    assert!(shown.contains(&s(&beside)), "{shown}");
+    let export = std::fs::read_to_string(&beside).unwrap();
+    assert!(export.starts_with("-----BEGIN NEXUSQ PUBLIC IDENTITY-----"));
+    let shown: serde_json::Value =
+        serde_json::from_str(&w.ok(&["identity", "show", &s(&beside), "--json"])).unwrap();
+    assert_eq!(shown["revoked"], true);
+    // Its owner can still export it (with a word about what it carries).
+    let out = w.run(&["identity", "export", "-o", "again.pub"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("carries the revocation"));
 }

@@ -461,3 +461,66 @@ fn a_contact_s_commit_verifies_and_is_trusted_once_verified() {
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&fmt.stdout).trim(), "G|fully");
 }
+
+/// A revoked identity signs no commit: `nexusq-git-sign` refuses as `nexusq sign` does, with
+/// the same message, whether the password or a running agent would have signed.
+#[test]
+fn a_revoked_identity_signs_no_commit_with_or_without_the_agent() {
+    use std::os::unix::fs::PermissionsExt;
+    let repo = Repo::new();
+    repo.commit("a.txt", &["-S"]);
+    let statement = PathBuf::from(format!("{}.revocation.asc", repo.vault.path.display()));
+    repo.vault
+        .cmd()
+        .args(["identity", "revoke", "--yes"])
+        .arg(&statement)
+        .arg("--password-file")
+        .arg(&repo.vault.pw)
+        .arg("-o")
+        .arg(repo.home.join("revoked.pub"))
+        .assert()
+        .success();
+    let message = "is revoked, so others refuse its signatures";
+    // nexusq sign's refusal, for comparison.
+    let data = repo.home.join("data");
+    fs::write(&data, "x").unwrap();
+    let out = repo
+        .vault
+        .cmd()
+        .args(["sign", "--password-file"])
+        .arg(&repo.vault.pw)
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out).contains(message), "{}", text(&out));
+    let head = repo.ok(&["rev-parse", "HEAD"]);
+    let refused = |name: &str, git: &mut Command| {
+        fs::write(repo.dir.join(name), format!("{name}\n")).unwrap();
+        repo.ok(&["add", name]);
+        let out = git.output().unwrap();
+        assert!(!out.status.success(), "{}", text(&out));
+        assert!(text(&out).contains(message), "{}", text(&out));
+        assert_eq!(repo.ok(&["rev-parse", "HEAD"]), head, "no commit was made");
+        repo.ok(&["reset", "-q", name]);
+    };
+    refused("b.txt", &mut repo.git(&["commit", "-q", "-S", "-m", "b"]));
+    // An agent started after the revocation (it still decrypts for its owner) signs nothing
+    // for git either.
+    let run = repo.home.join("run");
+    fs::create_dir(&run).unwrap();
+    fs::set_permissions(&run, fs::Permissions::from_mode(0o700)).unwrap();
+    let out = common::bin()
+        .args(["agent", "start", "--idle", "60s", "--password-file"])
+        .arg(&repo.vault.pw)
+        .env("NEXUSQ_VAULT", &repo.vault.path)
+        .env("XDG_RUNTIME_DIR", &run)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let _guard = AgentGuard(&repo, run.clone());
+    let mut git = repo.git(&["commit", "-q", "-S", "-m", "c"]);
+    git.env_remove("NEXUSQ_PASSWORD_FILE")
+        .env("XDG_RUNTIME_DIR", &run);
+    refused("c.txt", &mut git);
+}

@@ -331,17 +331,24 @@ fn revoke_publishes_the_statement_from_init() {
     assert_eq!(s["revoked"], true);
     // Later exports carry it too, and encryption to it is refused.
     let later = v.dir.join("later.pub");
-    // A revoked identity's export is refused unless forced (issue 17).
-    v.cmd()
+    // A revoked identity's export is what its owner must share: no --force needed, and a
+    // warning says what it carries (docs/cli.md). Its age recipient alone is refused.
+    let out = v
+        .cmd()
         .args(["identity", "export", "-o"])
         .arg(&later)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("carries the revocation"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    v.cmd()
+        .args(["identity", "export", "--age"])
         .assert()
         .code(1);
-    v.cmd()
-        .args(["identity", "export", "--force", "-o"])
-        .arg(&later)
-        .assert()
-        .success();
     let ct = v.dir.join("c.env");
     v.cmd()
         .arg("encapsulate")

@@ -585,7 +585,8 @@ pub enum IdentityCommand {
         /// Include every generation's certificate, not only the newest
         #[arg(long)]
         full_history: bool,
-        /// Export even though this identity is revoked
+        /// With --age: print the age recipient even though this identity is revoked (a
+        /// revoked identity's export needs no --force: it carries the revocation)
         #[arg(long)]
         force: bool,
         /// Unlock first (asks for the password) so the export is checked against the secrets;

@@ -545,7 +545,24 @@ fn update(ctx: &Context, name: &str, file: &Path) -> Result<()> {
 
 fn apply_update(ctx: &Context, name: &str, id: &PublicIdentity) -> Result<()> {
     let now = super::now();
-    let merge: Merge = change(ctx, |b| b.update(name, id, now))?;
+    let (merge, revoked): (Merge, _) = change(ctx, |b| {
+        let was_revoked = b
+            .get(name)
+            .and_then(Contact::identity)
+            .is_some_and(peer::is_revoked);
+        let merge = b.update(name, id, now)?;
+        if was_revoked {
+            return Ok((merge, None));
+        }
+        // The statement that revokes the whole identity, when this update brought it.
+        let revoked = b.get(name).and_then(Contact::identity).and_then(|id| {
+            id.revocations
+                .iter()
+                .find(|r| r.scope == crate::identity::RevocationScope::Identity)
+                .cloned()
+        });
+        Ok((merge, revoked))
+    })?;
     let given = id.newest().generation;
     if merge.newest_after > merge.newest_before {
         ctx.out.note(&format!(
@@ -563,6 +580,18 @@ fn apply_update(ctx: &Context, name: &str, id: &PublicIdentity) -> Result<()> {
         ctx.out.warn(&format!(
             "{name}: {} new revocation statement(s) recorded; they stay applied",
             merge.revocations_added
+        ));
+    }
+    if let Some(r) = revoked {
+        let why = if r.reason.is_empty() {
+            String::new()
+        } else {
+            format!(" (\"{}\")", super::output::untrusted(&r.reason))
+        };
+        ctx.out.warn(&format!(
+            "{name}'s identity is now REVOKED: its owner revoked it on {}{why}; nexusq will \
+             refuse to encrypt to {name} or to accept {name}'s signatures",
+            crate::time::rfc3339(r.created)
         ));
     }
     if !merge.changed() {
@@ -755,6 +784,39 @@ fn show(ctx: &Context, name: &str) -> Result<()> {
     Ok(())
 }
 
+/// One contact as `contacts export` writes it: the text and its `--json` item.
+fn export_one(c: &Contact, age: bool, now: u64) -> Result<(String, serde_json::Value)> {
+    match (&c.key, age) {
+        (ContactKey::Identity(id), false) => {
+            let armor = id.to_armor();
+            let item = json!({"name": c.name, "export": armor});
+            Ok((armor, item))
+        }
+        (ContactKey::Identity(id), true) => {
+            let (_, pk) = peer::encryption_key(id, KemLevel::MlKem768, now, false)
+                .map_err(|e| e.context(format!("contact {}", c.name)))?;
+            let line = recipient::encode_recipient(pk);
+            let item = json!({"name": c.name, "age_recipient": line});
+            Ok((format!("# {}\n{line}\n", c.name), item))
+        }
+        (ContactKey::Age(pk), true) => {
+            let line = recipient::encode_recipient(pk);
+            let item = json!({"name": c.name, "age_recipient": line});
+            Ok((format!("# {}\n{line}\n", c.name), item))
+        }
+        (ContactKey::Age(_), false) => Err(Error::usage(
+            format!(
+                "contact {} is an age recipient, which has no nexusq export",
+                c.name
+            ),
+            "pass --age for an age recipients file",
+        )),
+    }
+}
+
+/// `contacts export NAME...` fails on the first contact it cannot write; `--all` writes every
+/// one it can and warns about each it skips (an age recipient without `--age`, a revoked or
+/// expired identity with `--age`).
 fn export(ctx: &Context, names: &[String], all: bool, age: bool) -> Result<()> {
     let loaded = book(ctx)?;
     let chosen: Vec<&Contact> = if all {
@@ -771,49 +833,53 @@ fn export(ctx: &Context, names: &[String], all: bool, age: bool) -> Result<()> {
     let now = super::now();
     let mut out = String::new();
     let mut json_items = Vec::new();
-    for c in chosen {
-        match (&c.key, age) {
-            (ContactKey::Identity(id), false) => {
-                let armor = id.to_armor();
-                json_items.push(json!({"name": c.name, "export": armor}));
-                out.push_str(&armor);
+    let mut skipped = Vec::new();
+    for c in &chosen {
+        match export_one(c, age, now) {
+            Ok((text, item)) => {
+                out.push_str(&text);
+                json_items.push(item);
             }
-            (ContactKey::Identity(id), true) => {
-                let (_, pk) = peer::encryption_key(id, KemLevel::MlKem768, now, false)
-                    .map_err(|e| e.context(format!("contact {}", c.name)))?;
-                let line = recipient::encode_recipient(pk);
-                out.push_str(&format!("# {}\n{line}\n", c.name));
-                json_items.push(json!({"name": c.name, "age_recipient": line}));
+            Err(e) if all => {
+                ctx.out
+                    .warn(&format!("skipped {}: {}", c.name, e.message()));
+                skipped.push(json!({"name": c.name, "reason": e.message()}));
             }
-            (ContactKey::Age(pk), true) => {
-                let line = recipient::encode_recipient(pk);
-                out.push_str(&format!("# {}\n{line}\n", c.name));
-                json_items.push(json!({"name": c.name, "age_recipient": line}));
-            }
-            (ContactKey::Age(_), false) => {
-                return Err(Error::usage(
-                    format!(
-                        "contact {} is an age recipient, which has no nexusq export",
-                        c.name
-                    ),
-                    "pass --age for an age recipients file",
-                ));
-            }
+            Err(e) => return Err(e),
         }
     }
+    if all && json_items.is_empty() && !skipped.is_empty() {
+        return Err(Error::check(
+            format!(
+                "none of the {} contacts could be exported{}",
+                skipped.len(),
+                if age { " as age recipients" } else { "" }
+            ),
+            if age {
+                "the warnings above say why each was skipped"
+            } else {
+                "the warnings above say why; age recipients are exported with --age"
+            },
+        )
+        .with_json("skipped", json!(skipped)));
+    }
+    if !skipped.is_empty() {
+        ctx.out.note(&format!(
+            "exported {} of {} contacts; {} skipped (see the warnings above)",
+            json_items.len(),
+            chosen.len(),
+            skipped.len()
+        ));
+    }
     if ctx.global.json {
-        ctx.out.json(&json!({"contacts": json_items}));
+        ctx.out
+            .json(&json!({"contacts": json_items, "skipped": skipped}));
     } else {
         let mut stdout = std::io::stdout().lock();
         stdout
             .write_all(out.as_bytes())
             .and_then(|()| stdout.flush())
-            .map_err(|e| {
-                Error::io(
-                    format!("cannot write to stdout: {e}"),
-                    "check where stdout goes",
-                )
-            })?;
+            .map_err(|e| Error::stdout_write(&e, "check where stdout goes"))?;
     }
     Ok(())
 }

@@ -217,6 +217,18 @@ fn sign(status_fd: u32, key: &str) -> Result<i32> {
              to this vault's fingerprint",
         ));
     }
+    // As `nexusq sign` refuses: others refuse a revoked identity's signatures anyway, and a
+    // commit signed by one would look fine here. Through the agent too.
+    if super::state::identity_revoked(&file.public) {
+        return Err(Error::check(
+            format!(
+                "identity {} is revoked, so others refuse its signatures",
+                own.fingerprint()
+            ),
+            "make a new identity with `nexusq init --vault NEW`, and set git's user.signingkey \
+             to its fingerprint",
+        ));
+    }
     for failure in super::hardening::harden_process() {
         eprintln!("{NAME}: warning: could not harden the process: {failure}");
     }

@@ -5,6 +5,7 @@ use crate::error::{Error, Result};
 use crate::fs::Access;
 use crate::vault::{self, Argon2id};
 use serde_json::json;
+use std::io::IsTerminal;
 use std::path::Path;
 
 /// What `identity export` was asked for.
@@ -42,7 +43,11 @@ pub fn export(ctx: &Context, output: Option<&Path>, opts: ExportOptions) -> Resu
     } = opts;
     let path = ctx.vault_path()?;
     let file = vault::open(&path)?;
-    refuse_if_revoked(&file.public, "its exports", force)?;
+    // A revoked identity's export is exactly what its owner must hand out: it carries the
+    // revocation. Only its age recipient, which carries nothing, is refused.
+    if age {
+        refuse_if_revoked(&file.public, "its age recipient", force)?;
+    }
     let with_password = unlock || !ctx.password_source().is_terminal();
     let backend = ctx.backend()?;
     let public = if with_password {
@@ -67,6 +72,12 @@ pub fn export(ctx: &Context, output: Option<&Path>, opts: ExportOptions) -> Resu
     }
     if age {
         return super::age_cmd::export_recipient(ctx, &public, output);
+    }
+    if super::state::identity_revoked(&public) {
+        ctx.out.warn(&format!(
+            "identity {fp} is revoked: this export carries the revocation; share it so others \
+             stop trusting the identity"
+        ));
     }
     let exported = public.export(full_history);
     let text = exported.to_armor();
@@ -325,10 +336,17 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>, yes: bool) -> R
     })?;
     let scope = revocation.scope;
     if !yes {
+        // Say exactly what is revoked, whose, and why, before the one question.
+        let fp = crate::identity::RootId(revocation.root_id.0).fingerprint();
         super::rotate_cmd::confirm(
             &format!(
-                "Publish this revocation ({}) in {}? It cannot be undone. [y/N] ",
-                scope_text(scope),
+                "Revoke {} of identity {fp}{}, in the vault {}? Others will refuse it once \
+                 they see the revocation, and it cannot be undone. [y/N] ",
+                match scope {
+                    crate::identity::RevocationScope::Identity => "the whole identity".to_string(),
+                    s => scope_text(s),
+                },
+                reason_text(&revocation.reason, ", "),
                 super::output::untrusted_path(&path)
             ),
             "not publishing the revocation without confirmation",
@@ -339,10 +357,29 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>, yes: bool) -> R
     super::agent_cmd::stop_after_change(ctx, &path, "the revocation");
     let text = public.export(false).to_armor();
     let fp = public.root_id().fingerprint().to_string();
-    if let Some(o) = output.filter(|o| *o != Path::new("-")) {
-        super::io::write_output(Some(o), text.as_bytes(), Access::Public)?;
-    } else if !ctx.global.json {
-        ctx.out.raw(&text)?;
+    // The updated export is some 30 KB of armor: to -o, to a pipe, or else (a terminal) to a
+    // file beside the vault, named in the message.
+    let beside = export_beside(&path);
+    let written = match output.filter(|o| *o != Path::new("-")) {
+        Some(o) => {
+            super::io::write_output(Some(o), text.as_bytes(), Access::Public)?;
+            Some(o.to_path_buf())
+        }
+        None if ctx.global.json => None,
+        None if output.is_none() && std::io::stdout().is_terminal() => {
+            crate::fs::replace(&beside, text.as_bytes(), Access::Public)?;
+            Some(beside)
+        }
+        None => {
+            ctx.out.raw(&text)?;
+            None
+        }
+    };
+    if let Some(o) = &written {
+        ctx.out.note(&format!(
+            "wrote the updated export (it carries the revocation) to {}",
+            super::output::untrusted_path(o)
+        ));
     }
     let whole = scope == crate::identity::RevocationScope::Identity;
     ctx.out.json(&json!({
@@ -352,18 +389,31 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>, yes: bool) -> R
         "newly_added": added,
         "armor": true,
         "export": text,
+        "output": written.as_ref().map(|o| o.display().to_string()),
     }));
     let already = if added { "" } else { " (it already was)" };
+    let share = if written.is_some() {
+        "share that export"
+    } else {
+        "share the export above"
+    };
     match scope {
         crate::identity::RevocationScope::Identity => ctx.out.warn(&format!(
-            "identity {fp} is now marked revoked{already}; share the export above so others \
-             stop trusting it"
+            "identity {fp} is now marked revoked{already}; {share} so others stop trusting it"
         )),
         crate::identity::RevocationScope::SigningKeysBefore(g) => ctx.out.warn(&format!(
             "the signing keys of generations before {g} of identity {fp} are now marked \
              revoked{already}; the identity itself is not revoked, and generation {g} and \
-             later stay trusted; share the export above so others refuse the old keys"
+             later stay trusted; {share} so others refuse the old keys"
         )),
     }
     Ok(())
+}
+
+/// Where `identity revoke` writes the updated export when stdout is a terminal:
+/// `<vault>.export.asc`, beside `<vault>.revocation.asc`.
+fn export_beside(vault: &Path) -> std::path::PathBuf {
+    let mut name = vault.as_os_str().to_os_string();
+    name.push(".export.asc");
+    std::path::PathBuf::from(name)
 }

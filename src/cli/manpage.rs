@@ -252,8 +252,8 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
     (
         "1",
         "A check failed: a bad signature, a ciphertext or envelope that is not authentic or \
-         not for you, a defect in an input file, a revoked identity without --force; doctor: \
-         a failed check.",
+         not for you, a defect in an input file, a revoked identity (signing without --force, or \
+         another's as a recipient); doctor: a failed check.",
     ),
     (
         "2",
@@ -261,7 +261,10 @@ pub const EXIT_STATUS: &[(&str, &str)] = &[
          no terminal for a prompt, a refused confirmation).",
     ),
     ("3", "Wrong password: the password did not open the vault."),
-    ("4", "The vault is missing, corrupted or unsupported."),
+    (
+        "4",
+        "The vault is missing, corrupted or unsupported, or the contacts book cannot be trusted.",
+    ),
     (
         "5",
         "Any other I/O problem, or the vault is busy (another nexusq holds its lock).",

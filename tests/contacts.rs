@@ -950,6 +950,35 @@ fn sign_as(w: &World, who: &TestVault, data: &str, sig: &str, compact: bool) {
         .success();
 }
 
+/// `who`'s age recipient (`identity export --age`), its newest generation's X-Wing key.
+fn age_recipient(who: &TestVault) -> String {
+    let out = who
+        .cmd()
+        .args(["identity", "export", "--age"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// `who` publishes the revocation statement `init` wrote; returns its new export, written in
+/// the world's folder.
+fn revoke_identity(w: &World, who: &TestVault) -> PathBuf {
+    let name = who.path.file_stem().unwrap().to_string_lossy().to_string();
+    who.cmd()
+        .args(["identity", "revoke", "--yes"])
+        .arg(who.dir.join(format!("{name}.nxq.revocation.asc")))
+        .arg("--password-file")
+        .arg(&who.pw)
+        .arg("-o")
+        .arg(who.dir.join(format!("{name}-revoke-output.pub")))
+        .assert()
+        .success();
+    let revoked = w.dir.join(format!("{name}-revoked.pub"));
+    export_to(who, &revoked, &[]);
+    revoked
+}
+
 #[test]
 fn compromise_rotation_keeps_the_contacts_book() {
     let w = World::new();
@@ -1066,30 +1095,10 @@ fn an_old_export_never_overrides_a_revocation_the_book_knows() {
     let pw = w.pw();
     let old = w.dir.join("old-bob.pub");
     export_to(&bob, &old, &[]);
-    let old_age = String::from_utf8(
-        bob.cmd()
-            .args(["identity", "export", "--age"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap()
-    .trim()
-    .to_string();
+    let old_age = age_recipient(&bob);
     w.add("bob", &bob);
     // Bob's whole identity is revoked, and the book learns it.
-    let statement = bob.dir.join("bob.nxq.revocation.asc");
-    bob.cmd()
-        .args(["identity", "revoke", "--yes"])
-        .arg(&statement)
-        .arg("--password-file")
-        .arg(&bob.pw)
-        .arg("-o")
-        .arg(bob.dir.join("bob-revoke-output.pub"))
-        .assert()
-        .success();
-    let revoked = w.dir.join("bob-revoked.pub");
-    export_to(&bob, &revoked, &[]);
+    let revoked = revoke_identity(&w, &bob);
     let out = w.run(&[
         "contacts",
         "update",
@@ -1376,16 +1385,7 @@ fn export_all_writes_what_it_can_and_warns_about_each_skipped_contact() {
     let pw = w.pw();
     w.add("alice", &alice);
     w.add("bob", &bob);
-    let dave_age = String::from_utf8(
-        dave.cmd()
-            .args(["identity", "export", "--age"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap()
-    .trim()
-    .to_string();
+    let dave_age = age_recipient(&dave);
     w.ok(&[
         "contacts",
         "add",
@@ -1396,17 +1396,7 @@ fn export_all_writes_what_it_can_and_warns_about_each_skipped_contact() {
         &pw,
     ]);
     // Bob revokes his identity; the book learns it.
-    bob.cmd()
-        .args(["identity", "revoke", "--yes"])
-        .arg(bob.dir.join("bob.nxq.revocation.asc"))
-        .arg("--password-file")
-        .arg(&bob.pw)
-        .arg("-o")
-        .arg(bob.dir.join("bob-revoke-output.pub"))
-        .assert()
-        .success();
-    let revoked = w.dir.join("bob-revoked.pub");
-    export_to(&bob, &revoked, &[]);
+    let revoked = revoke_identity(&w, &bob);
     w.ok(&[
         "contacts",
         "update",

@@ -318,6 +318,24 @@ fn program_speaks_gpg_status_on_the_named_fd() {
     assert_eq!(run(&["--frobnicate"], b"").status.code(), Some(2));
 }
 
+/// Starts the signer's agent with its sockets in `HOME/run`; the guard stops it.
+fn start_agent(repo: &Repo) -> (PathBuf, AgentGuard<'_>) {
+    use std::os::unix::fs::PermissionsExt;
+    let run = repo.home.join("run");
+    fs::create_dir(&run).unwrap();
+    fs::set_permissions(&run, fs::Permissions::from_mode(0o700)).unwrap();
+    let out = common::bin()
+        .args(["agent", "start", "--idle", "60s", "--password-file"])
+        .arg(&repo.vault.pw)
+        .env("NEXUSQ_VAULT", &repo.vault.path)
+        .env("XDG_RUNTIME_DIR", &run)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out));
+    let guard = AgentGuard(repo, run.clone());
+    (run, guard)
+}
+
 /// Stops the test's agent however the test ends.
 struct AgentGuard<'a>(&'a Repo, PathBuf);
 
@@ -333,20 +351,8 @@ impl Drop for AgentGuard<'_> {
 
 #[test]
 fn signing_uses_a_running_agent_and_needs_no_password() {
-    use std::os::unix::fs::PermissionsExt;
     let repo = Repo::new();
-    let run = repo.home.join("run");
-    fs::create_dir(&run).unwrap();
-    fs::set_permissions(&run, fs::Permissions::from_mode(0o700)).unwrap();
-    let out = common::bin()
-        .args(["agent", "start", "--idle", "60s", "--password-file"])
-        .arg(&repo.vault.pw)
-        .env("NEXUSQ_VAULT", &repo.vault.path)
-        .env("XDG_RUNTIME_DIR", &run)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
-    let _guard = AgentGuard(&repo, run.clone());
+    let (run, _guard) = start_agent(&repo);
 
     fs::write(repo.dir.join("a.txt"), "a\n").unwrap();
     repo.ok(&["add", "a.txt"]);
@@ -466,7 +472,6 @@ fn a_contact_s_commit_verifies_and_is_trusted_once_verified() {
 /// the same message, whether the password or a running agent would have signed.
 #[test]
 fn a_revoked_identity_signs_no_commit_with_or_without_the_agent() {
-    use std::os::unix::fs::PermissionsExt;
     let repo = Repo::new();
     repo.commit("a.txt", &["-S"]);
     let statement = PathBuf::from(format!("{}.revocation.asc", repo.vault.path.display()));
@@ -507,18 +512,7 @@ fn a_revoked_identity_signs_no_commit_with_or_without_the_agent() {
     refused("b.txt", &mut repo.git(&["commit", "-q", "-S", "-m", "b"]));
     // An agent started after the revocation (it still decrypts for its owner) signs nothing
     // for git either.
-    let run = repo.home.join("run");
-    fs::create_dir(&run).unwrap();
-    fs::set_permissions(&run, fs::Permissions::from_mode(0o700)).unwrap();
-    let out = common::bin()
-        .args(["agent", "start", "--idle", "60s", "--password-file"])
-        .arg(&repo.vault.pw)
-        .env("NEXUSQ_VAULT", &repo.vault.path)
-        .env("XDG_RUNTIME_DIR", &run)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", text(&out));
-    let _guard = AgentGuard(&repo, run.clone());
+    let (run, _guard) = start_agent(&repo);
     let mut git = repo.git(&["commit", "-q", "-S", "-m", "c"]);
     git.env_remove("NEXUSQ_PASSWORD_FILE")
         .env("XDG_RUNTIME_DIR", &run);

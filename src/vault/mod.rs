@@ -401,10 +401,10 @@ pub fn rotate(
         .map(|(report, public, ())| (report, public))
 }
 
-/// [`rotate`], then `after_save` runs once the new vault is in place, still under the lock, with the identity
-/// as it was before and the rotated vault: what depends on the vault's signing key (the
-/// contacts book) moves to the new key there. Its result is returned beside the rotation's;
-/// the rotation stands whatever it says.
+/// [`rotate`], then `after_save` runs once the new vault is in place, still under the lock,
+/// with the identity as it was before and the rotated vault: what depends on the vault's
+/// signing key (the contacts book) moves to the new key there. Its result is returned beside
+/// the rotation's; the rotation stands whatever it says.
 pub fn rotate_with<R>(
     path: &Path,
     password: &Password,

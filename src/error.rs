@@ -47,6 +47,9 @@ pub struct Error {
     /// Fields a command adds beside `"error"` in its `--json` error object (`verify`'s
     /// `"valid": false`).
     json_extra: serde_json::Map<String, serde_json::Value>,
+    /// Such fields given as JSON text already: lists too long to hold as `Value`s (the rows
+    /// of `verify --manifest`, docs/robustness.md).
+    json_text: Vec<(String, String)>,
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -59,6 +62,7 @@ impl Error {
             hint: hint.into(),
             broken_pipe: false,
             json_extra: serde_json::Map::new(),
+            json_text: Vec::new(),
         }
     }
 
@@ -81,8 +85,16 @@ impl Error {
         self
     }
 
-    /// The `--json` error object: `{"error": {"code", "kind", "message", "hint"}, ...}`.
-    pub fn to_json(&self) -> serde_json::Value {
+    /// [`Error::with_json`] for a value that is JSON text already (written out as it is, never
+    /// held as a `Value`): `json` must be one valid JSON value.
+    pub fn with_json_text(mut self, key: &str, json: String) -> Self {
+        self.json_extra.remove(key);
+        self.json_text.retain(|(k, _)| k != key);
+        self.json_text.push((key.to_string(), json));
+        self
+    }
+
+    fn json_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut map = self.json_extra.clone();
         map.insert(
             "error".into(),
@@ -93,7 +105,23 @@ impl Error {
                 "hint": self.hint,
             }),
         );
+        map
+    }
+
+    /// The `--json` error object: `{"error": {"code", "kind", "message", "hint"}, ...}`.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut map = self.json_fields();
+        for (k, text) in &self.json_text {
+            let value = serde_json::from_str(text).unwrap_or(serde_json::Value::Null);
+            map.insert(k.clone(), value);
+        }
         serde_json::Value::Object(map)
+    }
+
+    /// Write [`Error::to_json`]'s object and a line feed to `out`, the JSON-text fields as
+    /// they are (a long list is never made into `Value`s).
+    pub fn write_json(&self, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+        write_json_object(out, &self.json_fields(), &self.json_text)
     }
 
     /// The same error with another hint.
@@ -169,6 +197,34 @@ impl Error {
     }
 }
 
+/// Write one JSON object and a line feed: `fields`, and `texts`, whose values are JSON text
+/// already; keys in the order serde_json's own maps write them (sorted), so the line is the
+/// one `serde_json` would write for the same values. A key in both takes `texts`' value.
+pub fn write_json_object(
+    out: &mut dyn std::io::Write,
+    fields: &serde_json::Map<String, serde_json::Value>,
+    texts: &[(String, String)],
+) -> std::io::Result<()> {
+    let mut all: std::collections::BTreeMap<&str, Result<&serde_json::Value, &str>> =
+        fields.iter().map(|(k, v)| (k.as_str(), Ok(v))).collect();
+    for (k, text) in texts {
+        all.insert(k, Err(text));
+    }
+    out.write_all(b"{")?;
+    for (i, (key, value)) in all.into_iter().enumerate() {
+        if i > 0 {
+            out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut *out, key)?;
+        out.write_all(b":")?;
+        match value {
+            Ok(v) => serde_json::to_writer(&mut *out, v)?,
+            Err(text) => out.write_all(text.as_bytes())?,
+        }
+    }
+    out.write_all(b"}\n")
+}
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}", self.message)?;
@@ -200,6 +256,22 @@ mod tests {
         let e = Error::vault("vault is missing", "run `nexusq init`");
         assert_eq!(e.to_string(), "vault is missing\nhint: run `nexusq init`");
         assert_eq!(e.exit().code(), 4);
+    }
+
+    #[test]
+    fn json_text_fields_are_written_as_given_among_the_others() {
+        let e = Error::check("m", "h")
+            .with_json("valid", false.into())
+            .with_json("files", serde_json::json!(["replaced"]))
+            .with_json_text("files", r#"[{"file":"a","ok":true}]"#.into())
+            .with_json("zz", 1.into());
+        let mut line = Vec::new();
+        e.write_json(&mut line).unwrap();
+        let mut expected = serde_json::to_string(&e.to_json()).unwrap();
+        expected.push('\n');
+        assert_eq!(String::from_utf8(line).unwrap(), expected);
+        assert_eq!(e.to_json()["files"][0]["file"], "a");
+        assert!(expected.starts_with(r#"{"error":{"code":1,"#), "{expected}");
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod common;
 mod plugin_frames;
 
 use common::{TestVault, bin};
+use nexusq::suite::age::recipient::PluginIdentity;
 use plugin_frames::{frame, stanza_frames};
 use sha2::{Digest, Sha256};
 use std::io::Read;
@@ -549,6 +550,146 @@ fn plugin_binary_scripted_conversations() {
         .output()
         .unwrap();
     assert_eq!(o.status.code(), Some(1));
+}
+
+/// The phase 1 an age client sends for `file` (one of `v`'s age files) to the plugin identity
+/// `id`.
+fn phase1_for(id: &str, file: &[u8]) -> String {
+    format!(
+        "{}{}{}",
+        frame("add-identity", &[id], b""),
+        stanza_frames(file, "0"),
+        frame("done", &[], b"")
+    )
+}
+
+/// An age file to `v`'s own age recipient.
+fn age_file_to(v: &TestVault) -> Vec<u8> {
+    let o = bin()
+        .args(["encrypt", "--to", &age_recipient(v)])
+        .write_stdin("for the plugin")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    o.stdout
+}
+
+/// The plugin's answer to a client whose reply to `request-secret` is 200 MB long: a protocol
+/// error once 64 KiB of it are read, never the whole reply in memory.
+#[test]
+fn plugin_refuses_a_200_mb_reply_after_reading_64_kib() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let v = TestVault::new(dir.path(), "p");
+    let file = age_file_to(&v);
+    let id = PluginIdentity {
+        vault: Some(v.path.as_os_str().as_encoded_bytes().to_vec()),
+    }
+    .encode();
+    let head = phase1_for(&id, &file) + "-> ok\n";
+    let mut child = Command::new(PLUGIN)
+        .arg("--age-plugin=identity-v1")
+        .env_remove("NEXUSQ_PASSWORD_FILE")
+        .env("NEXUSQ_NO_AGENT", "1")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // The body, 64 KiB of base64 lines at a time, until the plugin stops reading (EPIPE).
+    let feeder = std::thread::spawn(move || {
+        let chunk = format!("{}\n", "A".repeat(64)).repeat(1008);
+        let mut sent = 0u64;
+        if stdin.write_all(head.as_bytes()).is_err() {
+            return sent;
+        }
+        while sent < 200 << 20 && stdin.write_all(chunk.as_bytes()).is_ok() {
+            sent += chunk.len() as u64;
+        }
+        sent
+    });
+    let out = wait_within(child, 60);
+    let sent = feeder.join().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("protocol error: a reply of the client is longer than 64 KiB"),
+        "{err}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("-> request-secret\n"));
+    // What the pipe and the plugin's buffer hold, past the 64 KiB read.
+    assert!(sent < 1 << 20, "the plugin took {sent} bytes of the reply");
+}
+
+/// `child`'s output, killed (and the test failed) if it runs `secs` seconds.
+fn wait_within(mut child: std::process::Child, secs: u64) -> std::process::Output {
+    let read = |r: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut b = Vec::new();
+            if let Some(mut r) = r {
+                let _ = r.read_to_end(&mut b);
+            }
+            b
+        })
+    };
+    let stdout = read(child.stdout.take().map(|s| Box::new(s) as _));
+    let stderr = read(child.stderr.take().map(|s| Box::new(s) as _));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(secs);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still running after {secs} s, killed (it hangs)");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    std::process::Output {
+        status,
+        stdout: stdout.join().unwrap(),
+        stderr: stderr.join().unwrap(),
+    }
+}
+
+/// An identity naming a vault that is a FIFO: age is told at once (an identity error saying
+/// what the file is), the plugin does not wait for a writer.
+#[test]
+fn plugin_refuses_a_vault_that_is_a_fifo_without_waiting() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = TestVault::new(dir.path(), "p");
+    let file = age_file_to(&v);
+    let fifo = dir.path().join("vault-pipe");
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+    )
+    .unwrap();
+    let id = PluginIdentity {
+        vault: Some(fifo.as_os_str().as_encoded_bytes().to_vec()),
+    }
+    .encode();
+    let out = common::output_within(
+        assert_cmd::Command::new(PLUGIN)
+            .arg("--age-plugin=identity-v1")
+            .env_remove("NEXUSQ_PASSWORD_FILE")
+            .env("NEXUSQ_NO_AGENT", "1")
+            .write_stdin(phase1_for(&id, &file) + &frame("ok", &[], b"")),
+        30,
+        "age-plugin-nexusq with a FIFO as the vault",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let said = plugin_frames::said(&String::from_utf8_lossy(&out.stdout));
+    let tags: Vec<&str> = said.iter().map(|(t, _)| t.as_str()).collect();
+    assert_eq!(tags, ["error identity 0", "done"]);
+    let why = String::from_utf8_lossy(&said[0].1);
+    assert!(
+        why.contains("is not a vault file: it is a named pipe (FIFO), not a regular file"),
+        "{why}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

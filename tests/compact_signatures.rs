@@ -576,3 +576,128 @@ fn cli_manifest_sign_and_verify() {
     assert_eq!(out.status.code(), Some(1));
     assert!(stderr(&out).contains("line 1"), "{}", stderr(&out));
 }
+
+/// A manifest names files inside its folder only: a symbolic link on the way out of it is
+/// refused (even with the outside file's true hash listed), a FIFO in place of a listed file
+/// is refused at once instead of waited on; the folder itself may be reached through a link.
+#[test]
+fn cli_manifest_files_stay_in_the_folder_and_a_fifo_is_refused_at_once() {
+    use sha2::Digest;
+    let sha = |b: &[u8]| hex::encode(sha2::Sha256::digest(b));
+    let tmp = TempDir::new().unwrap();
+    let v = TestVault::new(tmp.path(), "rel");
+    let rel = tmp.path().join("release");
+    fs::create_dir(&rel).unwrap();
+    fs::write(rel.join("app.tar.gz"), b"archive bytes").unwrap();
+    fs::write(tmp.path().join("outside.txt"), b"not part of the release").unwrap();
+    std::os::unix::fs::symlink("..", rel.join("up")).unwrap();
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        rel.join("pipe"),
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+    )
+    .unwrap();
+    let manifest = rel.join("SHA256SUMS");
+    fs::write(
+        &manifest,
+        format!(
+            "{}  app.tar.gz\n{}  up/outside.txt\n{}  pipe\n",
+            sha(b"archive bytes"),
+            sha(b"not part of the release"),
+            sha(b"")
+        ),
+    )
+    .unwrap();
+    let refused = |err: &str| {
+        assert!(
+            err.contains("up/outside.txt: a symbolic link on its way leads out of the folder")
+                || err.contains(
+                    "up/outside.txt: a symbolic link is on its way, and links are not followed"
+                ),
+            "{err}"
+        );
+        assert!(
+            err.contains("pipe: it is a named pipe (FIFO), not a regular file: refused"),
+            "{err}"
+        );
+    };
+
+    // `sign --manifest` refuses it, and writes nothing.
+    let out = common::output_within(
+        v.cmd()
+            .args(["sign", "--password-file"])
+            .arg(&v.pw)
+            .arg("--manifest")
+            .arg(&manifest),
+        30,
+        "sign --manifest with a FIFO listed",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    refused(&stderr(&out));
+    assert!(!rel.join("SHA256SUMS.sig").exists());
+
+    // Signed anyway as a plain file, `verify --manifest` reports each file: exit 1.
+    v.cmd()
+        .args(["sign", "--password-file"])
+        .arg(&v.pw)
+        .arg(&manifest)
+        .arg("-o")
+        .arg(rel.join("SHA256SUMS.sig"))
+        .assert()
+        .success();
+    let out = common::output_within(
+        v.cmd().arg("verify").arg("--manifest").arg(&manifest),
+        30,
+        "verify --manifest with a FIFO listed",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stdout(&out).contains("app.tar.gz: OK"), "{}", stdout(&out));
+    refused(&stderr(&out));
+    assert!(
+        stderr(&out).contains("2 of 3 listed files did not verify"),
+        "{}",
+        stderr(&out)
+    );
+    let out = common::output_within(
+        v.cmd()
+            .args(["verify", "--json", "--manifest"])
+            .arg(&manifest),
+        30,
+        "verify --manifest --json with a FIFO listed",
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["valid"], false);
+    assert_eq!(j["error"]["code"], 1);
+    let rows = j["files"].as_array().unwrap();
+    let ok: Vec<bool> = rows.iter().map(|r| r["ok"].as_bool().unwrap()).collect();
+    assert_eq!(ok, [true, false, false]);
+    assert!(rows[2]["error"].as_str().unwrap().contains("named pipe"));
+
+    // The manifest's own folder through a link the user typed: its files check.
+    let good = rel.join("GOODSUMS");
+    fs::write(&good, format!("{}  app.tar.gz\n", sha(b"archive bytes"))).unwrap();
+    v.cmd()
+        .args(["sign", "--password-file"])
+        .arg(&v.pw)
+        .arg("--manifest")
+        .arg(&good)
+        .assert()
+        .success();
+    let current = tmp.path().join("current");
+    std::os::unix::fs::symlink(&rel, &current).unwrap();
+    let out = common::output_within(
+        v.cmd()
+            .arg("verify")
+            .arg("--manifest")
+            .arg(current.join("GOODSUMS")),
+        30,
+        "verify --manifest through a linked folder",
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("current/app.tar.gz: OK"),
+        "{}",
+        stdout(&out)
+    );
+}

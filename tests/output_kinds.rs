@@ -5,6 +5,9 @@
 //! an existing vault is never overwritten. And a vault that is a symbolic link: writers lock
 //! and save its target, `vault open` says so.
 //!
+//! And inputs read whole (a vault, `--sig`, `identity show`, `decrypt -i`): a FIFO or a
+//! device there is refused at once with what it is, never waited on (docs/cli.md, "Inputs").
+//!
 //! Every special file is made in a temporary folder (the machine's own /dev/null and
 //! /dev/stdout are never aimed at).
 
@@ -372,4 +375,97 @@ fn init_through_a_dangling_link_creates_the_target() {
             .file_type()
             .is_symlink()
     );
+}
+
+/// Special files made in `dir` where a file is read whole: a FIFO nobody writes to, and, as
+/// root, a character device with /dev/null's numbers. Each with how nexusq names its kind.
+fn special_inputs(dir: &Path) -> Vec<(PathBuf, &'static str)> {
+    let mut made = Vec::new();
+    let fifo = dir.join("input-pipe");
+    rustix::fs::mkfifoat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+    )
+    .unwrap();
+    made.push((fifo, "a named pipe (FIFO)"));
+    let node = dir.join("input-null");
+    match rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &node,
+        rustix::fs::FileType::CharacterDevice,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        rustix::fs::makedev(1, 3),
+    ) {
+        Ok(()) => made.push((node, "a character device")),
+        Err(e) => eprintln!(
+            "SKIPPED the character-device half: cannot mknod a device here ({e}); needs root"
+        ),
+    }
+    made
+}
+
+#[test]
+fn a_fifo_or_device_where_a_file_is_read_whole_is_refused_at_once() {
+    let env = Env::new();
+    // An age file's first line is all `decrypt` reads before the identity files.
+    let age_file = env.dir.join("file.age");
+    std::fs::write(&age_file, b"age-encryption.org/v1\n").unwrap();
+    let save_it = "hint: save it to a file first, or pass it on stdin as `-`";
+    for (special, kind) in special_inputs(&env.dir) {
+        let shown = special.display();
+        let mut vault_open = bin();
+        vault_open
+            .env("NO_COLOR", "1")
+            .arg("--vault")
+            .arg(&special)
+            .args(["vault", "open"]);
+        let mut verify = env.vault.cmd();
+        verify
+            .arg("verify")
+            .arg("--sig")
+            .arg(&special)
+            .arg(&env.plain);
+        let mut show = env.vault.cmd();
+        show.args(["identity", "show"]).arg(&special);
+        let mut decrypt = env.vault.cmd();
+        decrypt.args(["decrypt", "-i"]).arg(&special).arg(&age_file);
+        for (what, cmd, code, says) in [
+            (
+                "--vault",
+                &mut vault_open,
+                4,
+                format!("{shown} is not a vault file: it is {kind}, not a regular file"),
+            ),
+            (
+                "verify --sig",
+                &mut verify,
+                5,
+                format!("cannot read a signature from {shown}: it is {kind}"),
+            ),
+            (
+                "identity show",
+                &mut show,
+                5,
+                format!("cannot read a public identity from {shown}: it is {kind}"),
+            ),
+            (
+                "decrypt -i",
+                &mut decrypt,
+                5,
+                format!("cannot read an age identity file from {shown}: it is {kind}"),
+            ),
+        ] {
+            let out = common::output_within(cmd, 15, &format!("{what} {kind}"));
+            let err = stderr(&out);
+            assert_eq!(out.status.code(), Some(code), "{what} {kind}: {err}");
+            assert!(err.contains(&says), "{what} {kind}: {err}");
+            assert!(err.contains("hint: "), "{what} {kind}: {err}");
+            if code == 5 {
+                assert!(err.contains(save_it), "{what} {kind}: {err}");
+            }
+        }
+        let meta = std::fs::symlink_metadata(&special).unwrap();
+        assert!(meta.file_type().is_fifo() || meta.file_type().is_char_device());
+    }
 }

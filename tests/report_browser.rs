@@ -4,6 +4,9 @@
 //! chart bar, with the console free of errors (the page has no scripts; a blocked load or a
 //! Content-Security-Policy refusal would show there).
 //!
+//! And, with no browser needed, that text from hostile evidence keeps its bidi controls and
+//! invisible characters visible on the page as code points.
+//!
 //! Chromium comes from Debian's `chromium` package (.ci/run installs it). Without it the test
 //! says so loudly and passes only outside CI; in CI (CI set) it fails unless .ci/run could not
 //! install the package and set NEXUSQ_SKIP_BROWSER=1, which it announces.
@@ -190,4 +193,39 @@ fn the_page_renders_in_chromium_at_phone_and_desktop_width() {
             bytes.len()
         );
     }
+}
+
+/// Evidence comes from other machines: a right-to-left override in its CPU name (which would
+/// make "txt.exe" read "exe.txt"), an isolate, a zero-width space and a tag character reach
+/// the page as `<U+XXXX>`, never as the characters themselves.
+#[test]
+fn hostile_evidence_text_shows_its_bidi_controls_as_code_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("benches/results/2026-12-01-x86_64-bench-baseline.jsonl");
+    let mut lines: Vec<serde_json::Value> = std::fs::read_to_string(&source)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    lines[0]["cpu_model"] = "AMD EPYC \u{202E}txt.exe".into();
+    lines[0]["os"]["release"] = "6.18 \u{2067}rc\u{2069} \u{200B}\u{E0041}".into();
+    let evidence = dir.path().join("hostile.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&evidence, text).unwrap();
+    let page = dir.path().join("report.html");
+    common::bin()
+        .arg("report")
+        .arg(&evidence)
+        .arg("-o")
+        .arg(&page)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&page).unwrap();
+    for c in ['\u{202E}', '\u{2067}', '\u{2069}', '\u{200B}', '\u{E0041}'] {
+        assert!(!html.contains(c), "U+{:04X} reached the page", c as u32);
+        let shown = format!("&lt;U+{:04X}&gt;", c as u32);
+        assert!(html.contains(&shown), "{shown} is not on the page");
+    }
+    assert!(html.contains("AMD EPYC &lt;U+202E&gt;txt.exe"));
 }

@@ -14,9 +14,10 @@ pub const SMALL_FILE_LIMIT: u64 = 16 * 1024 * 1024;
 
 /// Read a small input (an export, signature, envelope, statement) whole: FILE, or stdin for
 /// `-`. Every option that reads one comes here, so each kind of problem gets one exit code and
-/// one wording whatever the option (docs/cli.md): missing or unreadable, exit 5; a folder,
-/// exit 2; empty or larger than `SMALL_FILE_LIMIT`, exit 1 (not `what`). The caller adds the
-/// "wrong kind" check (exit 1) when it decodes the bytes.
+/// one wording whatever the option (docs/cli.md): missing or unreadable, or a FIFO, device or
+/// socket (which could block forever), exit 5; a folder, exit 2; empty or larger than
+/// `SMALL_FILE_LIMIT`, exit 1 (not `what`). The caller adds the "wrong kind" check (exit 1)
+/// when it decodes the bytes.
 pub fn read_small(path: &Path, what: &str) -> Result<Vec<u8>> {
     let (name, reader): (String, Box<dyn Read>) = if path == Path::new("-") {
         take_stdin(what)?;
@@ -24,7 +25,7 @@ pub fn read_small(path: &Path, what: &str) -> Result<Vec<u8>> {
     } else {
         (
             crate::untrusted::path(path),
-            Box::new(open_file(path, what)?),
+            Box::new(open_small(path, what)?),
         )
     };
     let mut bytes = Vec::new();
@@ -53,12 +54,34 @@ fn open_file(path: &Path, what: &str) -> Result<File> {
     let file =
         File::open(path).map_err(|e| Error::io_at(&format!("read {what} from"), path, &e))?;
     if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(Error::usage(
-            format!("{} is a folder, not {what}", crate::untrusted::path(path)),
-            "pass a file",
-        ));
+        return Err(is_a_folder(path, what));
     }
     Ok(file)
+}
+
+fn is_a_folder(path: &Path, what: &str) -> Error {
+    Error::usage(
+        format!("{} is a folder, not {what}", crate::untrusted::path(path)),
+        "pass a file",
+    )
+}
+
+/// Open a small input FILE as [`open_file`] does, and refuse what is not a regular file
+/// without waiting on it (a FIFO with no writer, a device): an I/O problem with the input,
+/// exit 5 (docs/cli.md, "Inputs").
+fn open_small(path: &Path, what: &str) -> Result<File> {
+    use crate::fs::input::{Kind, OpenError};
+    crate::fs::input::open_regular(path).map_err(|e| match e {
+        OpenError::Io(e) => Error::io_at(&format!("read {what} from"), path, &e),
+        OpenError::NotRegular(Kind::Folder) => is_a_folder(path, what),
+        other => Error::io(
+            format!(
+                "cannot read {what} from {}: {other}",
+                crate::untrusted::path(path)
+            ),
+            "save it to a file first, or pass it on stdin as `-`",
+        ),
+    })
 }
 
 /// Stdin can be read once: a second input that is also `-` is refused (exit 2).

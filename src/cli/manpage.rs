@@ -199,6 +199,13 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "Read by doctor to tell Termux from other systems.",
     ),
     (
+        "ANDROID_ROOT, ANDROID_DATA",
+        "Either set (Android sets both, for Termux too) means nexusq runs on Android: the files \
+         a manifest lists are then opened one folder at a time without openat2 (Android's \
+         sandbox kills a process that calls it), so no symbolic link below the manifest's \
+         folder is followed.",
+    ),
+    (
         "CI",
         "Read by bench: recorded in its evidence as the kind of runner.",
     ),

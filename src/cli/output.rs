@@ -76,8 +76,7 @@ impl Output {
             ));
         }
         if self.json {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "{}", err.to_json());
+            let _ = err.write_json(&mut std::io::stdout().lock());
         }
     }
 
@@ -103,6 +102,18 @@ impl Output {
         if self.json {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{value}");
+        }
+    }
+
+    /// [`Output::json`] of an object with some fields given as JSON text already (lists too
+    /// long to hold as `Value`s: `crate::error::write_json_object`).
+    pub fn json_with_text(
+        &self,
+        fields: &serde_json::Map<String, Value>,
+        texts: &[(String, String)],
+    ) {
+        if self.json {
+            let _ = crate::error::write_json_object(&mut std::io::stdout().lock(), fields, texts);
         }
     }
 }

@@ -324,81 +324,158 @@ fn sign_files(ctx: &Context, args: &SignArgs, files: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-/// Parse a manifest read from `path`; a defect is exit 1 naming the line.
-fn parse_manifest(path: &Path, text: &[u8]) -> Result<Vec<manifest::Entry>> {
-    manifest::parse(text).map_err(|e| {
-        Error::check(
-            format!(
-                "{} is not a sha256sum manifest: line {}: {}",
-                untrusted_path(path),
-                e.line,
-                e.why
-            ),
-            "make it with `sha256sum FILE... > SHA256SUMS` in the folder of the files",
-        )
-    })
+/// A manifest read from `path` refused: exit 1 naming the line.
+fn manifest_error(path: &Path, e: manifest::ManifestError) -> Error {
+    Error::check(
+        format!(
+            "{} is not a sha256sum manifest: line {}: {}",
+            untrusted_path(path),
+            e.line,
+            e.why
+        ),
+        "make it with `sha256sum FILE... > SHA256SUMS` in the folder of the files",
+    )
 }
 
-/// Each listed file's problem, if any: missing, unreadable or another hash.
-fn check_manifest_files(path: &Path, entries: &[manifest::Entry]) -> Vec<(PathBuf, Option<Error>)> {
-    entries
-        .iter()
-        .map(|entry| {
-            let file = manifest::path_of(path, entry);
-            let problem = std::fs::File::open(&file)
-                .and_then(manifest::sha256_reader)
-                .map_err(|e| Error::io_at("read", &file, &e))
-                .and_then(|sha| {
-                    if sha == entry.sha256 {
-                        Ok(())
-                    } else {
-                        Err(Error::check(
-                            format!(
-                                "{}: its SHA-256 is not the one the manifest lists (modified)",
-                                untrusted_path(&file)
-                            ),
-                            "do not use this file; get it again from its source",
-                        ))
-                    }
-                })
-                .err();
-            (file, problem)
-        })
-        .collect()
+/// Check the whole manifest read from `path` before any listed file is read (a defect is exit
+/// 1 naming the line); the number of files it lists.
+fn parse_manifest(path: &Path, text: &[u8]) -> Result<usize> {
+    manifest::validate(text).map_err(|e| manifest_error(path, e))
+}
+
+/// Check each listed file in turn (missing, unreadable, not a regular file, through a link
+/// out of the manifest's folder, another hash) and hand it to `each` with its problem, if
+/// any, at once: nothing is kept (docs/robustness.md).
+fn check_manifest_files(
+    path: &Path,
+    text: &[u8],
+    mut each: impl FnMut(&Path, Option<Error>),
+) -> Result<()> {
+    let folder =
+        manifest::Folder::of(path).map_err(|e| Error::io_at("open the folder of", path, &e))?;
+    for entry in manifest::entries(text) {
+        let entry = entry.map_err(|e| manifest_error(path, e))?;
+        let file = manifest::path_of(path, &entry);
+        let problem = folder.check(&entry).err().map(|p| match p {
+            manifest::FileProblem::Open(crate::fs::input::OpenError::Io(e))
+            | manifest::FileProblem::Read(e) => Error::io_at("read", &file, &e),
+            manifest::FileProblem::Open(refused) => Error::check(
+                format!("{}: {refused}: refused", untrusted_path(&file)),
+                "a manifest lists regular files inside its own folder; check what is at that \
+                 path (a link must stay inside the folder)",
+            ),
+            manifest::FileProblem::Modified => Error::check(
+                format!(
+                    "{}: its SHA-256 is not the one the manifest lists (modified)",
+                    untrusted_path(&file)
+                ),
+                "do not use this file; get it again from its source",
+            ),
+        });
+        each(&file, problem);
+    }
+    Ok(())
+}
+
+/// What checking a manifest's files found, in memory that does not grow with the failures:
+/// counts, the first failure and a few names for the summary, and (under --json) the rows as
+/// JSON text.
+struct ManifestTally {
+    total: usize,
+    failed: usize,
+    /// The first failure.
+    first: Option<(String, Error)>,
+    /// The exit of the first failure that is not a failed check (a missing file is exit 5).
+    other_exit: Option<Exit>,
+    /// The names of the first [`ManifestTally::NAMES`] failures.
+    names: Vec<String>,
+    /// `[{"file": …, "ok": …, "error": …}, …]` without its closing `]`; None without --json.
+    rows: Option<String>,
+}
+
+impl ManifestTally {
+    const NAMES: usize = 10;
+
+    fn new(json: bool) -> Self {
+        ManifestTally {
+            total: 0,
+            failed: 0,
+            first: None,
+            other_exit: None,
+            names: Vec::new(),
+            rows: json.then(|| String::from("[")),
+        }
+    }
+
+    fn add(&mut self, file: &Path, problem: Option<Error>) {
+        self.total += 1;
+        if let Some(rows) = &mut self.rows {
+            let mut row = json!({"file": file.display().to_string(), "ok": problem.is_none()});
+            if let Some(e) = &problem {
+                row["error"] = json!(e.message());
+            }
+            super::output::path_bytes(&mut row, &[("file", file)]);
+            if rows.len() > 1 {
+                rows.push(',');
+            }
+            rows.push_str(&row.to_string());
+        }
+        let Some(e) = problem else { return };
+        self.failed += 1;
+        let shown = untrusted_path(file);
+        if e.exit() != Exit::CheckFailed {
+            self.other_exit.get_or_insert(e.exit());
+        }
+        if self.names.len() < Self::NAMES {
+            self.names.push(shown.clone());
+        }
+        if self.first.is_none() {
+            self.first = Some((shown, e));
+        }
+    }
+
+    /// The rows as one JSON text field (`files`), if kept.
+    fn rows(&mut self) -> Vec<(String, String)> {
+        match self.rows.take() {
+            Some(mut rows) => {
+                rows.push(']');
+                vec![("files".into(), rows)]
+            }
+            None => Vec::new(),
+        }
+    }
 }
 
 /// `sign --manifest SHA256SUMS`: refuse a manifest that does not match its files, then sign
 /// it to SHA256SUMS.sig (or -o, or --output-dir).
 fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
     let text = read_small(path, "a manifest")?;
-    let entries = parse_manifest(path, &text)?;
-    let checked = check_manifest_files(path, &entries);
-    let mut files = Vec::new();
-    let mut bad = Vec::new();
-    for (file, problem) in checked {
-        let mut row = json!({"file": file.display().to_string(), "ok": problem.is_none()});
-        if let Some(e) = problem {
+    let count = parse_manifest(path, &text)?;
+    let mut tally = ManifestTally::new(ctx.global.json);
+    check_manifest_files(path, &text, |file, problem| {
+        if let Some(e) = &problem {
             // One line each on stderr; under --json they join the one error object below.
             ctx.out.note(&format!("FAILED: {}", e.message()));
-            row["error"] = json!(e.message());
-            bad.push(e);
         }
-        super::output::path_bytes(&mut row, &[("file", &file)]);
-        files.push(row);
-    }
-    if let Some(first) = bad.first() {
-        return Err(Error::check(
+        tally.add(file, problem);
+    })?;
+    if let Some((_, first)) = &tally.first {
+        let mut err = Error::check(
             format!(
                 "{} of the {} files in {} do not match it (first: {})",
-                bad.len(),
-                entries.len(),
+                tally.failed,
+                count,
                 untrusted_path(path),
                 first.message()
             ),
             "regenerate the manifest with sha256sum, then sign it",
-        )
-        .with_json("files", json!(files)));
+        );
+        for (k, rows) in tally.rows() {
+            err = err.with_json_text(&k, rows);
+        }
+        return Err(err);
     }
+    drop(tally);
     let target = match (&args.output, &args.output_dir) {
         (Some(o), _) => o.clone(),
         (None, dir) => sig_path_for(path, dir.as_deref())?,
@@ -412,7 +489,7 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
     let fp = sig.root_id().fingerprint().to_string();
     ctx.out.note(&format!(
         "checked {} file(s) and signed {} as {fp}, generation {}; signature written to {}",
-        entries.len(),
+        count,
         untrusted_path(path),
         sig.generation(),
         untrusted_path(&target)
@@ -423,7 +500,7 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
         "signed_at": crate::time::rfc3339(sig.signed_at()),
         "compact": args.compact,
         "manifest": path.display().to_string(),
-        "file_count": entries.len(),
+        "file_count": count,
         "output": target.display().to_string(),
     });
     super::output::path_bytes(&mut j, &[("manifest", path), ("output", &target)]);
@@ -920,7 +997,8 @@ fn summarize(
 }
 
 /// `verify --manifest SHA256SUMS`: its signature (SHA256SUMS.sig or --sig), then every listed
-/// file's SHA-256.
+/// file's SHA-256, each reported as it is checked. Exit 1 when every failure is a failed
+/// check, else the exit of the first other failure (a missing file is exit 5).
 fn verify_manifest(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     let backend = ctx.backend()?;
     let path = args.manifest.as_deref().expect("--manifest given");
@@ -939,40 +1017,52 @@ fn verify_manifest(ctx: &Context, args: &VerifyArgs) -> Result<()> {
         Ok(ok) => ok,
         Err(e) => return Err(e.with_json("valid", json!(false))),
     };
-    let entries = parse_manifest(path, &text)?;
+    let count = parse_manifest(path, &text)?;
     ctx.out.data(&format!(
         "{}: {}",
         untrusted_path(path),
         good_line(&ok, &trusted)
     ));
-    let mut reports = Vec::new();
-    let mut failed = Vec::new();
-    for (file, problem) in check_manifest_files(path, &entries) {
-        let shown = untrusted_path(&file);
-        match problem {
-            None => {
-                ctx.out.data(&format!("{shown}: OK"));
-                let mut row = json!({"file": file.display().to_string(), "ok": true});
-                super::output::path_bytes(&mut row, &[("file", &file)]);
-                reports.push(row);
-            }
-            Some(e) => {
-                ctx.out.note(&format!("{shown}: FAILED: {}", e.message()));
-                let mut row = json!({
-                    "file": file.display().to_string(),
-                    "ok": false,
-                    "error": e.message(),
-                });
-                super::output::path_bytes(&mut row, &[("file", &file)]);
-                reports.push(row);
-                failed.push((shown, e));
-            }
+    let mut tally = ManifestTally::new(ctx.global.json);
+    check_manifest_files(path, &text, |file, problem| {
+        let shown = untrusted_path(file);
+        match &problem {
+            None => ctx.out.data(&format!("{shown}: OK")),
+            Some(e) => ctx.out.note(&format!("{shown}: FAILED: {}", e.message())),
         }
-    }
+        tally.add(file, problem);
+    })?;
     let mut obj = verified_json(&ok, &trusted);
-    obj.insert("valid".into(), failed.is_empty().into());
+    obj.insert("valid".into(), (tally.failed == 0).into());
     obj.insert("manifest".into(), path.display().to_string().into());
-    obj.insert("files".into(), reports.into());
     super::output::path_bytes_in(&mut obj, &[("manifest", path)]);
-    summarize(ctx, obj, failed, entries.len(), "listed files")
+    let rows = tally.rows();
+    let Some((first_name, first)) = tally.first else {
+        ctx.out.json_with_text(&obj, &rows);
+        return Ok(());
+    };
+    let message = if tally.failed == 1 {
+        format!("{first_name} did not verify: {}", first.message())
+    } else {
+        let more = tally.failed - tally.names.len();
+        format!(
+            "{} of {count} listed files did not verify: {}{}",
+            tally.failed,
+            tally.names.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        )
+    };
+    let exit = tally.other_exit.unwrap_or(Exit::CheckFailed);
+    let mut err = Error::new(exit, message, first.hint().to_string());
+    for (k, v) in obj {
+        err = err.with_json(&k, v);
+    }
+    for (k, text) in rows {
+        err = err.with_json_text(&k, text);
+    }
+    Err(err)
 }

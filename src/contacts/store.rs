@@ -45,22 +45,16 @@ fn damaged(path: &Path, why: &str) -> Error {
 /// The file's bytes, or None when there is no book. Refuses folders, devices and FIFOs
 /// (opened without blocking) and anything over the size bound.
 fn read_file(path: &Path) -> Result<Option<Vec<u8>>> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = match std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags((rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32)
-        .open(path)
-    {
+    use crate::fs::input::OpenError;
+    let file = match crate::fs::input::open_regular(path) {
         Ok(f) => f,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(Error::io_at("open the contacts book", path, &e)),
+        Err(OpenError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(OpenError::Io(e)) => return Err(Error::io_at("open the contacts book", path, &e)),
+        Err(_) => return Err(damaged(path, "it is not a regular file")),
     };
     let meta = file
         .metadata()
         .map_err(|e| Error::io_at("inspect the contacts book", path, &e))?;
-    if !meta.is_file() {
-        return Err(damaged(path, "it is not a regular file"));
-    }
     if meta.len() > format::MAX_FILE_LEN {
         return Err(damaged(path, "it is larger than any book nexusq writes"));
     }

@@ -1,8 +1,11 @@
 //! Files in general, for everything that writes them: the vault's saves, `-o` outputs, init's
-//! revocation statement and exports (docs/vault-format.md section 9, docs/file-encryption.md).
+//! revocation statement and exports (docs/vault-format.md section 9, docs/file-encryption.md);
+//! and for the files read whole.
 //!
 //! - [`atomic`]: a file that appears whole or not at all (temporary file, fsync, rename, folder
 //!   fsync), and create-new files.
+//! - [`input`]: opening a file that is read whole: regular files only, never blocking; and names
+//!   below a folder without leaving it.
 //! - [`output`]: what an `-o PATH` is (a file to replace, a device or FIFO to write into, one of
 //!   our own descriptors) and the writer for it.
 //! - [`cleanup`]: the temporary files that exist right now, removed on SIGINT, SIGTERM, SIGHUP.
@@ -13,6 +16,7 @@
 
 pub mod atomic;
 pub mod cleanup;
+pub mod input;
 pub mod output;
 pub mod paths;
 pub mod save_io;

@@ -1,7 +1,12 @@
 //! Small HTML pieces: escaping and tables. Every string that came from an evidence file goes
 //! through [`esc`] before it is written into the page.
 
-/// `text` with `& < > " '` replaced by character references.
+/// `text` with `& < > " '` replaced by character references, and every character that a
+/// browser would not show as itself written as its code point, `<U+202E>`: the controls and
+/// bidi controls that `crate::untrusted` escapes on a terminal (a right-to-left override in a
+/// CPU name can make the text after it read backwards), and the invisible format characters
+/// ([`is_invisible`]). Tab and line feed stay. The result holds no markup, so it may go into
+/// an attribute too.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -11,12 +16,36 @@ pub fn esc(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            // Control characters other than tab and newline would only confuse a reader.
-            c if c.is_control() && c != '\t' && c != '\n' => out.push('\u{fffd}'),
+            '\t' | '\n' => out.push(c),
+            c if crate::untrusted::is_hidden_control(c) || is_invisible(c) => {
+                out.push_str("&lt;");
+                out.push_str(&crate::untrusted::describe(c));
+                out.push_str("&gt;");
+            }
             c => out.push(c),
         }
     }
     out
+}
+
+/// Format characters that draw nothing, so text could hide in them or be split by them
+/// unseen: the soft hyphen, the combining grapheme joiner, the Mongolian vowel separator,
+/// zero-width space, non-joiner and joiner, the word joiner and invisible operators, the
+/// deprecated format controls, the byte order mark, the interlinear annotation marks, and the
+/// tag characters (which can spell a hidden ASCII text).
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200D}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{206A}'..='\u{206F}'
+            | '\u{FEFF}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{E0000}'..='\u{E007F}'
+    )
 }
 
 /// A cell: its HTML (already escaped or built by us) and whether it holds a number.
@@ -120,11 +149,47 @@ mod tests {
             esc(r#"<script>alert("x&y")</script> it's"#),
             "&lt;script&gt;alert(&quot;x&amp;y&quot;)&lt;/script&gt; it&#39;s"
         );
-        assert_eq!(esc("a\u{1b}[31mb"), "a\u{fffd}[31mb");
+        assert_eq!(esc("a\u{1b}[31mb"), "a&lt;U+001B&gt;[31mb");
+        assert_eq!(esc("tab\tand\nline"), "tab\tand\nline");
         let t = table("c<", &["h&"], &[vec![Cell::text("<b>"), Cell::num("1")]]);
         assert!(t.contains("<caption>c&lt;</caption>"));
         assert!(t.contains("<th scope=\"col\">h&amp;</th>"));
         assert!(t.contains("<td>&lt;b&gt;</td><td class=\"num\">1</td>"));
+    }
+
+    #[test]
+    fn bidi_controls_and_invisible_characters_are_shown_by_code_point() {
+        let hidden = [
+            '\u{202A}',
+            '\u{202B}',
+            '\u{202C}',
+            '\u{202D}',
+            '\u{202E}',
+            '\u{2066}',
+            '\u{2067}',
+            '\u{2068}',
+            '\u{2069}',
+            '\u{200E}',
+            '\u{200F}',
+            '\u{061C}',
+            '\u{200B}',
+            '\u{200D}',
+            '\u{2060}',
+            '\u{FEFF}',
+            '\u{00AD}',
+            '\u{E0041}',
+            '\u{85}',
+            '\u{7f}',
+        ];
+        for c in hidden {
+            let e = esc(&format!("a{c}b"));
+            assert_eq!(e, format!("a&lt;U+{:04X}&gt;b", c as u32));
+        }
+        // A CPU name that would read "AMD EPYC exe.txt" with the override applied.
+        let page = esc("AMD EPYC \u{202E}txt.exe");
+        assert_eq!(page, "AMD EPYC &lt;U+202E&gt;txt.exe");
+        // Other text, accents and emoji included, is untouched.
+        assert_eq!(esc("Cortex-A78 — café 📱 µs"), "Cortex-A78 — café 📱 µs");
     }
 
     #[test]

@@ -40,24 +40,32 @@ impl Default for SaveOptions {
     }
 }
 
-/// Read the vault file, refusing anything over the size bound before reading it.
+/// Read the vault file, refusing anything over the size bound before reading it, and
+/// anything but a regular file without waiting on it (a FIFO, a device: docs/cli.md).
 pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
-    let file = std::fs::File::open(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => Error::vault(
+    use crate::fs::input::{Kind, OpenError};
+    let file = crate::fs::input::open_regular(path).map_err(|e| match e {
+        OpenError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => Error::vault(
             format!("no vault at {}", path.display()),
             "run `nexusq init` to create one, or point --vault / NEXUSQ_VAULT at yours",
         ),
-        _ => Error::io_at("open the vault", path, &e),
+        OpenError::Io(e) => Error::io_at("open the vault", path, &e),
+        OpenError::NotRegular(Kind::Folder) => Error::vault(
+            format!("{} is a folder, not a vault file", path.display()),
+            "point --vault at the vault file itself",
+        ),
+        other => Error::vault(
+            format!(
+                "{} is not a vault file: {other}",
+                crate::untrusted::path(path)
+            ),
+            "point --vault at the vault file itself; a vault that comes through a pipe must \
+             be saved to a file first",
+        ),
     })?;
     let meta = file
         .metadata()
         .map_err(|e| Error::io_at("inspect", path, &e))?;
-    if meta.is_dir() {
-        return Err(Error::vault(
-            format!("{} is a folder, not a vault file", path.display()),
-            "point --vault at the vault file itself",
-        ));
-    }
     if meta.len() > format::MAX_FILE_LEN {
         return Err(Error::vault(
             format!(

@@ -157,3 +157,18 @@ pub fn pipe_through(cmd: &mut std::process::Command, input: &str) -> std::proces
         .unwrap();
     child.wait_with_output().unwrap()
 }
+
+/// Run `cmd` to its end, killing it after `secs` seconds: a command that had to be killed
+/// hung, and the test fails saying so (instead of hanging itself).
+pub fn output_within(cmd: &mut Command, secs: u64, what: &str) -> std::process::Output {
+    let out = cmd
+        .timeout(std::time::Duration::from_secs(secs))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.code().is_some(),
+        "{what}: still running after {secs} s, killed (it hangs); stderr: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}

@@ -46,6 +46,7 @@ fn header_err(e: FormatError) -> AgeError {
     match e {
         FormatError::Invalid(why) => AgeError::Header(why),
         FormatError::Truncated => AgeError::Header("the input ends inside the header"),
+        FormatError::TooLong => AgeError::Header("the header is longer than 1 MiB"),
         FormatError::Io(e) => AgeError::from_read(e),
     }
 }

@@ -23,6 +23,11 @@ use zeroize::Zeroizing;
 /// The most bytes the client may send in phase 1 (stanzas of many files).
 pub const MAX_PHASE1_LEN: usize = 64 * 1024 * 1024;
 
+/// The most bytes one reply of the client may take in phase 2, as sent (its `ok` or `fail`
+/// line and its base64 body): a password, or nothing. A longer one is a protocol error, read
+/// no further than this (docs/age.md).
+pub const MAX_REPLY_LEN: usize = 64 * 1024;
+
 #[derive(Debug)]
 pub enum PluginError {
     /// The client broke the protocol (a malformed or unexpected frame).
@@ -46,6 +51,7 @@ impl From<FormatError> for PluginError {
         match e {
             FormatError::Invalid(why) => PluginError::Protocol(why),
             FormatError::Truncated => PluginError::Protocol("the client's input ended mid-frame"),
+            FormatError::TooLong => PluginError::Protocol("the client sent more than allowed"),
             FormatError::Io(e) => PluginError::Io(e),
         }
     }
@@ -90,18 +96,26 @@ pub trait KeySource {
 struct Conn<'a, R: BufRead + ?Sized, W: Write> {
     lines: LineReader<'a, R>,
     out: W,
+    /// What a frame past the reader's limit is, in this phase.
+    too_long: &'static str,
 }
 
 impl<R: BufRead + ?Sized, W: Write> Conn<'_, R, W> {
     fn receive(&mut self) -> Result<Stanza, PluginError> {
+        let msg = self.too_long;
+        let too_long = |e: FormatError| match e {
+            FormatError::TooLong => PluginError::Protocol(msg),
+            e => e.into(),
+        };
         let first = self
             .lines
-            .next_line()?
+            .next_line()
+            .map_err(too_long)?
             .ok_or(PluginError::Protocol("the client closed the connection"))?;
         if !first.starts_with(b"-> ") {
             return Err(PluginError::Protocol("a frame does not start with \"-> \""));
         }
-        Ok(Stanza::read(&first, &mut self.lines)?)
+        Stanza::read(&first, &mut self.lines).map_err(too_long)
     }
 
     fn send(&mut self, tag: &str, args: &[&str], body: &[u8]) -> Result<(), PluginError> {
@@ -127,6 +141,7 @@ impl<R: BufRead + ?Sized, W: Write> Conn<'_, R, W> {
         body: &[u8],
     ) -> Result<Option<Zeroizing<Vec<u8>>>, PluginError> {
         self.send(tag, args, body)?;
+        self.lines.set_limit(Some(MAX_REPLY_LEN));
         let reply = self.receive()?;
         match reply.tag.as_str() {
             "ok" => Ok(Some(Zeroizing::new(reply.body))),
@@ -243,6 +258,7 @@ pub fn run_identity_v1<R: BufRead + ?Sized, W: Write>(
     let mut conn = Conn {
         lines: LineReader::new(input, false, Some(MAX_PHASE1_LEN)),
         out: output,
+        too_long: "the client sent more than 64 MiB before done",
     };
 
     // Phase 1.
@@ -291,8 +307,8 @@ pub fn run_identity_v1<R: BufRead + ?Sized, W: Write>(
             _ => {} // grease, or a command of a later revision
         }
     }
-    // Phase 2 has no byte limit of its own; replies are small.
-    conn.lines = LineReader::new(conn.lines.into_inner(), false, None);
+    // Phase 2: each reply has its own bound, set as its command is sent.
+    conn.too_long = "a reply of the client is longer than 64 KiB";
 
     // Identities first: an unknown or invalid one is an error, and then nothing is unwrapped.
     let mut parsed = Vec::with_capacity(identities.len());
@@ -661,5 +677,66 @@ mod tests {
             let (r, _) = run(&bad, &mut fake);
             assert!(matches!(r, Err(PluginError::Protocol(_))), "{bad:?}: {r:?}");
         }
+    }
+
+    /// A client that sends `head`, then base64 lines without end (up to `len` bytes in all),
+    /// made as they are read, never held; `taken` counts the bytes the plugin read.
+    struct Flood {
+        head: Vec<u8>,
+        len: u64,
+        taken: std::rc::Rc<Cell<u64>>,
+    }
+
+    impl std::io::Read for Flood {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            const LINE: &[u8; 65] =
+                b"AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA\n";
+            let at = self.taken.get();
+            let n = (buf.len() as u64).min(self.len - at) as usize;
+            for (i, b) in buf[..n].iter_mut().enumerate() {
+                let p = at + i as u64;
+                *b = match self.head.get(p as usize) {
+                    Some(&h) => h,
+                    None => LINE[((p - self.head.len() as u64) % 65) as usize],
+                };
+            }
+            self.taken.set(at + n as u64);
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn a_reply_longer_than_64_kib_is_refused_without_reading_it() {
+        let a = SecretBytes::random();
+        let (f0, _) = file_to(&a, 0);
+        // The password the plugin asks for comes as a 200 MB `ok` body.
+        let head = format!("-> add-identity {}\n\n{f0}-> done\n\n-> ok\n", identity());
+        let taken = std::rc::Rc::new(Cell::new(0));
+        let flood = Flood {
+            head: head.clone().into_bytes(),
+            len: 200 << 20,
+            taken: taken.clone(),
+        };
+        let mut input = std::io::BufReader::new(flood);
+        let mut out = Vec::new();
+        let mut fake = Fake {
+            password: b"right",
+            seeds: vec![a],
+            calls: 0,
+            agent: None,
+        };
+        let r = run_identity_v1(&mut input, &mut out, &mut fake);
+        match r {
+            Err(PluginError::Protocol(why)) => assert!(why.contains("64 KiB"), "{why}"),
+            other => panic!("{other:?}"),
+        }
+        // The reply's bound, and what the buffered reader had fetched beyond it.
+        let past_head = taken.get() - head.len() as u64;
+        assert!(
+            past_head <= (MAX_REPLY_LEN + 8192) as u64,
+            "read {past_head} bytes of the reply"
+        );
+        assert!(out.starts_with(b"-> request-secret\n"));
+        assert!(!String::from_utf8_lossy(&out).contains("file-key"));
     }
 }

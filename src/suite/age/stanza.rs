@@ -51,6 +51,8 @@ pub enum FormatError {
     Invalid(&'static str),
     /// The input ended inside the header or frame.
     Truncated,
+    /// The input goes on past the limit the [`LineReader`] was given.
+    TooLong,
     /// Reading failed.
     Io(io::Error),
 }
@@ -80,15 +82,18 @@ impl<'a, R: BufRead + ?Sized> LineReader<'a, R> {
         }
     }
 
-    /// The reader, for reading on without this one's limit.
-    pub fn into_inner(self) -> &'a mut R {
-        self.inner
+    /// Read at most `limit` bytes more from here on (`None`: no limit).
+    pub fn set_limit(&mut self, limit: Option<usize>) {
+        self.remaining = limit;
     }
 
-    /// The next line without its LF. `Ok(None)` at the end of the input (nothing read).
+    /// The next line without its LF. `Ok(None)` at the end of the input (nothing read);
+    /// [`FormatError::TooLong`] when the input goes on past the limit.
     pub fn next_line(&mut self) -> Result<Option<Vec<u8>>, FormatError> {
         let mut line = Vec::new();
         let cap = MAX_LINE + 1;
+        // The limit, not the line length, is what stops this read.
+        let bounded = self.remaining.is_some_and(|r| r < cap);
         let cap = self.remaining.map_or(cap, |r| r.min(cap));
         loop {
             match <&mut R as io::Read>::take(&mut *self.inner, cap as u64)
@@ -100,6 +105,9 @@ impl<'a, R: BufRead + ?Sized> LineReader<'a, R> {
             }
         }
         if line.is_empty() {
+            if bounded && self.more_input()? {
+                return Err(FormatError::TooLong);
+            }
             return Ok(None);
         }
         if let Some(r) = &mut self.remaining {
@@ -109,10 +117,12 @@ impl<'a, R: BufRead + ?Sized> LineReader<'a, R> {
             rec.extend_from_slice(&line);
         }
         if line.last() != Some(&b'\n') {
-            return Err(if line.len() >= cap {
-                FormatError::Invalid("a line is too long")
-            } else {
+            return Err(if line.len() < cap {
                 FormatError::Truncated
+            } else if bounded {
+                FormatError::TooLong
+            } else {
+                FormatError::Invalid("a line is too long")
             });
         }
         line.pop();
@@ -122,6 +132,19 @@ impl<'a, R: BufRead + ?Sized> LineReader<'a, R> {
             ));
         }
         Ok(Some(line))
+    }
+}
+
+impl<R: BufRead + ?Sized> LineReader<'_, R> {
+    /// Is there input left (without taking any)?
+    fn more_input(&mut self) -> Result<bool, FormatError> {
+        loop {
+            match self.inner.fill_buf() {
+                Ok(buf) => return Ok(!buf.is_empty()),
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
     }
 }
 
@@ -288,5 +311,33 @@ mod tests {
             assert!(read_one(bad).is_err(), "{:?}", String::from_utf8_lossy(bad));
         }
         assert_eq!(read_one(b"-> a\nAA\n").unwrap().body, vec![0]);
+    }
+
+    #[test]
+    fn a_limit_stops_reading_and_says_so() {
+        let text = b"-> a\nAAAA\n-> b\nAAAA\n";
+        // Exactly the first stanza: it is read, and the second is past the limit.
+        let mut input = &text[..];
+        let mut lines = LineReader::new(&mut input, false, Some(10));
+        let first = lines.next_line().unwrap().unwrap();
+        Stanza::read(&first, &mut lines).unwrap();
+        assert!(matches!(lines.next_line(), Err(FormatError::TooLong)));
+        // A limit that falls inside a line.
+        let mut input = &text[..];
+        let mut lines = LineReader::new(&mut input, false, Some(7));
+        lines.next_line().unwrap();
+        assert!(matches!(lines.next_line(), Err(FormatError::TooLong)));
+        // The input ending exactly at the limit is a clean end; a new limit reads on.
+        let mut input = &text[..10];
+        let mut lines = LineReader::new(&mut input, false, Some(10));
+        lines.next_line().unwrap();
+        lines.next_line().unwrap();
+        assert!(lines.next_line().unwrap().is_none());
+        let mut input = &text[..];
+        let mut lines = LineReader::new(&mut input, false, Some(10));
+        lines.next_line().unwrap();
+        lines.next_line().unwrap();
+        lines.set_limit(Some(10));
+        assert_eq!(lines.next_line().unwrap().unwrap(), b"-> b");
     }
 }

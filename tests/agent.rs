@@ -942,3 +942,150 @@ fn reference_age_decrypts_through_the_plugin_with_the_agent() {
     let e = stderr(&o);
     assert_eq!(e.matches("key agent could not be used").count(), 1, "{e}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// The agent really stops and keeps nothing it should not (docs/agent.md, docs/security.md
+// section 11): a stopped or wedged agent is ended, not just its socket removed; only its own
+// socket is removed; its lifetime counts a sleeping phone's time; it holds no descriptor of
+// its starter; its key thread's memory is locked; its folder cannot be squatted.
+
+/// The descriptors `/proc/<pid>/fd` lists, as their link targets; None when that folder cannot
+/// be read (the agent is not dumpable: only root, with CAP_SYS_PTRACE, may look).
+fn open_files(pid: u32) -> Option<Vec<String>> {
+    let dir = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+    Some(
+        dir.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+            .map(|t| t.display().to_string())
+            .collect(),
+    )
+}
+
+#[test]
+fn the_background_agent_keeps_no_descriptor_of_its_starter() {
+    let fx = Fx::new();
+    // fd 3: the password file (--password-fd 3); fd 4: the write end of a pipe of ours.
+    let (reader, writer) = std::io::pipe().unwrap();
+    let pipe_inode = rustix::fs::fstat(&reader).unwrap().st_ino;
+    let mut c = std::process::Command::new("bash");
+    c.arg("-c")
+        .arg(r#"exec 3<"$1" 4>&0 </dev/null; exec "$0" --vault "$2" agent start --password-fd 3"#)
+        .arg(BIN)
+        .arg(&fx.v.pw)
+        .arg(&fx.v.path)
+        .env("XDG_RUNTIME_DIR", &fx.run)
+        .env("NO_COLOR", "1")
+        .env_remove("NEXUSQ_VAULT")
+        .stdin(std::process::Stdio::from(writer));
+    let o = c.output().unwrap();
+    drop(c);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let pid = fx.pid();
+    // Every write end is closed once `start` has exited, unless the agent kept one: then the
+    // pipe never reports a hang-up.
+    let mut fds = [rustix::event::PollFd::new(
+        &reader,
+        rustix::event::PollFlags::IN,
+    )];
+    let timeout = rustix::event::Timespec {
+        tv_sec: 5,
+        tv_nsec: 0,
+    };
+    let ready = rustix::event::poll(&mut fds, Some(&timeout)).unwrap();
+    assert_eq!(
+        ready, 1,
+        "the agent still holds the write end of its starter's pipe"
+    );
+    assert!(fds[0].revents().contains(rustix::event::PollFlags::HUP));
+    match open_files(pid) {
+        Some(files) => {
+            let pw = std::fs::canonicalize(&fx.v.pw)
+                .unwrap()
+                .display()
+                .to_string();
+            assert!(!files.contains(&pw), "the password file is open: {files:?}");
+            let pipe = format!("pipe:[{pipe_inode}]");
+            assert!(!files.contains(&pipe), "the pipe is open: {files:?}");
+        }
+        None => eprintln!(
+            "\n######## PARTLY SKIPPED: /proc/{pid}/fd of the non-dumpable agent is readable \
+             only by root; the pipe was checked, the password file not ########\n"
+        ),
+    }
+    // It serves as usual.
+    fx.file("d", "x");
+    let o = fx.detached(&["sign", "d"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// The memory mapping (its smaps entry) that holds `addr` in process `pid`.
+fn mapping_of(pid: u32, addr: u64) -> Option<String> {
+    let smaps = std::fs::read_to_string(format!("/proc/{pid}/smaps")).ok()?;
+    let mut current: Option<(bool, String)> = None;
+    let mut found = None;
+    for line in smaps.lines() {
+        let head = line.split_whitespace().next().unwrap_or("");
+        if let Some((lo, hi)) = head.split_once('-')
+            && let (Ok(lo), Ok(hi)) = (u64::from_str_radix(lo, 16), u64::from_str_radix(hi, 16))
+        {
+            if let Some((true, text)) = current.take() {
+                found = Some(text);
+            }
+            current = Some((lo <= addr && addr < hi, String::new()));
+        }
+        if let Some((_, text)) = current.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    if let Some((true, text)) = current {
+        found = Some(text);
+    }
+    found
+}
+
+#[test]
+fn the_key_thread_runs_on_locked_memory() {
+    let fx = Fx::new();
+    fx.start(&[]);
+    let status = fx.status().unwrap();
+    let pid = status["pid"].as_u64().unwrap() as u32;
+    if status["memory_locked"] != true {
+        eprintln!(
+            "\n######## SKIPPED: the key thread's locked stack: mlockall failed here \
+             (RLIMIT_MEMLOCK too small, no CAP_IPC_LOCK) ########\n"
+        );
+        return;
+    }
+    let tasks: Vec<u32> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    let key_thread = tasks.iter().copied().find(|t| {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{t}/comm"))
+            .is_ok_and(|c| c.trim() == "nexusq-agent-ke")
+    });
+    let Some(tid) = key_thread else {
+        panic!("the agent has no key thread (threads: {tasks:?})");
+    };
+    // An idle thread waits in a system call; its stack pointer is the second to last field.
+    let syscall = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/syscall"));
+    let Ok(syscall) = syscall else {
+        eprintln!(
+            "\n######## SKIPPED: the key thread's stack pointer: /proc/{pid}/task/{tid}/syscall \
+             is readable only with CAP_SYS_PTRACE ########\n"
+        );
+        return;
+    };
+    let fields: Vec<&str> = syscall.split_whitespace().collect();
+    assert!(fields.len() >= 3, "{syscall}");
+    let sp = u64::from_str_radix(fields[fields.len() - 2].trim_start_matches("0x"), 16).unwrap();
+    let mapping = mapping_of(pid, sp).expect("the stack's mapping");
+    let flags = mapping
+        .lines()
+        .find_map(|l| l.strip_prefix("VmFlags:"))
+        .unwrap_or("");
+    assert!(
+        flags.split_whitespace().any(|f| f == "lo"),
+        "the key thread's stack is not locked:\n{mapping}"
+    );
+}

@@ -12,7 +12,7 @@ use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock, mpsc};
 use std::time::{Duration, Instant};
 
 /// A request must arrive whole within this time (slow senders are cut off).
@@ -73,9 +73,98 @@ fn stamp(path: &Path) -> io::Result<Stamp> {
     })
 }
 
-struct Shared {
-    keys: RwLock<Option<AgentKeys>>,
+/// What the key thread is asked to do (the connection thread checked the request first).
+enum KeyOp {
+    Sign {
+        digest: [u8; protocol::DIGEST_LEN],
+        signed_at: u64,
+    },
+    Decapsulate {
+        generation: u32,
+        suite: u16,
+        ciphertext: Vec<u8>,
+    },
+}
+
+/// One key operation and the connection its answer goes to.
+struct Job {
+    op: KeyOp,
+    stream: UnixStream,
+    slot: Slot,
+}
+
+/// A connection being served; counted in `Shared::active` until dropped.
+struct Slot(Arc<Shared>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.active.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The keys and the one thread that signs and decapsulates with them. It is spawned before
+/// the agent calls `mlockall(MCL_CURRENT)` (which locks only what is mapped at that moment),
+/// so its stack, where the key operations run and where a shared secret's answer is framed,
+/// is locked with the keys; connection threads, spawned later, never hold a secret
+/// (docs/security.md section 11).
+pub struct KeyThread {
+    keys: Arc<RwLock<Option<AgentKeys>>>,
+    jobs: mpsc::SyncSender<Job>,
+}
+
+impl KeyThread {
+    pub fn spawn(keys: AgentKeys, backend: &'static dyn Backend) -> io::Result<KeyThread> {
+        let keys = Arc::new(RwLock::new(Some(keys)));
+        let (jobs, queue) = mpsc::sync_channel::<Job>(MAX_CONNECTIONS);
+        let held = Arc::clone(&keys);
+        std::thread::Builder::new()
+            .name("nexusq-agent-keys".into())
+            .spawn(move || {
+                for job in queue {
+                    let keys = held.read().unwrap_or_else(|p| p.into_inner());
+                    let _ = answer_with_keys(keys.as_ref(), backend, job.op, &job.stream);
+                }
+            })?;
+        Ok(KeyThread { keys, jobs })
+    }
+}
+
+/// Run one key operation and write its answer; a shared secret goes out from this thread's
+/// stack (`write_secret_frame`), never through the heap.
+fn answer_with_keys(
+    keys: Option<&AgentKeys>,
     backend: &'static dyn Backend,
+    op: KeyOp,
+    stream: &UnixStream,
+) -> io::Result<()> {
+    let mut w = stream;
+    let response = match (keys, op) {
+        (None, _) => Response::Error("the agent is stopping".into()),
+        (Some(k), KeyOp::Sign { digest, signed_at }) => match k.sign(backend, &digest, signed_at) {
+            Ok(signature) => Response::Signature {
+                generation: k.signing_generation(),
+                signature,
+            },
+            Err(e) => Response::Error(e.message().to_string()),
+        },
+        (
+            Some(k),
+            KeyOp::Decapsulate {
+                generation,
+                suite,
+                ciphertext,
+            },
+        ) => match k.decapsulate(generation, suite, &ciphertext) {
+            Ok(ss) => return protocol::write_secret_frame(&mut w, &ss),
+            Err(m) => Response::Error(m),
+        },
+    };
+    protocol::write_frame(&mut w, &response.encode())
+}
+
+struct Shared {
+    keys: Arc<RwLock<Option<AgentKeys>>>,
+    jobs: mpsc::SyncSender<Job>,
     config: Config,
     started: Instant,
     started_unix: u64,
@@ -84,6 +173,13 @@ struct Shared {
     stop: AtomicBool,
     ending: Mutex<Option<Ending>>,
     active: AtomicUsize,
+}
+
+/// What a connection thread does with a request.
+enum Answer {
+    Now(Response),
+    /// Hand it to the key thread, which answers.
+    Keys(KeyOp),
 }
 
 impl Shared {
@@ -141,51 +237,36 @@ impl Shared {
         })
     }
 
-    fn answer(&self, req: Request) -> Response {
-        match req {
-            Request::Status => self.status(),
+    fn answer(&self, req: Request) -> Answer {
+        let op = match req {
+            Request::Status => return Answer::Now(self.status()),
             Request::Stop => {
                 self.finish(Ending::Stopped);
-                Response::Stopping
+                return Answer::Now(Response::Stopping);
             }
-            Request::Sign { .. } | Request::Decapsulate { .. } => {
-                if self.stop.load(Ordering::SeqCst) {
-                    return Response::Error("the agent is stopping".into());
-                }
-                if let Err(why) = self.check_vault() {
-                    self.finish(Ending::VaultChanged(why.clone()));
-                    self.wipe();
-                    return Response::Error(format!(
-                        "the vault changed ({why}); the agent stopped"
-                    ));
-                }
-                *self.last_used.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
-                let keys = self.keys.read().unwrap_or_else(|p| p.into_inner());
-                let Some(k) = keys.as_ref() else {
-                    return Response::Error("the agent is stopping".into());
-                };
-                match req {
-                    Request::Sign { digest, signed_at } => {
-                        match k.sign(self.backend, &digest, signed_at) {
-                            Ok(signature) => Response::Signature {
-                                generation: k.signing_generation(),
-                                signature,
-                            },
-                            Err(e) => Response::Error(e.message().to_string()),
-                        }
-                    }
-                    Request::Decapsulate {
-                        generation,
-                        suite,
-                        ciphertext,
-                    } => match k.decapsulate(generation, suite, &ciphertext) {
-                        Ok(ss) => Response::Secret(ss),
-                        Err(m) => Response::Error(m),
-                    },
-                    Request::Status | Request::Stop => unreachable!("answered above"),
-                }
-            }
+            Request::Sign { digest, signed_at } => KeyOp::Sign { digest, signed_at },
+            Request::Decapsulate {
+                generation,
+                suite,
+                ciphertext,
+            } => KeyOp::Decapsulate {
+                generation,
+                suite,
+                ciphertext,
+            },
+        };
+        if self.stop.load(Ordering::SeqCst) {
+            return Answer::Now(Response::Error("the agent is stopping".into()));
         }
+        if let Err(why) = self.check_vault() {
+            self.finish(Ending::VaultChanged(why.clone()));
+            self.wipe();
+            return Answer::Now(Response::Error(format!(
+                "the vault changed ({why}); the agent stopped"
+            )));
+        }
+        *self.last_used.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        Answer::Keys(op)
     }
 }
 
@@ -207,7 +288,8 @@ impl Read for Deadline<'_> {
     }
 }
 
-fn handle(shared: &Shared, stream: UnixStream) {
+fn handle(slot: Slot, stream: UnixStream) {
+    let shared = &*slot.0;
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_write_timeout(Some(REQUEST_DEADLINE));
     let mut reader = Deadline {
@@ -216,7 +298,21 @@ fn handle(shared: &Shared, stream: UnixStream) {
     };
     let response = match protocol::read_frame(&mut reader, protocol::MAX_REQUEST) {
         Ok(body) => match Request::decode(&body) {
-            Ok(req) => shared.answer(req),
+            Ok(req) => match shared.answer(req) {
+                Answer::Now(response) => response,
+                Answer::Keys(op) => {
+                    let jobs = shared.jobs.clone();
+                    let job = Job { op, stream, slot };
+                    if let Err(mpsc::SendError(job)) = jobs.send(job) {
+                        let shared = &*job.slot.0;
+                        shared.finish(Ending::Failed("the key thread ended".into()));
+                        let mut w = &job.stream;
+                        let response = Response::Error("the agent is stopping".into());
+                        let _ = protocol::write_frame(&mut w, &response.encode());
+                    }
+                    return;
+                }
+            },
             Err(e) => Response::Error(format!("bad request: {}", e.0)),
         },
         Err(FrameError::TooLong(n)) => {
@@ -268,16 +364,11 @@ pub fn bind(socket: &Path) -> io::Result<Bound> {
 
 /// Serve until a timeout, `stop`, a changed vault or a signal. Returns why it stopped, with
 /// the keys wiped and the socket removed.
-pub fn serve(
-    bound: Bound,
-    keys: AgentKeys,
-    backend: &'static dyn Backend,
-    config: Config,
-) -> Ending {
+pub fn serve(bound: Bound, keys: KeyThread, config: Config) -> Ending {
     let seen = stamp(&config.vault).ok();
     let shared = Arc::new(Shared {
-        keys: RwLock::new(Some(keys)),
-        backend,
+        keys: keys.keys,
+        jobs: keys.jobs,
         started: Instant::now(),
         started_unix: crate::time::now(),
         last_used: Mutex::new(Instant::now()),
@@ -356,16 +447,12 @@ pub fn serve(
                 shared.active.fetch_sub(1, Ordering::SeqCst);
                 continue;
             }
-            let s = Arc::clone(&shared);
-            let spawned = std::thread::Builder::new()
+            // Counted until the answer is written (by this thread or the key thread); a
+            // thread that cannot be spawned drops the slot with the closure.
+            let slot = Slot(Arc::clone(&shared));
+            let _ = std::thread::Builder::new()
                 .name("nexusq-agent-conn".into())
-                .spawn(move || {
-                    handle(&s, stream);
-                    s.active.fetch_sub(1, Ordering::SeqCst);
-                });
-            if spawned.is_err() {
-                shared.active.fetch_sub(1, Ordering::SeqCst);
-            }
+                .spawn(move || handle(slot, stream));
         }
     }
     shared.wipe();

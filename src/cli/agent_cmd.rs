@@ -287,7 +287,15 @@ fn serve_here(
             .warn(&format!("could not harden the process: {failure}"));
     }
     let keys = AgentKeys::new(public, secrets, backend)?;
+    // The key thread first, so that its stack is mapped when the memory is locked.
+    let keys = server::KeyThread::spawn(keys, backend).map_err(|e| {
+        Error::io(
+            format!("cannot start the agent's key thread: {e}"),
+            "the system is short of memory or threads; try again",
+        )
+    })?;
     // Best effort: RLIMIT_MEMLOCK is often small; the secrets' own pages are locked anyway.
+    // Not MCL_FUTURE: under a small limit every later allocation would fail.
     let memory_locked = rustix::mm::mlockall(rustix::mm::MlockAllFlags::CURRENT).is_ok();
     let folder = agent::socket_folder();
     agent::make_folder(&folder).map_err(|e| folder_error(&folder, &e))?;
@@ -318,7 +326,7 @@ fn serve_here(
         max,
         memory_locked,
     };
-    let ending = server::serve(bound, keys, backend, config);
+    let ending = server::serve(bound, keys, config);
     if foreground {
         ctx.out
             .note(&format!("agent stopped, keys wiped: {ending}"));

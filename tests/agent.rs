@@ -1089,3 +1089,64 @@ fn the_key_thread_runs_on_locked_memory() {
         "the key thread's stack is not locked:\n{mapping}"
     );
 }
+
+/// libfaketime, which `.ci/run` installs (Debian's `faketime`): None, said loudly, without it.
+fn libfaketime() -> Option<PathBuf> {
+    let found = [
+        "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+        "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
+        "/usr/lib/faketime/libfaketime.so.1",
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists());
+    if found.is_none() {
+        eprintln!(
+            "\n######## SKIPPED: the wall-clock expiry under libfaketime (install Debian's \
+             faketime) ########\n"
+        );
+    }
+    found
+}
+
+#[test]
+fn the_agent_stops_when_the_wall_clock_passes_its_expiry() {
+    let Some(lib) = libfaketime() else {
+        return;
+    };
+    let fx = Fx::new();
+    // The agent's wall clock (libc's CLOCK_REALTIME) is read from this file at every call;
+    // its monotonic and boot clocks are left alone (and rustix reads them without libc).
+    let clock = fx.file("faketime", "+0\n");
+    let o = fx
+        .cmd()
+        .args([
+            "agent",
+            "start",
+            "--idle",
+            "1h",
+            "--max",
+            "1h",
+            "--password-file",
+        ])
+        .arg(&fx.v.pw)
+        .env("LD_PRELOAD", &lib)
+        .env("FAKETIME_TIMESTAMP_FILE", &clock)
+        .env("FAKETIME_NO_CACHE", "1")
+        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (pid, socket) = (fx.pid(), fx.socket());
+    // Two hours later by the wall clock only (a phone whose other clocks stood still): past
+    // the expiry `status` reports.
+    std::fs::write(&clock, "+2h\n").unwrap();
+    assert!(
+        wait_until(Duration::from_secs(10), || !alive(pid)),
+        "the agent outlived its wall-clock expiry"
+    );
+    assert!(!socket.exists());
+    fx.file("d", "x");
+    let o = fx.detached(&["sign", "d"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

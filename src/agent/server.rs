@@ -162,13 +162,62 @@ fn answer_with_keys(
     protocol::write_frame(&mut w, &response.encode())
 }
 
+/// The clock the agent's lifetime is counted on: `CLOCK_BOOTTIME`, which goes on while the
+/// device sleeps. `CLOCK_MONOTONIC` (what `Instant` reads on Linux) stands still during a
+/// phone's suspend, so an 8-hour agent would live for days (docs/agent.md).
+fn boot_clock() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
+    Duration::new(
+        u64::try_from(t.tv_sec).unwrap_or(0),
+        u32::try_from(t.tv_nsec).unwrap_or(0),
+    )
+}
+
+/// The agent's limits: idle and maximum lifetime on the boot clock, and the wall-clock expiry
+/// that `status` reports, whichever comes first.
+#[derive(Clone, Copy, Debug)]
+struct Lifetime {
+    idle: Duration,
+    max: Duration,
+    /// The boot clock when the agent started.
+    started: Duration,
+    /// Unix seconds: started + max on the wall clock.
+    expires_at: u64,
+}
+
+/// Longest wait between two looks at the clocks (a wall clock set forward is seen this fast).
+const TICK: Duration = Duration::from_millis(200);
+
+impl Lifetime {
+    /// From readings of the boot clock (`now`, and `last_used`: the last signature or
+    /// decapsulation) and of the wall clock (`wall`, Unix seconds): why the agent must stop
+    /// now, else how long it may wait before looking again.
+    fn check(&self, last_used: Duration, now: Duration, wall: u64) -> Result<Duration, Ending> {
+        let max_left = self.max.saturating_sub(now.saturating_sub(self.started));
+        if max_left.is_zero() || wall >= self.expires_at {
+            return Err(Ending::Max);
+        }
+        let idle_left = self.idle_left(last_used, now);
+        if idle_left.is_zero() {
+            return Err(Ending::Idle);
+        }
+        let wall_left = Duration::from_secs(self.expires_at.saturating_sub(wall));
+        Ok(idle_left.min(max_left).min(wall_left).min(TICK))
+    }
+
+    fn idle_left(&self, last_used: Duration, now: Duration) -> Duration {
+        self.idle.saturating_sub(now.saturating_sub(last_used))
+    }
+}
+
 struct Shared {
     keys: Arc<RwLock<Option<AgentKeys>>>,
     jobs: mpsc::SyncSender<Job>,
     config: Config,
-    started: Instant,
+    lifetime: Lifetime,
     started_unix: u64,
-    last_used: Mutex<Instant>,
+    /// The boot clock at the last signature or decapsulation.
+    last_used: Mutex<Duration>,
     seen: Mutex<Option<Stamp>>,
     stop: AtomicBool,
     ending: Mutex<Option<Ending>>,
@@ -223,13 +272,13 @@ impl Shared {
             return Response::Error("the agent is stopping".into());
         };
         let last = *self.last_used.lock().unwrap_or_else(|p| p.into_inner());
-        let idle_left = self.config.idle.saturating_sub(last.elapsed());
+        let idle_left = self.lifetime.idle_left(last, boot_clock());
         Response::Status(Status {
             pid: std::process::id(),
             root_id: k.root_id().0,
             signing_generation: k.signing_generation(),
             started_at: self.started_unix,
-            expires_at: self.started_unix + self.config.max.as_secs(),
+            expires_at: self.lifetime.expires_at,
             idle_left: idle_left.as_secs(),
             memory_locked: self.config.memory_locked,
             keys: k.key_list(),
@@ -265,7 +314,7 @@ impl Shared {
                 "the vault changed ({why}); the agent stopped"
             )));
         }
-        *self.last_used.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
+        *self.last_used.lock().unwrap_or_else(|p| p.into_inner()) = boot_clock();
         Answer::Keys(op)
     }
 }
@@ -366,12 +415,20 @@ pub fn bind(socket: &Path) -> io::Result<Bound> {
 /// the keys wiped and the socket removed.
 pub fn serve(bound: Bound, keys: KeyThread, config: Config) -> Ending {
     let seen = stamp(&config.vault).ok();
+    let started = boot_clock();
+    let started_unix = crate::time::now();
+    let lifetime = Lifetime {
+        idle: config.idle,
+        max: config.max,
+        started,
+        expires_at: started_unix.saturating_add(config.max.as_secs()),
+    };
     let shared = Arc::new(Shared {
         keys: keys.keys,
         jobs: keys.jobs,
-        started: Instant::now(),
-        started_unix: crate::time::now(),
-        last_used: Mutex::new(Instant::now()),
+        lifetime,
+        started_unix,
+        last_used: Mutex::new(started),
         seen: Mutex::new(seen),
         stop: AtomicBool::new(false),
         ending: Mutex::new(None),
@@ -399,20 +456,17 @@ pub fn serve(bound: Bound, keys: KeyThread, config: Config) -> Ending {
         if shared.stop.load(Ordering::SeqCst) {
             break;
         }
-        let idle_left = {
-            let last = *shared.last_used.lock().unwrap_or_else(|p| p.into_inner());
-            shared.config.idle.saturating_sub(last.elapsed())
+        let last = *shared.last_used.lock().unwrap_or_else(|p| p.into_inner());
+        let wait = match shared
+            .lifetime
+            .check(last, boot_clock(), crate::time::now())
+        {
+            Ok(wait) => wait,
+            Err(ending) => {
+                shared.finish(ending);
+                break;
+            }
         };
-        let max_left = shared.config.max.saturating_sub(shared.started.elapsed());
-        if max_left.is_zero() {
-            shared.finish(Ending::Max);
-            break;
-        }
-        if idle_left.is_zero() {
-            shared.finish(Ending::Idle);
-            break;
-        }
-        let wait = idle_left.min(max_left).min(Duration::from_millis(200));
         let timeout = rustix::event::Timespec {
             tv_sec: 0,
             tv_nsec: wait.as_nanos().max(1_000_000) as _,
@@ -471,4 +525,46 @@ pub fn serve(bound: Bound, keys: KeyThread, config: Config) -> Ending {
         .unwrap_or_else(|p| p.into_inner())
         .clone();
     ending.unwrap_or(Ending::Stopped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: Duration = Duration::from_secs(60);
+    const HOUR: Duration = Duration::from_secs(3600);
+
+    fn lifetime() -> Lifetime {
+        Lifetime {
+            idle: 15 * MIN,
+            max: 8 * HOUR,
+            started: 100 * MIN,
+            expires_at: 1_700_000_000 + 8 * 3600,
+        }
+    }
+
+    #[test]
+    fn the_limits_count_the_time_a_phone_sleeps_and_the_wall_clock() {
+        let l = lifetime();
+        let wall = 1_700_000_000;
+        // Awake and used a minute ago: it waits at most one tick.
+        let now = l.started + MIN;
+        assert_eq!(l.check(now, now + MIN, wall + 120), Ok(TICK));
+        // The phone slept 9 hours: the monotonic clock (and Instant) moved by a minute, the
+        // boot clock by 9 hours. Max is reached, whatever the idle timer says.
+        let slept = l.started + 9 * HOUR;
+        assert_eq!(l.check(slept, slept, wall + 60), Err(Ending::Max));
+        // Slept 20 minutes after the last use: idle.
+        let used = l.started + HOUR;
+        assert_eq!(
+            l.check(used, used + 20 * MIN, wall + 4000),
+            Err(Ending::Idle)
+        );
+        assert_eq!(l.idle_left(used, used + 20 * MIN), Duration::ZERO);
+        assert_eq!(l.idle_left(used, used + 5 * MIN), 10 * MIN);
+        // The wall clock passed expires_at although neither other clock says so (a clock
+        // that stood still, or one we cannot trust): it stops, as `status` promised.
+        assert_eq!(l.check(now, now + MIN, l.expires_at), Err(Ending::Max));
+        assert!(l.check(now, now + MIN, l.expires_at - 1).is_ok());
+    }
 }

@@ -15,6 +15,8 @@ struct Fx {
     _tmp: tempfile::TempDir,
     v: TestVault,
     run: PathBuf,
+    /// Set (Some) or removed (None) after XDG_RUNTIME_DIR, in every command of the fixture.
+    env: Vec<(&'static str, Option<PathBuf>)>,
 }
 
 impl Fx {
@@ -24,17 +26,37 @@ impl Fx {
         std::fs::create_dir(&run).unwrap();
         std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o700)).unwrap();
         let v = TestVault::new(tmp.path(), "me");
-        Fx { _tmp: tmp, v, run }
+        Fx {
+            _tmp: tmp,
+            v,
+            run,
+            env: Vec::new(),
+        }
     }
 
     fn dir(&self) -> &Path {
         &self.v.dir
     }
 
-    fn cmd(&self) -> Command {
-        let mut c = self.v.cmd();
+    fn apply_env(&self, c: &mut std::process::Command) {
         c.env("XDG_RUNTIME_DIR", &self.run);
-        c
+        for (k, v) in &self.env {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = std::process::Command::new(BIN);
+        c.env_remove("NEXUSQ_VAULT")
+            .env_remove("NEXUSQ_BACKEND")
+            .env("NO_COLOR", "1")
+            .arg("--vault")
+            .arg(&self.v.path);
+        self.apply_env(&mut c);
+        Command::from_std(c)
     }
 
     /// `nexusq --vault V ARGS` in a new session with stdin from a /dev/null of our own (no
@@ -44,18 +66,17 @@ impl Fx {
         if !null.exists() {
             std::fs::write(&null, b"").unwrap();
         }
-        std::process::Command::new("setsid")
-            .arg(BIN)
+        let mut c = std::process::Command::new("setsid");
+        c.arg(BIN)
             .arg("--vault")
             .arg(&self.v.path)
             .args(args)
-            .env("XDG_RUNTIME_DIR", &self.run)
             .env("NO_COLOR", "1")
             .env_remove("NEXUSQ_VAULT")
             .current_dir(self.dir())
-            .stdin(std::fs::File::open(&null).unwrap())
-            .output()
-            .expect("run setsid (util-linux)")
+            .stdin(std::fs::File::open(&null).unwrap());
+        self.apply_env(&mut c);
+        c.output().expect("run setsid (util-linux)")
     }
 
     fn start(&self, extra: &[&str]) -> std::process::Output {
@@ -1149,4 +1170,101 @@ fn the_agent_stops_when_the_wall_clock_passes_its_expiry() {
     fx.file("d", "x");
     let o = fx.detached(&["sign", "d"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// Is this test run by root? Else it says loudly that `what` is skipped.
+fn root_or_skip(what: &str) -> bool {
+    if rustix::process::getuid().is_root() {
+        return true;
+    }
+    eprintln!("\n######## SKIPPED {what}: not root ########\n");
+    false
+}
+
+/// `setpriv` (util-linux) runs a command as another uid with no passwd entry needed.
+fn as_uid(uid: u32, program: &str) -> std::process::Command {
+    let mut c = std::process::Command::new("setpriv");
+    c.arg(format!("--reuid={uid}"))
+        .arg(format!("--regid={uid}"))
+        .arg("--clear-groups")
+        .arg(program);
+    c
+}
+
+#[test]
+fn without_xdg_runtime_dir_another_users_folder_in_tmp_does_not_block_the_agent() {
+    if !root_or_skip("a squatted agent folder in a shared temporary folder") {
+        return;
+    }
+    let mut fx = Fx::new();
+    // A shared temporary folder (mode 1777, like /tmp) where uid 4242, a real process of
+    // another user, made the folder the agent used to take: $TMPDIR/nexusq-<our uid>.
+    std::fs::set_permissions(fx.dir(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let tmp = fx.dir().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let squatted = tmp.join(format!("nexusq-{}", rustix::process::getuid().as_raw()));
+    let o = as_uid(4242, "mkdir")
+        .arg("-m")
+        .arg("0700")
+        .arg(&squatted)
+        .output()
+        .expect("run setpriv (util-linux)");
+    assert!(o.status.success(), "{}", stderr(&o));
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(std::fs::metadata(&squatted).unwrap().uid(), 4242);
+    let home = fx.dir().join("home");
+    std::fs::create_dir(&home).unwrap();
+    fx.env = vec![
+        ("XDG_RUNTIME_DIR", None),
+        ("XDG_STATE_HOME", None),
+        ("HOME", Some(home.clone())),
+        ("TMPDIR", Some(tmp.clone())),
+    ];
+    fx.start(&["--idle", "1m"]);
+    let socket = fx.socket();
+    let folder = home.join(".local/state/nexusq/agent");
+    assert_eq!(socket.parent(), Some(folder.as_path()));
+    assert_eq!(
+        std::fs::metadata(&folder).unwrap().mode() & 0o777,
+        0o700,
+        "{}",
+        folder.display()
+    );
+    // Commands find it there and sign without a password.
+    fx.file("d", "signed through the agent in the home folder\n");
+    let o = fx.detached(&["sign", "d", "-o", "d.sig"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(fx.verify("d", "d.sig")["valid"], true);
+    // XDG_STATE_HOME, when set, is used instead.
+    fx.cmd().arg("lock").assert().success();
+    let state = fx.dir().join("state");
+    fx.env.push(("XDG_STATE_HOME", Some(state.clone())));
+    fx.start(&["--idle", "1m"]);
+    assert_eq!(
+        fx.socket().parent(),
+        Some(state.join("nexusq/agent").as_path())
+    );
+    let o = fx.detached(&["sign", "d"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn a_socket_path_too_long_for_a_socket_address_is_refused_with_a_hint() {
+    let mut fx = Fx::new();
+    let long = fx.dir().join("r".repeat(60)).join("u".repeat(60));
+    std::fs::create_dir_all(&long).unwrap();
+    std::fs::set_permissions(&long, std::fs::Permissions::from_mode(0o700)).unwrap();
+    fx.env.push(("XDG_RUNTIME_DIR", Some(long)));
+    let o = fx
+        .cmd()
+        .args(["agent", "start", "--password-file"])
+        .arg(&fx.v.pw)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("107"), "{e}");
+    assert!(e.contains("XDG_RUNTIME_DIR"), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
 }

@@ -34,9 +34,19 @@ fn folder_error(folder: &Path, e: &std::io::Error) -> Error {
             "cannot use the agent's folder {}: {e}",
             super::output::untrusted_path(folder)
         ),
-        "it must be a folder of yours with mode 0700 (set XDG_RUNTIME_DIR or TMPDIR elsewhere, \
-         or fix its owner and mode)",
+        "it must be a folder of yours with mode 0700 (set XDG_RUNTIME_DIR or XDG_STATE_HOME \
+         to another folder, or fix its owner and mode)",
     )
+}
+
+/// The socket must fit in a socket address (docs/agent.md, "Where it listens").
+fn check_socket_path(socket: &Path) -> Result<()> {
+    agent::check_socket_path(socket).map_err(|m| {
+        Error::io(
+            m,
+            "set XDG_RUNTIME_DIR (or XDG_STATE_HOME) to a folder with a shorter path",
+        )
+    })
 }
 
 /// The agent of this vault, asked for its status; `Unusable` explains why not.
@@ -83,6 +93,7 @@ pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
     // A missing or damaged vault fails before anything else.
     crate::vault::open(&vault)?;
     let socket = agent::socket_path(&vault);
+    check_socket_path(&socket)?;
     let folder = agent::socket_folder();
     agent::make_folder(&folder).map_err(|e| folder_error(&folder, &e))?;
     match client::find_at(&socket, agent::CLIENT_TIMEOUT) {
@@ -297,6 +308,7 @@ fn serve_here(
     // Best effort: RLIMIT_MEMLOCK is often small; the secrets' own pages are locked anyway.
     // Not MCL_FUTURE: under a small limit every later allocation would fail.
     let memory_locked = rustix::mm::mlockall(rustix::mm::MlockAllFlags::CURRENT).is_ok();
+    check_socket_path(socket)?;
     let folder = agent::socket_folder();
     agent::make_folder(&folder).map_err(|e| folder_error(&folder, &e))?;
     let bound = server::bind(socket).map_err(|e| {

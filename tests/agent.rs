@@ -592,9 +592,11 @@ fn another_uid_is_closed_unanswered() {
         pw.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Its socket (beside it, its pid file).
     let sockets: Vec<_> = std::fs::read_dir(run.join("nexusq"))
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sock"))
         .collect();
     assert_eq!(sockets.len(), 1);
     // Root connects (root may open any socket file): no answer, the connection is closed.
@@ -1267,4 +1269,225 @@ fn a_socket_path_too_long_for_a_socket_address_is_refused_with_a_hint() {
     assert!(e.contains("107"), "{e}");
     assert!(e.contains("XDG_RUNTIME_DIR"), "{e}");
     assert!(!e.contains("panicked"), "{e}");
+}
+
+fn signal(sig: &str, pid: u32) {
+    let ok = std::process::Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill {sig} {pid}");
+}
+
+/// Run `cmd`; its output, or a failed test if it has not ended within `limit` (it is killed).
+fn within(limit: Duration, cmd: &mut std::process::Command) -> std::process::Output {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if !wait_until(limit, || child.try_wait().unwrap().is_some()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        panic!("{cmd:?} hung for {limit:?}");
+    }
+    child.wait_with_output().unwrap()
+}
+
+impl Fx {
+    fn lock(&self) -> std::process::Output {
+        let mut c = std::process::Command::new(BIN);
+        c.arg("--vault")
+            .arg(&self.v.path)
+            .arg("lock")
+            .env("NO_COLOR", "1")
+            .env_remove("NEXUSQ_VAULT");
+        self.apply_env(&mut c);
+        within(Duration::from_secs(30), &mut c)
+    }
+}
+
+#[test]
+fn lock_ends_a_stopped_agent_and_claims_no_removal_it_did_not_do() {
+    let fx = Fx::new();
+    fx.start(&[]);
+    let (pid, socket) = (fx.pid(), fx.socket());
+    // A frozen Termux process: it still completes connections, and never answers.
+    signal("-STOP", pid);
+    let o = fx.lock();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains(&format!("pid {pid}")) && e.contains("did not answer"),
+        "{e}"
+    );
+    assert!(e.contains("ended it"), "{e}");
+    assert!(!e.contains("removed"), "{e}");
+    assert!(!alive(pid), "lock succeeded, but the agent still runs");
+    assert!(!socket.exists());
+    assert!(fx.sockets().is_empty(), "{:?}", fx.sockets());
+    // Resumed, nothing signs without a password any more.
+    let _ = std::process::Command::new("kill")
+        .args(["-CONT", &pid.to_string()])
+        .status();
+    fx.file("d", "x");
+    let o = fx.detached(&["sign", "d"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn lock_returns_and_ends_a_stopped_agent_whose_backlog_is_full() {
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
+    let fx = Fx::new();
+    fx.start(&[]);
+    let (pid, socket) = (fx.pid(), fx.socket());
+    signal("-STOP", pid);
+    // Fill its listen backlog: then a connection fails at once (EAGAIN) instead of queueing.
+    let addr = SocketAddrUnix::new(&socket).unwrap();
+    let mut held = Vec::new();
+    let full = loop {
+        let fd = rustix::net::socket_with(
+            AddressFamily::UNIX,
+            SocketType::STREAM,
+            SocketFlags::CLOEXEC | SocketFlags::NONBLOCK,
+            None,
+        )
+        .unwrap();
+        match rustix::net::connect(&fd, &addr) {
+            Ok(()) => held.push(fd),
+            Err(rustix::io::Errno::AGAIN) => break true,
+            Err(e) => panic!("connect: {e}"),
+        }
+        if held.len() > 5000 {
+            break false;
+        }
+    };
+    assert!(
+        full,
+        "the backlog never filled ({} connections)",
+        held.len()
+    );
+    let o = fx.lock();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(e.contains(&format!("pid {pid}")), "{e}");
+    assert!(!alive(pid), "lock succeeded, but the agent still runs");
+    drop(held);
+    assert!(!socket.exists());
+}
+
+#[test]
+fn start_ends_a_stopped_agent_instead_of_orphaning_it() {
+    let fx = Fx::new();
+    fx.start(&[]);
+    let old = fx.pid();
+    signal("-STOP", old);
+    let o = fx.start(&[]);
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!("pid {old}")) && e.contains("ended it"),
+        "{e}"
+    );
+    assert!(
+        !alive(old),
+        "the stopped agent was left running with its keys"
+    );
+    let new = fx.pid();
+    assert_ne!(new, old);
+    // The same with --replace, for an agent that answers and one that does not.
+    fx.start(&["--replace"]);
+    assert!(wait_until(Duration::from_secs(2), || !alive(new)));
+    let newer = fx.pid();
+    signal("-STOP", newer);
+    fx.start(&["--replace"]);
+    assert!(!alive(newer));
+    fx.file("d", "x");
+    let o = fx.detached(&["sign", "d"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn lock_ends_an_agent_that_lost_its_socket() {
+    let fx = Fx::new();
+    fx.start(&[]);
+    let (pid, socket) = (fx.pid(), fx.socket());
+    std::fs::remove_file(&socket).unwrap();
+    let o = fx.lock();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains(&format!("pid {pid}")) && e.contains("lost its socket"),
+        "{e}"
+    );
+    assert!(
+        !alive(pid),
+        "an agent without a socket still holds its keys"
+    );
+}
+
+#[test]
+fn lock_never_signals_a_process_that_is_not_the_agent() {
+    let fx = Fx::new();
+    fx.start(&[]);
+    let socket = fx.socket();
+    fx.lock();
+    // This test process listens on the agent's socket (and never answers); no pid file.
+    std::fs::create_dir_all(socket.parent().unwrap()).unwrap();
+    std::fs::set_permissions(
+        socket.parent().unwrap(),
+        std::fs::Permissions::from_mode(0o700),
+    )
+    .unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let o = fx.lock();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(5), "{e}");
+    assert!(e.contains(&format!("pid {}", std::process::id())), "{e}");
+    assert!(!e.contains("removed"), "{e}");
+    assert!(socket.exists());
+}
+
+#[test]
+fn an_agent_removes_only_its_own_socket_and_pid_file() {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &Path| {
+        let m = std::fs::symlink_metadata(p).unwrap();
+        (m.dev(), m.ino())
+    };
+    // The signal path (SIGTERM) and the normal one (idle timeout).
+    for by_signal in [true, false] {
+        let fx = Fx::new();
+        fx.start(&["--idle", "3s"]);
+        let (pid, socket) = (fx.pid(), fx.socket());
+        let pid_file = socket.with_extension("pid");
+        assert!(pid_file.exists(), "no pid file beside {}", socket.display());
+        // Its socket and pid file are replaced (moved aside; another process's in their
+        // place) while it runs.
+        std::fs::rename(&socket, socket.with_extension("moved")).unwrap();
+        let _theirs = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let other_pid_file = socket.with_extension("other");
+        std::fs::write(&other_pid_file, "1 1\n").unwrap();
+        std::fs::rename(&other_pid_file, &pid_file).unwrap();
+        let (socket_id, pid_file_id) = (id(&socket), id(&pid_file));
+        if by_signal {
+            signal("-TERM", pid);
+        }
+        assert!(
+            wait_until(Duration::from_secs(8), || !alive(pid)),
+            "the agent did not end"
+        );
+        assert!(
+            socket.exists(),
+            "by_signal {by_signal}: it removed another's socket"
+        );
+        assert_eq!(id(&socket), socket_id);
+        assert!(
+            pid_file.exists(),
+            "by_signal {by_signal}: it removed another's pid file"
+        );
+        assert_eq!(id(&pid_file), pid_file_id);
+    }
 }

@@ -8,6 +8,7 @@
 
 pub mod client;
 pub mod keys;
+pub mod process;
 pub mod protocol;
 pub mod server;
 

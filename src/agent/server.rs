@@ -374,41 +374,74 @@ fn handle(slot: Slot, stream: UnixStream) {
     let _ = protocol::write_frame(&mut w, &response.encode());
 }
 
-/// Remove a socket left by an agent that died (nobody answers on it); refuse one that answers.
+/// Remove a socket left by an agent that died (nobody listens on it); refuse one that a
+/// process listens on. Never blocks (a stopped agent's full backlog does not hang it).
 pub fn clear_stale(socket: &Path) -> io::Result<()> {
-    match UnixStream::connect(socket) {
-        Ok(_) => Err(io::Error::new(
-            io::ErrorKind::AddrInUse,
-            "an agent is already listening there",
-        )),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(_) => match std::fs::remove_file(socket) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
-        },
-    }
+    super::process::clear_stale(socket)
 }
 
-/// A bound socket, registered with the signal cleanup (a signal removes it).
+/// How many connections may wait to be accepted: bounded, so that a stopped agent's backlog
+/// fills (and connecting fails at once) after this many.
+pub const BACKLOG: i32 = 64;
+
+/// A bound socket and the agent's pid file beside it, registered with the signal cleanup (a
+/// signal removes them, each only while it is still this agent's: docs/agent.md).
 pub struct Bound {
     listener: UnixListener,
-    registration: cleanup::Registration,
+    socket: cleanup::Registration,
+    pid_file: cleanup::Registration,
 }
 
-/// Bind the agent's socket in its (already checked) private folder.
-pub fn bind(socket: &Path) -> io::Result<Bound> {
-    clear_stale(socket)?;
-    let (listener, registration) = cleanup::register(socket, cleanup::Kind::File, || {
-        let l = UnixListener::bind(socket)?;
+fn listen_at(socket: &Path) -> io::Result<UnixListener> {
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
+    let fd = rustix::net::socket_with(
+        AddressFamily::UNIX,
+        SocketType::STREAM,
+        SocketFlags::CLOEXEC | SocketFlags::NONBLOCK,
+        None,
+    )?;
+    rustix::net::bind(&fd, &SocketAddrUnix::new(socket)?)?;
+    let listening = (|| {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))?;
-        Ok(l)
-    })?;
-    listener.set_nonblocking(true)?;
+        rustix::net::listen(&fd, BACKLOG)?;
+        Ok(())
+    })();
+    if let Err(e) = listening {
+        let _ = std::fs::remove_file(socket);
+        return Err(e);
+    }
+    Ok(UnixListener::from(fd))
+}
+
+/// Bind the agent's socket in its (already checked) private folder, and write its pid file.
+pub fn bind(socket: &Path) -> io::Result<Bound> {
+    clear_stale(socket)?;
+    let (listener, socket_registration) =
+        cleanup::register(socket, cleanup::Kind::OwnFile, || listen_at(socket))?;
+    let pid_path = super::process::pid_path(socket);
+    let registered = cleanup::register(&pid_path, cleanup::Kind::OwnFile, || {
+        super::process::write_pid_file(&pid_path)
+    });
+    let pid_file = match registered {
+        Ok(((), r)) => r,
+        Err(e) => {
+            release_own(socket, socket_registration);
+            return Err(e);
+        }
+    };
     Ok(Bound {
         listener,
-        registration,
+        socket: socket_registration,
+        pid_file,
     })
+}
+
+/// Remove a registered file if it is still this agent's (another agent may have replaced it).
+fn release_own(path: &Path, mut registration: cleanup::Registration) {
+    if let Some(id) = registration.file() {
+        let _ = registration.release_with(|| cleanup::remove_own(path, id));
+    }
 }
 
 /// Serve until a timeout, `stop`, a changed vault or a signal. Returns why it stopped, with
@@ -450,7 +483,8 @@ pub fn serve(bound: Bound, keys: KeyThread, config: Config) -> Ending {
     let uid = rustix::process::getuid();
     let Bound {
         listener,
-        mut registration,
+        socket: socket_registration,
+        pid_file,
     } = bound;
     loop {
         if shared.stop.load(Ordering::SeqCst) {
@@ -511,10 +545,8 @@ pub fn serve(bound: Bound, keys: KeyThread, config: Config) -> Ending {
     }
     shared.wipe();
     let socket = shared.config.socket.clone();
-    let _ = registration.release_with(|| match std::fs::remove_file(&socket) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
-    });
+    release_own(&socket, socket_registration);
+    release_own(&super::process::pid_path(&socket), pid_file);
     drop(listener);
     if let Some(f) = socket.parent() {
         let _ = std::fs::remove_dir(f);

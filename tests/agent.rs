@@ -1491,3 +1491,55 @@ fn an_agent_removes_only_its_own_socket_and_pid_file() {
         assert_eq!(id(&pid_file), pid_file_id);
     }
 }
+
+#[test]
+fn the_agent_of_a_revoked_identity_refuses_to_sign_and_still_decapsulates() {
+    let fx = Fx::new();
+    // Sent to this identity before it was revoked.
+    let export = fx.v.export();
+    let enc = fx
+        .cmd()
+        .current_dir(fx.dir())
+        .args(["encapsulate", "-o", "kem.ct", "--to"])
+        .arg(&export)
+        .output()
+        .unwrap();
+    assert!(enc.status.success(), "{}", stderr(&enc));
+    let statement = format!("{}.revocation.asc", fx.v.path.display());
+    fx.cmd()
+        .args(["identity", "revoke", "--yes", &statement, "--password-file"])
+        .arg(&fx.v.pw)
+        .assert()
+        .success();
+    fx.start(&[]);
+    fx.file("d", "x");
+    // What `nexusq sign` says without the agent ...
+    let o = fx
+        .cmd()
+        .current_dir(fx.dir())
+        .args(["sign", "d", "--no-agent", "--password-file"])
+        .arg(&fx.v.pw)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    let said = e.lines().next().unwrap().strip_prefix("error: ").unwrap();
+    assert!(said.contains("revoked"), "{e}");
+    // ... the agent says too, to a sign request on its socket.
+    let mut sign = vec![1u8, 0x02];
+    sign.extend_from_slice(&[7; 64]);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    sign.extend_from_slice(&now.to_be_bytes());
+    let body = raw(&fx.socket(), &frame(&sign)).expect("an answer");
+    assert_eq!(body[1], 0x80, "the agent signed for a revoked identity");
+    let len = u16::from_be_bytes([body[2], body[3]]) as usize;
+    assert_eq!(std::str::from_utf8(&body[4..4 + len]).unwrap(), said);
+    // It still decapsulates: the owner opens what was sent before, with no password.
+    let o = fx.detached(&["decapsulate", "kem.ct"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, enc.stdout, "the same shared secret");
+    assert!(fx.status().is_some(), "the refusal stopped the agent");
+}

@@ -157,8 +157,8 @@ impl Fx {
 
 impl Drop for Fx {
     fn drop(&mut self) {
-        // Never leave an agent behind.
-        let _ = self.cmd().arg("lock").output();
+        // Never leave an agent behind; bounded, so that a failed test cannot hang here.
+        let _ = self.lock_within(Duration::from_secs(30));
     }
 }
 
@@ -1280,25 +1280,26 @@ fn signal(sig: &str, pid: u32) {
     assert!(ok, "kill {sig} {pid}");
 }
 
-/// Run `cmd`; its output, or a failed test if it has not ended within `limit` (it is killed).
-fn within(limit: Duration, cmd: &mut std::process::Command) -> std::process::Output {
+/// Run `cmd`; its output, or None if it has not ended within `limit` (it is killed then).
+fn within(limit: Duration, cmd: &mut std::process::Command) -> Option<std::process::Output> {
     use std::process::Stdio;
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
-    if !wait_until(limit, || child.try_wait().unwrap().is_some()) {
+        .ok()?;
+    if !wait_until(limit, || child.try_wait().ok().flatten().is_some()) {
         let _ = child.kill();
         let _ = child.wait();
-        panic!("{cmd:?} hung for {limit:?}");
+        return None;
     }
-    child.wait_with_output().unwrap()
+    child.wait_with_output().ok()
 }
 
 impl Fx {
-    fn lock(&self) -> std::process::Output {
+    /// `nexusq lock`, killed if it has not ended within `limit`.
+    fn lock_within(&self, limit: Duration) -> Option<std::process::Output> {
         let mut c = std::process::Command::new(BIN);
         c.arg("--vault")
             .arg(&self.v.path)
@@ -1306,7 +1307,13 @@ impl Fx {
             .env("NO_COLOR", "1")
             .env_remove("NEXUSQ_VAULT");
         self.apply_env(&mut c);
-        within(Duration::from_secs(30), &mut c)
+        within(limit, &mut c)
+    }
+
+    /// `nexusq lock`; a failed test if it hangs (30 s).
+    fn lock(&self) -> std::process::Output {
+        self.lock_within(Duration::from_secs(30))
+            .expect("`nexusq lock` hung for 30 s")
     }
 }
 

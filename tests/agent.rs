@@ -15,6 +15,8 @@ struct Fx {
     _tmp: tempfile::TempDir,
     v: TestVault,
     run: PathBuf,
+    /// Set (Some) or removed (None) after XDG_RUNTIME_DIR, in every command of the fixture.
+    env: Vec<(&'static str, Option<PathBuf>)>,
 }
 
 impl Fx {
@@ -24,17 +26,37 @@ impl Fx {
         std::fs::create_dir(&run).unwrap();
         std::fs::set_permissions(&run, std::fs::Permissions::from_mode(0o700)).unwrap();
         let v = TestVault::new(tmp.path(), "me");
-        Fx { _tmp: tmp, v, run }
+        Fx {
+            _tmp: tmp,
+            v,
+            run,
+            env: Vec::new(),
+        }
     }
 
     fn dir(&self) -> &Path {
         &self.v.dir
     }
 
-    fn cmd(&self) -> Command {
-        let mut c = self.v.cmd();
+    fn apply_env(&self, c: &mut std::process::Command) {
         c.env("XDG_RUNTIME_DIR", &self.run);
-        c
+        for (k, v) in &self.env {
+            match v {
+                Some(v) => c.env(k, v),
+                None => c.env_remove(k),
+            };
+        }
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = std::process::Command::new(BIN);
+        c.env_remove("NEXUSQ_VAULT")
+            .env_remove("NEXUSQ_BACKEND")
+            .env("NO_COLOR", "1")
+            .arg("--vault")
+            .arg(&self.v.path);
+        self.apply_env(&mut c);
+        Command::from_std(c)
     }
 
     /// `nexusq --vault V ARGS` in a new session with stdin from a /dev/null of our own (no
@@ -44,18 +66,17 @@ impl Fx {
         if !null.exists() {
             std::fs::write(&null, b"").unwrap();
         }
-        std::process::Command::new("setsid")
-            .arg(BIN)
+        let mut c = std::process::Command::new("setsid");
+        c.arg(BIN)
             .arg("--vault")
             .arg(&self.v.path)
             .args(args)
-            .env("XDG_RUNTIME_DIR", &self.run)
             .env("NO_COLOR", "1")
             .env_remove("NEXUSQ_VAULT")
             .current_dir(self.dir())
-            .stdin(std::fs::File::open(&null).unwrap())
-            .output()
-            .expect("run setsid (util-linux)")
+            .stdin(std::fs::File::open(&null).unwrap());
+        self.apply_env(&mut c);
+        c.output().expect("run setsid (util-linux)")
     }
 
     fn start(&self, extra: &[&str]) -> std::process::Output {
@@ -136,8 +157,8 @@ impl Fx {
 
 impl Drop for Fx {
     fn drop(&mut self) {
-        // Never leave an agent behind.
-        let _ = self.cmd().arg("lock").output();
+        // Never leave an agent behind; bounded, so that a failed test cannot hang here.
+        let _ = self.lock_within(Duration::from_secs(30));
     }
 }
 
@@ -571,9 +592,11 @@ fn another_uid_is_closed_unanswered() {
         pw.to_str().unwrap(),
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
+    // Its socket (beside it, its pid file).
     let sockets: Vec<_> = std::fs::read_dir(run.join("nexusq"))
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "sock"))
         .collect();
     assert_eq!(sockets.len(), 1);
     // Root connects (root may open any socket file): no answer, the connection is closed.
@@ -941,4 +964,589 @@ fn reference_age_decrypts_through_the_plugin_with_the_agent() {
     assert_eq!(o.stdout, b"decrypted by age through the agent");
     let e = stderr(&o);
     assert_eq!(e.matches("key agent could not be used").count(), 1, "{e}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The agent really stops and keeps nothing it should not (docs/agent.md, docs/security.md
+// section 11): a stopped or wedged agent is ended, not just its socket removed; only its own
+// socket is removed; its lifetime counts a sleeping phone's time; it holds no descriptor of
+// its starter; its key thread's memory is locked; its folder cannot be squatted.
+
+/// The descriptors `/proc/<pid>/fd` lists, as their link targets; None when that folder cannot
+/// be read (the agent is not dumpable: only root, with CAP_SYS_PTRACE, may look).
+fn open_files(pid: u32) -> Option<Vec<String>> {
+    let dir = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+    Some(
+        dir.filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+            .map(|t| t.display().to_string())
+            .collect(),
+    )
+}
+
+#[test]
+fn the_background_agent_keeps_no_descriptor_of_its_starter() {
+    let fx = Fx::new();
+    // fd 3: the password file (--password-fd 3); fd 4: the write end of a pipe of ours.
+    let (reader, writer) = std::io::pipe().unwrap();
+    let pipe_inode = rustix::fs::fstat(&reader).unwrap().st_ino;
+    let mut c = std::process::Command::new("bash");
+    c.arg("-c")
+        .arg(r#"exec 3<"$1" 4>&0 </dev/null; exec "$0" --vault "$2" agent start --password-fd 3"#)
+        .arg(BIN)
+        .arg(&fx.v.pw)
+        .arg(&fx.v.path)
+        .env("XDG_RUNTIME_DIR", &fx.run)
+        .env("NO_COLOR", "1")
+        .env_remove("NEXUSQ_VAULT")
+        .stdin(std::process::Stdio::from(writer));
+    let o = c.output().unwrap();
+    drop(c);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let pid = fx.pid();
+    // Every write end is closed once `start` has exited, unless the agent kept one: then the
+    // pipe never reports a hang-up.
+    let mut fds = [rustix::event::PollFd::new(
+        &reader,
+        rustix::event::PollFlags::IN,
+    )];
+    let timeout = rustix::event::Timespec {
+        tv_sec: 5,
+        tv_nsec: 0,
+    };
+    let ready = rustix::event::poll(&mut fds, Some(&timeout)).unwrap();
+    assert_eq!(
+        ready, 1,
+        "the agent still holds the write end of its starter's pipe"
+    );
+    assert!(fds[0].revents().contains(rustix::event::PollFlags::HUP));
+    match open_files(pid) {
+        Some(files) => {
+            let pw = std::fs::canonicalize(&fx.v.pw)
+                .unwrap()
+                .display()
+                .to_string();
+            assert!(!files.contains(&pw), "the password file is open: {files:?}");
+            let pipe = format!("pipe:[{pipe_inode}]");
+            assert!(!files.contains(&pipe), "the pipe is open: {files:?}");
+        }
+        None => eprintln!(
+            "\n######## PARTLY SKIPPED: /proc/{pid}/fd of the non-dumpable agent is readable \
+             only by root; the pipe was checked, the password file not ########\n"
+        ),
+    }
+    // It serves as usual.
+    fx.file("d", "x");
+    let o = fx.detached(&["sign", "d"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+/// The memory mapping (its smaps entry) that holds `addr` in process `pid`.
+fn mapping_of(pid: u32, addr: u64) -> Option<String> {
+    let smaps = std::fs::read_to_string(format!("/proc/{pid}/smaps")).ok()?;
+    let mut current: Option<(bool, String)> = None;
+    let mut found = None;
+    for line in smaps.lines() {
+        let head = line.split_whitespace().next().unwrap_or("");
+        if let Some((lo, hi)) = head.split_once('-')
+            && let (Ok(lo), Ok(hi)) = (u64::from_str_radix(lo, 16), u64::from_str_radix(hi, 16))
+        {
+            if let Some((true, text)) = current.take() {
+                found = Some(text);
+            }
+            current = Some((lo <= addr && addr < hi, String::new()));
+        }
+        if let Some((_, text)) = current.as_mut() {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    if let Some((true, text)) = current {
+        found = Some(text);
+    }
+    found
+}
+
+#[test]
+fn the_key_thread_runs_on_locked_memory() {
+    let fx = Fx::new();
+    fx.start(&[]);
+    let status = fx.status().unwrap();
+    let pid = status["pid"].as_u64().unwrap() as u32;
+    if status["memory_locked"] != true {
+        eprintln!(
+            "\n######## SKIPPED: the key thread's locked stack: mlockall failed here \
+             (RLIMIT_MEMLOCK too small, no CAP_IPC_LOCK) ########\n"
+        );
+        return;
+    }
+    let tasks: Vec<u32> = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .collect();
+    let key_thread = tasks.iter().copied().find(|t| {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{t}/comm"))
+            .is_ok_and(|c| c.trim() == "nexusq-agent-ke")
+    });
+    let Some(tid) = key_thread else {
+        panic!("the agent has no key thread (threads: {tasks:?})");
+    };
+    // An idle thread waits in a system call; its stack pointer is the second to last field.
+    let syscall = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/syscall"));
+    let Ok(syscall) = syscall else {
+        eprintln!(
+            "\n######## SKIPPED: the key thread's stack pointer: /proc/{pid}/task/{tid}/syscall \
+             is readable only with CAP_SYS_PTRACE ########\n"
+        );
+        return;
+    };
+    let fields: Vec<&str> = syscall.split_whitespace().collect();
+    assert!(fields.len() >= 3, "{syscall}");
+    let sp = u64::from_str_radix(fields[fields.len() - 2].trim_start_matches("0x"), 16).unwrap();
+    let mapping = mapping_of(pid, sp).expect("the stack's mapping");
+    let flags = mapping
+        .lines()
+        .find_map(|l| l.strip_prefix("VmFlags:"))
+        .unwrap_or("");
+    assert!(
+        flags.split_whitespace().any(|f| f == "lo"),
+        "the key thread's stack is not locked:\n{mapping}"
+    );
+}
+
+/// libfaketime, which `.ci/run` installs (Debian's `faketime`): None, said loudly, without it.
+fn libfaketime() -> Option<PathBuf> {
+    let found = [
+        "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1",
+        "/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1",
+        "/usr/lib/faketime/libfaketime.so.1",
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists());
+    if found.is_none() {
+        eprintln!(
+            "\n######## SKIPPED: the wall-clock expiry under libfaketime (install Debian's \
+             faketime) ########\n"
+        );
+    }
+    found
+}
+
+#[test]
+fn the_agent_stops_when_the_wall_clock_passes_its_expiry() {
+    let Some(lib) = libfaketime() else {
+        return;
+    };
+    let fx = Fx::new();
+    // The agent's wall clock (libc's CLOCK_REALTIME) is read from this file at every call;
+    // its monotonic and boot clocks are left alone (and rustix reads them without libc).
+    let clock = fx.file("faketime", "+0\n");
+    let o = fx
+        .cmd()
+        .args([
+            "agent",
+            "start",
+            "--idle",
+            "1h",
+            "--max",
+            "1h",
+            "--password-file",
+        ])
+        .arg(&fx.v.pw)
+        .env("LD_PRELOAD", &lib)
+        .env("FAKETIME_TIMESTAMP_FILE", &clock)
+        .env("FAKETIME_NO_CACHE", "1")
+        .env("FAKETIME_DONT_FAKE_MONOTONIC", "1")
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (pid, socket) = (fx.pid(), fx.socket());
+    // Two hours later by the wall clock only (a phone whose other clocks stood still): past
+    // the expiry `status` reports.
+    std::fs::write(&clock, "+2h\n").unwrap();
+    assert!(
+        wait_until(Duration::from_secs(10), || !alive(pid)),
+        "the agent outlived its wall-clock expiry"
+    );
+    assert!(!socket.exists());
+    fx.file("d", "x");
+    let o = fx.detached(&["sign", "d"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// Is this test run by root? Else it says loudly that `what` is skipped.
+fn root_or_skip(what: &str) -> bool {
+    if rustix::process::getuid().is_root() {
+        return true;
+    }
+    eprintln!("\n######## SKIPPED {what}: not root ########\n");
+    false
+}
+
+/// `setpriv` (util-linux) runs a command as another uid with no passwd entry needed.
+fn as_uid(uid: u32, program: &str) -> std::process::Command {
+    let mut c = std::process::Command::new("setpriv");
+    c.arg(format!("--reuid={uid}"))
+        .arg(format!("--regid={uid}"))
+        .arg("--clear-groups")
+        .arg(program);
+    c
+}
+
+#[test]
+fn without_xdg_runtime_dir_another_users_folder_in_tmp_does_not_block_the_agent() {
+    if !root_or_skip("a squatted agent folder in a shared temporary folder") {
+        return;
+    }
+    let mut fx = Fx::new();
+    // A shared temporary folder (mode 1777, like /tmp) where uid 4242, a real process of
+    // another user, made the folder the agent used to take: $TMPDIR/nexusq-<our uid>.
+    std::fs::set_permissions(fx.dir(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let tmp = fx.dir().join("tmp");
+    std::fs::create_dir(&tmp).unwrap();
+    std::fs::set_permissions(&tmp, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    let squatted = tmp.join(format!("nexusq-{}", rustix::process::getuid().as_raw()));
+    let o = as_uid(4242, "mkdir")
+        .arg("-m")
+        .arg("0700")
+        .arg(&squatted)
+        .output()
+        .expect("run setpriv (util-linux)");
+    assert!(o.status.success(), "{}", stderr(&o));
+    use std::os::unix::fs::MetadataExt;
+    assert_eq!(std::fs::metadata(&squatted).unwrap().uid(), 4242);
+    let home = fx.dir().join("home");
+    std::fs::create_dir(&home).unwrap();
+    fx.env = vec![
+        ("XDG_RUNTIME_DIR", None),
+        ("XDG_STATE_HOME", None),
+        ("HOME", Some(home.clone())),
+        ("TMPDIR", Some(tmp.clone())),
+    ];
+    fx.start(&["--idle", "1m"]);
+    let socket = fx.socket();
+    let folder = home.join(".local/state/nexusq/agent");
+    assert_eq!(socket.parent(), Some(folder.as_path()));
+    assert_eq!(
+        std::fs::metadata(&folder).unwrap().mode() & 0o777,
+        0o700,
+        "{}",
+        folder.display()
+    );
+    // Commands find it there and sign without a password.
+    fx.file("d", "signed through the agent in the home folder\n");
+    let o = fx.detached(&["sign", "d", "-o", "d.sig"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(fx.verify("d", "d.sig")["valid"], true);
+    // XDG_STATE_HOME, when set, is used instead.
+    fx.cmd().arg("lock").assert().success();
+    let state = fx.dir().join("state");
+    fx.env.push(("XDG_STATE_HOME", Some(state.clone())));
+    fx.start(&["--idle", "1m"]);
+    assert_eq!(
+        fx.socket().parent(),
+        Some(state.join("nexusq/agent").as_path())
+    );
+    let o = fx.detached(&["sign", "d"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn a_socket_path_too_long_for_a_socket_address_is_refused_with_a_hint() {
+    let mut fx = Fx::new();
+    let long = fx.dir().join("r".repeat(60)).join("u".repeat(60));
+    std::fs::create_dir_all(&long).unwrap();
+    std::fs::set_permissions(&long, std::fs::Permissions::from_mode(0o700)).unwrap();
+    fx.env.push(("XDG_RUNTIME_DIR", Some(long)));
+    let o = fx
+        .cmd()
+        .args(["agent", "start", "--password-file"])
+        .arg(&fx.v.pw)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(5), "{}", stderr(&o));
+    let e = stderr(&o);
+    assert!(e.contains("107"), "{e}");
+    assert!(e.contains("XDG_RUNTIME_DIR"), "{e}");
+    assert!(!e.contains("panicked"), "{e}");
+}
+
+fn signal(sig: &str, pid: u32) {
+    let ok = std::process::Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill {sig} {pid}");
+}
+
+/// Run `cmd`; its output, or None if it has not ended within `limit` (it is killed then).
+fn within(limit: Duration, cmd: &mut std::process::Command) -> Option<std::process::Output> {
+    use std::process::Stdio;
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    if !wait_until(limit, || child.try_wait().ok().flatten().is_some()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        return None;
+    }
+    child.wait_with_output().ok()
+}
+
+impl Fx {
+    /// `nexusq lock`, killed if it has not ended within `limit`.
+    fn lock_within(&self, limit: Duration) -> Option<std::process::Output> {
+        let mut c = std::process::Command::new(BIN);
+        c.arg("--vault")
+            .arg(&self.v.path)
+            .arg("lock")
+            .env("NO_COLOR", "1")
+            .env_remove("NEXUSQ_VAULT");
+        self.apply_env(&mut c);
+        within(limit, &mut c)
+    }
+
+    /// `nexusq lock`; a failed test if it hangs (30 s).
+    fn lock(&self) -> std::process::Output {
+        self.lock_within(Duration::from_secs(30))
+            .expect("`nexusq lock` hung for 30 s")
+    }
+}
+
+#[test]
+fn lock_ends_a_stopped_agent_and_claims_no_removal_it_did_not_do() {
+    let fx = Fx::new();
+    fx.start(&[]);
+    let (pid, socket) = (fx.pid(), fx.socket());
+    // A frozen Termux process: it still completes connections, and never answers.
+    signal("-STOP", pid);
+    let o = fx.lock();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains(&format!("pid {pid}")) && e.contains("did not answer"),
+        "{e}"
+    );
+    assert!(e.contains("ended it"), "{e}");
+    assert!(!e.contains("removed"), "{e}");
+    assert!(!alive(pid), "lock succeeded, but the agent still runs");
+    assert!(!socket.exists());
+    assert!(fx.sockets().is_empty(), "{:?}", fx.sockets());
+    // Resumed, nothing signs without a password any more.
+    let _ = std::process::Command::new("kill")
+        .args(["-CONT", &pid.to_string()])
+        .status();
+    fx.file("d", "x");
+    let o = fx.detached(&["sign", "d"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+#[test]
+fn lock_returns_and_ends_a_stopped_agent_whose_backlog_is_full() {
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
+    let fx = Fx::new();
+    fx.start(&[]);
+    let (pid, socket) = (fx.pid(), fx.socket());
+    signal("-STOP", pid);
+    // Fill its listen backlog: then a connection fails at once (EAGAIN) instead of queueing.
+    let addr = SocketAddrUnix::new(&socket).unwrap();
+    let mut held = Vec::new();
+    let full = loop {
+        let fd = rustix::net::socket_with(
+            AddressFamily::UNIX,
+            SocketType::STREAM,
+            SocketFlags::CLOEXEC | SocketFlags::NONBLOCK,
+            None,
+        )
+        .unwrap();
+        match rustix::net::connect(&fd, &addr) {
+            Ok(()) => held.push(fd),
+            Err(rustix::io::Errno::AGAIN) => break true,
+            Err(e) => panic!("connect: {e}"),
+        }
+        if held.len() > 5000 {
+            break false;
+        }
+    };
+    assert!(
+        full,
+        "the backlog never filled ({} connections)",
+        held.len()
+    );
+    let o = fx.lock();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(e.contains(&format!("pid {pid}")), "{e}");
+    assert!(!alive(pid), "lock succeeded, but the agent still runs");
+    drop(held);
+    assert!(!socket.exists());
+}
+
+#[test]
+fn start_ends_a_stopped_agent_instead_of_orphaning_it() {
+    let fx = Fx::new();
+    fx.start(&[]);
+    let old = fx.pid();
+    signal("-STOP", old);
+    let o = fx.start(&[]);
+    let e = stderr(&o);
+    assert!(
+        e.contains(&format!("pid {old}")) && e.contains("ended it"),
+        "{e}"
+    );
+    assert!(
+        !alive(old),
+        "the stopped agent was left running with its keys"
+    );
+    let new = fx.pid();
+    assert_ne!(new, old);
+    // The same with --replace, for an agent that answers and one that does not.
+    fx.start(&["--replace"]);
+    assert!(wait_until(Duration::from_secs(2), || !alive(new)));
+    let newer = fx.pid();
+    signal("-STOP", newer);
+    fx.start(&["--replace"]);
+    assert!(!alive(newer));
+    fx.file("d", "x");
+    let o = fx.detached(&["sign", "d"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn lock_ends_an_agent_that_lost_its_socket() {
+    let fx = Fx::new();
+    fx.start(&[]);
+    let (pid, socket) = (fx.pid(), fx.socket());
+    std::fs::remove_file(&socket).unwrap();
+    let o = fx.lock();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(0), "{e}");
+    assert!(
+        e.contains(&format!("pid {pid}")) && e.contains("lost its socket"),
+        "{e}"
+    );
+    assert!(
+        !alive(pid),
+        "an agent without a socket still holds its keys"
+    );
+}
+
+#[test]
+fn lock_never_signals_a_process_that_is_not_the_agent() {
+    let fx = Fx::new();
+    fx.start(&[]);
+    let socket = fx.socket();
+    fx.lock();
+    // This test process listens on the agent's socket (and never answers); no pid file.
+    std::fs::create_dir_all(socket.parent().unwrap()).unwrap();
+    std::fs::set_permissions(
+        socket.parent().unwrap(),
+        std::fs::Permissions::from_mode(0o700),
+    )
+    .unwrap();
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let o = fx.lock();
+    let e = stderr(&o);
+    assert_eq!(o.status.code(), Some(5), "{e}");
+    assert!(e.contains(&format!("pid {}", std::process::id())), "{e}");
+    assert!(!e.contains("removed"), "{e}");
+    assert!(socket.exists());
+}
+
+#[test]
+fn an_agent_removes_only_its_own_socket_and_pid_file() {
+    use std::os::unix::fs::MetadataExt;
+    let id = |p: &Path| {
+        let m = std::fs::symlink_metadata(p).unwrap();
+        (m.dev(), m.ino())
+    };
+    // The signal path (SIGTERM) and the normal one (idle timeout).
+    for by_signal in [true, false] {
+        let fx = Fx::new();
+        fx.start(&["--idle", "3s"]);
+        let (pid, socket) = (fx.pid(), fx.socket());
+        let pid_file = socket.with_extension("pid");
+        assert!(pid_file.exists(), "no pid file beside {}", socket.display());
+        // Its socket and pid file are replaced (moved aside; another process's in their
+        // place) while it runs.
+        std::fs::rename(&socket, socket.with_extension("moved")).unwrap();
+        let _theirs = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let other_pid_file = socket.with_extension("other");
+        std::fs::write(&other_pid_file, "1 1\n").unwrap();
+        std::fs::rename(&other_pid_file, &pid_file).unwrap();
+        let (socket_id, pid_file_id) = (id(&socket), id(&pid_file));
+        if by_signal {
+            signal("-TERM", pid);
+        }
+        assert!(
+            wait_until(Duration::from_secs(8), || !alive(pid)),
+            "the agent did not end"
+        );
+        assert!(
+            socket.exists(),
+            "by_signal {by_signal}: it removed another's socket"
+        );
+        assert_eq!(id(&socket), socket_id);
+        assert!(
+            pid_file.exists(),
+            "by_signal {by_signal}: it removed another's pid file"
+        );
+        assert_eq!(id(&pid_file), pid_file_id);
+    }
+}
+
+#[test]
+fn the_agent_of_a_revoked_identity_refuses_to_sign_and_still_decapsulates() {
+    let fx = Fx::new();
+    // Sent to this identity before it was revoked.
+    let export = fx.v.export();
+    let enc = fx
+        .cmd()
+        .current_dir(fx.dir())
+        .args(["encapsulate", "-o", "kem.ct", "--to"])
+        .arg(&export)
+        .output()
+        .unwrap();
+    assert!(enc.status.success(), "{}", stderr(&enc));
+    let statement = format!("{}.revocation.asc", fx.v.path.display());
+    fx.cmd()
+        .args(["identity", "revoke", "--yes", &statement, "--password-file"])
+        .arg(&fx.v.pw)
+        .assert()
+        .success();
+    fx.start(&[]);
+    fx.file("d", "x");
+    // What `nexusq sign` says without the agent ...
+    let o = fx
+        .cmd()
+        .current_dir(fx.dir())
+        .args(["sign", "d", "--no-agent", "--password-file"])
+        .arg(&fx.v.pw)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let e = stderr(&o);
+    let said = e.lines().next().unwrap().strip_prefix("error: ").unwrap();
+    assert!(said.contains("revoked"), "{e}");
+    // ... the agent says too, to a sign request on its socket.
+    let mut sign = vec![1u8, 0x02];
+    sign.extend_from_slice(&[7; 64]);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    sign.extend_from_slice(&now.to_be_bytes());
+    let body = raw(&fx.socket(), &frame(&sign)).expect("an answer");
+    assert_eq!(body[1], 0x80, "the agent signed for a revoked identity");
+    let len = u16::from_be_bytes([body[2], body[3]]) as usize;
+    assert_eq!(std::str::from_utf8(&body[4..4 + len]).unwrap(), said);
+    // It still decapsulates: the owner opens what was sent before, with no password.
+    let o = fx.detached(&["decapsulate", "kem.ct"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, enc.stdout, "the same shared secret");
+    assert!(fx.status().is_some(), "the refusal stopped the agent");
 }

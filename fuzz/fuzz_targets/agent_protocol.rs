@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(body) = protocol::read_frame(&mut r, protocol::MAX_REQUEST) {
         assert!(body.len() <= protocol::MAX_REQUEST);
         if let Ok(req) = Request::decode(&body) {
-            assert_eq!(req.encode(), body);
+            assert_eq!(req.encode(), *body);
         }
     }
     if let Ok(req) = Request::decode(data) {

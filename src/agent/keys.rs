@@ -19,6 +19,9 @@ pub struct AgentKeys {
     /// SHA-256 of the public section they belong to: a vault whose public part differs is
     /// another vault (swapped, rotated, revoked) and these keys are stale for it.
     public_hash: [u8; 32],
+    /// The public section carries a revocation of the whole identity: it signs nothing, and
+    /// still decapsulates (its owner must open what was sent to it before).
+    revoked: bool,
 }
 
 /// The hash that ties keys to a vault's public section.
@@ -59,6 +62,7 @@ impl AgentKeys {
             signing,
             decryption,
             public_hash: public_hash(public),
+            revoked: crate::identity::peer::is_revoked(public),
         })
     }
 
@@ -83,13 +87,23 @@ impl AgentKeys {
     }
 
     /// Sign `digest` under nexusq's signature context for `signed_at` with the newest
-    /// generation: the composite signature.
+    /// generation: the composite signature. A revoked identity is refused, with the words
+    /// `nexusq sign` uses.
     pub fn sign(
         &self,
         backend: &dyn Backend,
         digest: &[u8; 64],
         signed_at: u64,
     ) -> Result<Vec<u8>> {
+        if self.revoked {
+            return Err(Error::check(
+                format!(
+                    "identity {} is revoked, so others refuse its signatures",
+                    self.root_id().fingerprint()
+                ),
+                "make a new identity with `nexusq init --vault NEW`",
+            ));
+        }
         let rnd = zeroize::Zeroizing::new(crate::secret::random_array::<32>());
         let sig = signature::sign(
             backend,

@@ -8,6 +8,7 @@
 
 pub mod client;
 pub mod keys;
+pub mod process;
 pub mod protocol;
 pub mod server;
 
@@ -21,18 +22,44 @@ use std::time::Duration;
 pub const CLIENT_TIMEOUT: Duration = Duration::from_millis(1500);
 
 /// The private folder that holds the sockets: `$XDG_RUNTIME_DIR/nexusq`, else
-/// `$TMPDIR/nexusq-<uid>` (`/tmp` without `$TMPDIR`; Termux sets it to `$PREFIX/tmp`).
+/// `$XDG_STATE_HOME/nexusq/agent`, else `~/.local/state/nexusq/agent` (docs/agent.md). Not the
+/// shared temporary folder: there another user could make the folder first and so keep the
+/// agent from starting. Only without a home (no absolute `$HOME`) `$TMPDIR/nexusq-<uid>`.
 pub fn socket_folder() -> PathBuf {
-    let uid = rustix::process::getuid().as_raw();
-    match std::env::var_os("XDG_RUNTIME_DIR")
-        .filter(|d| !d.is_empty() && Path::new(d).is_absolute())
-    {
-        Some(dir) => PathBuf::from(dir).join("nexusq"),
-        None => {
-            // $TMPDIR (Termux: $PREFIX/tmp; Termux has no /tmp), else the system's default.
-            std::env::temp_dir().join(format!("nexusq-{uid}"))
-        }
+    let absolute = |value: Option<std::ffi::OsString>| {
+        value
+            .filter(|d| !d.is_empty() && Path::new(d).is_absolute())
+            .map(PathBuf::from)
+    };
+    if let Some(dir) = absolute(std::env::var_os("XDG_RUNTIME_DIR")) {
+        return dir.join("nexusq");
     }
+    if let Some(state) = absolute(std::env::var_os("XDG_STATE_HOME")) {
+        return state.join("nexusq").join("agent");
+    }
+    if let Some(home) = absolute(std::env::var_os("HOME")) {
+        return home.join(".local/state/nexusq/agent");
+    }
+    // $TMPDIR (Termux: $PREFIX/tmp; Termux has no /tmp), else the system's default.
+    let uid = rustix::process::getuid().as_raw();
+    std::env::temp_dir().join(format!("nexusq-{uid}"))
+}
+
+/// The longest path a Unix socket address holds (108 bytes with the final NUL).
+pub const MAX_SOCKET_PATH: usize = 107;
+
+/// Can a socket be bound at `socket`? Its path must fit in a socket address.
+pub fn check_socket_path(socket: &Path) -> Result<(), String> {
+    use std::os::unix::ffi::OsStrExt;
+    let n = socket.as_os_str().as_bytes().len();
+    if n > MAX_SOCKET_PATH {
+        return Err(format!(
+            "the agent's socket path {} is {n} bytes long, over the {MAX_SOCKET_PATH} a socket \
+             address holds",
+            socket.display()
+        ));
+    }
+    Ok(())
 }
 
 /// The vault as the agent names it: its resolved absolute path (links followed), else the path
@@ -79,9 +106,13 @@ pub fn check_folder(folder: &Path) -> io::Result<()> {
     Ok(())
 }
 
-/// Make the socket folder (0700) if it is missing, and check it.
+/// Make the socket folder (0700, and its missing parents 0700) if it is missing, and check it.
 pub fn make_folder(folder: &Path) -> io::Result<()> {
-    match std::fs::DirBuilder::new().mode(0o700).create(folder) {
+    match std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(folder)
+    {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(e),

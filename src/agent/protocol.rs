@@ -8,6 +8,7 @@
 use crate::secret::SecretBytes;
 use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
 use std::io::{Read, Write};
+use zeroize::Zeroizing;
 
 pub const VERSION: u8 = 1;
 /// The largest request body: a decapsulation of the largest hybrid ciphertext fits easily.
@@ -154,8 +155,9 @@ impl Request {
 }
 
 impl Response {
-    pub fn encode(&self) -> Vec<u8> {
-        match self {
+    /// The body; zeroized on drop, since a `Secret` carries a shared secret.
+    pub fn encode(&self) -> Zeroizing<Vec<u8>> {
+        let plain = match self {
             Response::Error(m) => {
                 let mut end = m.len().min(MAX_MESSAGE);
                 while !m.is_char_boundary(end) {
@@ -191,12 +193,15 @@ impl Response {
                 w.into_inner()
             }
             Response::Secret(ss) => {
-                let mut w = body(RESP_SECRET);
-                w.bytes(ss.expose());
-                w.into_inner()
+                // Built in place (no growth, so no stray copy of the secret in freed memory).
+                let mut v = Zeroizing::new(Vec::with_capacity(SECRET_BODY_LEN));
+                v.extend_from_slice(&[VERSION, RESP_SECRET]);
+                v.extend_from_slice(ss.expose());
+                return v;
             }
             Response::Stopping => body(RESP_STOPPING).into_inner(),
-        }
+        };
+        Zeroizing::new(plain)
     }
 
     pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
@@ -252,6 +257,22 @@ impl Response {
     }
 }
 
+/// The body of a `Secret` response: version, kind, the 32-byte shared secret.
+const SECRET_BODY_LEN: usize = 2 + 32;
+
+/// Write the frame of a `Secret` response from a buffer on the caller's stack, zeroized
+/// after: the agent writes it from its key thread, whose stack is locked in memory
+/// (docs/security.md section 11), so the secret never passes through the heap on its way out.
+pub fn write_secret_frame(w: &mut impl Write, ss: &SecretBytes<32>) -> std::io::Result<()> {
+    let mut frame = Zeroizing::new([0u8; 4 + SECRET_BODY_LEN]);
+    frame[..4].copy_from_slice(&(SECRET_BODY_LEN as u32).to_be_bytes());
+    frame[4] = VERSION;
+    frame[5] = RESP_SECRET;
+    frame[6..].copy_from_slice(ss.expose());
+    w.write_all(&frame[..])?;
+    w.flush()
+}
+
 /// Why a frame could not be read.
 #[derive(Debug)]
 pub enum FrameError {
@@ -280,15 +301,16 @@ pub fn is_timeout(e: &std::io::Error) -> bool {
     )
 }
 
-/// Read one frame of at most `max` bytes. The length is checked before the body is read.
-pub fn read_frame(r: &mut impl Read, max: usize) -> Result<Vec<u8>, FrameError> {
+/// Read one frame of at most `max` bytes. The length is checked before the body is read. The
+/// body is zeroized on drop (a response may carry a shared secret).
+pub fn read_frame(r: &mut impl Read, max: usize) -> Result<Zeroizing<Vec<u8>>, FrameError> {
     let mut len = [0u8; 4];
     read_all(r, &mut len)?;
     let n = u32::from_be_bytes(len);
     if n as usize > max {
         return Err(FrameError::TooLong(n));
     }
-    let mut buf = vec![0u8; n as usize];
+    let mut buf = Zeroizing::new(vec![0u8; n as usize]);
     read_all(r, &mut buf)?;
     Ok(buf)
 }
@@ -306,9 +328,9 @@ fn read_all(r: &mut impl Read, buf: &mut [u8]) -> Result<(), FrameError> {
     Ok(())
 }
 
-/// Write one frame (length, then body) in one write.
+/// Write one frame (length, then body) in one write; the copy is zeroized after.
 pub fn write_frame(w: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
-    let mut frame = Vec::with_capacity(4 + body.len());
+    let mut frame = Zeroizing::new(Vec::with_capacity(4 + body.len()));
     frame.extend_from_slice(&(body.len() as u32).to_be_bytes());
     frame.extend_from_slice(body);
     w.write_all(&frame)?;
@@ -396,6 +418,20 @@ mod tests {
         ));
         let mut out = Vec::new();
         write_frame(&mut out, b"abc").unwrap();
-        assert_eq!(read_frame(&mut &out[..], 3).unwrap(), b"abc");
+        assert_eq!(*read_frame(&mut &out[..], 3).unwrap(), b"abc");
+    }
+
+    #[test]
+    fn the_secret_frame_is_the_encoded_secret_response() {
+        let ss = SecretBytes::<32>::random();
+        let mut from_stack = Vec::new();
+        write_secret_frame(&mut from_stack, &ss).unwrap();
+        let mut framed = Vec::new();
+        write_frame(&mut framed, &Response::Secret(ss.clone()).encode()).unwrap();
+        assert_eq!(from_stack, framed);
+        match Response::decode(&read_frame(&mut &from_stack[..], MAX_RESPONSE).unwrap()) {
+            Ok(Response::Secret(got)) => assert_eq!(got.expose(), ss.expose()),
+            other => panic!("{other:?}"),
+        }
     }
 }

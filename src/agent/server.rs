@@ -12,7 +12,7 @@ use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::{UnixListener, UnixStream};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, RwLock, mpsc};
 use std::time::{Duration, Instant};
 
 /// A request must arrive whole within this time (slow senders are cut off).
@@ -73,17 +73,162 @@ fn stamp(path: &Path) -> io::Result<Stamp> {
     })
 }
 
-struct Shared {
-    keys: RwLock<Option<AgentKeys>>,
+/// What the key thread is asked to do (the connection thread checked the request first).
+enum KeyOp {
+    Sign {
+        digest: [u8; protocol::DIGEST_LEN],
+        signed_at: u64,
+    },
+    Decapsulate {
+        generation: u32,
+        suite: u16,
+        ciphertext: Vec<u8>,
+    },
+}
+
+/// One key operation and the connection its answer goes to.
+struct Job {
+    op: KeyOp,
+    stream: UnixStream,
+    slot: Slot,
+}
+
+/// A connection being served; counted in `Shared::active` until dropped.
+struct Slot(Arc<Shared>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.active.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The keys and the one thread that signs and decapsulates with them. It is spawned before
+/// the agent calls `mlockall(MCL_CURRENT)` (which locks only what is mapped at that moment),
+/// so its stack, where the key operations run and where a shared secret's answer is framed,
+/// is locked with the keys; connection threads, spawned later, never hold a secret
+/// (docs/security.md section 11).
+pub struct KeyThread {
+    keys: Arc<RwLock<Option<AgentKeys>>>,
+    jobs: mpsc::SyncSender<Job>,
+}
+
+impl KeyThread {
+    pub fn spawn(keys: AgentKeys, backend: &'static dyn Backend) -> io::Result<KeyThread> {
+        let keys = Arc::new(RwLock::new(Some(keys)));
+        let (jobs, queue) = mpsc::sync_channel::<Job>(MAX_CONNECTIONS);
+        let held = Arc::clone(&keys);
+        std::thread::Builder::new()
+            .name("nexusq-agent-keys".into())
+            .spawn(move || {
+                for job in queue {
+                    let keys = held.read().unwrap_or_else(|p| p.into_inner());
+                    let _ = answer_with_keys(keys.as_ref(), backend, job.op, &job.stream);
+                }
+            })?;
+        Ok(KeyThread { keys, jobs })
+    }
+}
+
+/// Run one key operation and write its answer; a shared secret goes out from this thread's
+/// stack (`write_secret_frame`), never through the heap.
+fn answer_with_keys(
+    keys: Option<&AgentKeys>,
     backend: &'static dyn Backend,
+    op: KeyOp,
+    stream: &UnixStream,
+) -> io::Result<()> {
+    let mut w = stream;
+    let response = match (keys, op) {
+        (None, _) => Response::Error("the agent is stopping".into()),
+        (Some(k), KeyOp::Sign { digest, signed_at }) => match k.sign(backend, &digest, signed_at) {
+            Ok(signature) => Response::Signature {
+                generation: k.signing_generation(),
+                signature,
+            },
+            Err(e) => Response::Error(e.message().to_string()),
+        },
+        (
+            Some(k),
+            KeyOp::Decapsulate {
+                generation,
+                suite,
+                ciphertext,
+            },
+        ) => match k.decapsulate(generation, suite, &ciphertext) {
+            Ok(ss) => return protocol::write_secret_frame(&mut w, &ss),
+            Err(m) => Response::Error(m),
+        },
+    };
+    protocol::write_frame(&mut w, &response.encode())
+}
+
+/// The clock the agent's lifetime is counted on: `CLOCK_BOOTTIME`, which goes on while the
+/// device sleeps. `CLOCK_MONOTONIC` (what `Instant` reads on Linux) stands still during a
+/// phone's suspend, so an 8-hour agent would live for days (docs/agent.md).
+fn boot_clock() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
+    Duration::new(
+        u64::try_from(t.tv_sec).unwrap_or(0),
+        u32::try_from(t.tv_nsec).unwrap_or(0),
+    )
+}
+
+/// The agent's limits: idle and maximum lifetime on the boot clock, and the wall-clock expiry
+/// that `status` reports, whichever comes first.
+#[derive(Clone, Copy, Debug)]
+struct Lifetime {
+    idle: Duration,
+    max: Duration,
+    /// The boot clock when the agent started.
+    started: Duration,
+    /// Unix seconds: started + max on the wall clock.
+    expires_at: u64,
+}
+
+/// Longest wait between two looks at the clocks (a wall clock set forward is seen this fast).
+const TICK: Duration = Duration::from_millis(200);
+
+impl Lifetime {
+    /// From readings of the boot clock (`now`, and `last_used`: the last signature or
+    /// decapsulation) and of the wall clock (`wall`, Unix seconds): why the agent must stop
+    /// now, else how long it may wait before looking again.
+    fn check(&self, last_used: Duration, now: Duration, wall: u64) -> Result<Duration, Ending> {
+        let max_left = self.max.saturating_sub(now.saturating_sub(self.started));
+        if max_left.is_zero() || wall >= self.expires_at {
+            return Err(Ending::Max);
+        }
+        let idle_left = self.idle_left(last_used, now);
+        if idle_left.is_zero() {
+            return Err(Ending::Idle);
+        }
+        let wall_left = Duration::from_secs(self.expires_at.saturating_sub(wall));
+        Ok(idle_left.min(max_left).min(wall_left).min(TICK))
+    }
+
+    fn idle_left(&self, last_used: Duration, now: Duration) -> Duration {
+        self.idle.saturating_sub(now.saturating_sub(last_used))
+    }
+}
+
+struct Shared {
+    keys: Arc<RwLock<Option<AgentKeys>>>,
+    jobs: mpsc::SyncSender<Job>,
     config: Config,
-    started: Instant,
+    lifetime: Lifetime,
     started_unix: u64,
-    last_used: Mutex<Instant>,
+    /// The boot clock at the last signature or decapsulation.
+    last_used: Mutex<Duration>,
     seen: Mutex<Option<Stamp>>,
     stop: AtomicBool,
     ending: Mutex<Option<Ending>>,
     active: AtomicUsize,
+}
+
+/// What a connection thread does with a request.
+enum Answer {
+    Now(Response),
+    /// Hand it to the key thread, which answers.
+    Keys(KeyOp),
 }
 
 impl Shared {
@@ -127,13 +272,13 @@ impl Shared {
             return Response::Error("the agent is stopping".into());
         };
         let last = *self.last_used.lock().unwrap_or_else(|p| p.into_inner());
-        let idle_left = self.config.idle.saturating_sub(last.elapsed());
+        let idle_left = self.lifetime.idle_left(last, boot_clock());
         Response::Status(Status {
             pid: std::process::id(),
             root_id: k.root_id().0,
             signing_generation: k.signing_generation(),
             started_at: self.started_unix,
-            expires_at: self.started_unix + self.config.max.as_secs(),
+            expires_at: self.lifetime.expires_at,
             idle_left: idle_left.as_secs(),
             memory_locked: self.config.memory_locked,
             keys: k.key_list(),
@@ -141,51 +286,36 @@ impl Shared {
         })
     }
 
-    fn answer(&self, req: Request) -> Response {
-        match req {
-            Request::Status => self.status(),
+    fn answer(&self, req: Request) -> Answer {
+        let op = match req {
+            Request::Status => return Answer::Now(self.status()),
             Request::Stop => {
                 self.finish(Ending::Stopped);
-                Response::Stopping
+                return Answer::Now(Response::Stopping);
             }
-            Request::Sign { .. } | Request::Decapsulate { .. } => {
-                if self.stop.load(Ordering::SeqCst) {
-                    return Response::Error("the agent is stopping".into());
-                }
-                if let Err(why) = self.check_vault() {
-                    self.finish(Ending::VaultChanged(why.clone()));
-                    self.wipe();
-                    return Response::Error(format!(
-                        "the vault changed ({why}); the agent stopped"
-                    ));
-                }
-                *self.last_used.lock().unwrap_or_else(|p| p.into_inner()) = Instant::now();
-                let keys = self.keys.read().unwrap_or_else(|p| p.into_inner());
-                let Some(k) = keys.as_ref() else {
-                    return Response::Error("the agent is stopping".into());
-                };
-                match req {
-                    Request::Sign { digest, signed_at } => {
-                        match k.sign(self.backend, &digest, signed_at) {
-                            Ok(signature) => Response::Signature {
-                                generation: k.signing_generation(),
-                                signature,
-                            },
-                            Err(e) => Response::Error(e.message().to_string()),
-                        }
-                    }
-                    Request::Decapsulate {
-                        generation,
-                        suite,
-                        ciphertext,
-                    } => match k.decapsulate(generation, suite, &ciphertext) {
-                        Ok(ss) => Response::Secret(ss),
-                        Err(m) => Response::Error(m),
-                    },
-                    Request::Status | Request::Stop => unreachable!("answered above"),
-                }
-            }
+            Request::Sign { digest, signed_at } => KeyOp::Sign { digest, signed_at },
+            Request::Decapsulate {
+                generation,
+                suite,
+                ciphertext,
+            } => KeyOp::Decapsulate {
+                generation,
+                suite,
+                ciphertext,
+            },
+        };
+        if self.stop.load(Ordering::SeqCst) {
+            return Answer::Now(Response::Error("the agent is stopping".into()));
         }
+        if let Err(why) = self.check_vault() {
+            self.finish(Ending::VaultChanged(why.clone()));
+            self.wipe();
+            return Answer::Now(Response::Error(format!(
+                "the vault changed ({why}); the agent stopped"
+            )));
+        }
+        *self.last_used.lock().unwrap_or_else(|p| p.into_inner()) = boot_clock();
+        Answer::Keys(op)
     }
 }
 
@@ -207,7 +337,8 @@ impl Read for Deadline<'_> {
     }
 }
 
-fn handle(shared: &Shared, stream: UnixStream) {
+fn handle(slot: Slot, stream: UnixStream) {
+    let shared = &*slot.0;
     let _ = stream.set_nonblocking(false);
     let _ = stream.set_write_timeout(Some(REQUEST_DEADLINE));
     let mut reader = Deadline {
@@ -216,7 +347,21 @@ fn handle(shared: &Shared, stream: UnixStream) {
     };
     let response = match protocol::read_frame(&mut reader, protocol::MAX_REQUEST) {
         Ok(body) => match Request::decode(&body) {
-            Ok(req) => shared.answer(req),
+            Ok(req) => match shared.answer(req) {
+                Answer::Now(response) => response,
+                Answer::Keys(op) => {
+                    let jobs = shared.jobs.clone();
+                    let job = Job { op, stream, slot };
+                    if let Err(mpsc::SendError(job)) = jobs.send(job) {
+                        let shared = &*job.slot.0;
+                        shared.finish(Ending::Failed("the key thread ended".into()));
+                        let mut w = &job.stream;
+                        let response = Response::Error("the agent is stopping".into());
+                        let _ = protocol::write_frame(&mut w, &response.encode());
+                    }
+                    return;
+                }
+            },
             Err(e) => Response::Error(format!("bad request: {}", e.0)),
         },
         Err(FrameError::TooLong(n)) => {
@@ -229,58 +374,94 @@ fn handle(shared: &Shared, stream: UnixStream) {
     let _ = protocol::write_frame(&mut w, &response.encode());
 }
 
-/// Remove a socket left by an agent that died (nobody answers on it); refuse one that answers.
+/// Remove a socket left by an agent that died (nobody listens on it); refuse one that a
+/// process listens on. Never blocks (a stopped agent's full backlog does not hang it).
 pub fn clear_stale(socket: &Path) -> io::Result<()> {
-    match UnixStream::connect(socket) {
-        Ok(_) => Err(io::Error::new(
-            io::ErrorKind::AddrInUse,
-            "an agent is already listening there",
-        )),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(_) => match std::fs::remove_file(socket) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-            _ => Ok(()),
-        },
-    }
+    super::process::clear_stale(socket)
 }
 
-/// A bound socket, registered with the signal cleanup (a signal removes it).
+/// How many connections may wait to be accepted: bounded, so that a stopped agent's backlog
+/// fills (and connecting fails at once) after this many.
+pub const BACKLOG: i32 = 64;
+
+/// A bound socket and the agent's pid file beside it, registered with the signal cleanup (a
+/// signal removes them, each only while it is still this agent's: docs/agent.md).
 pub struct Bound {
     listener: UnixListener,
-    registration: cleanup::Registration,
+    socket: cleanup::Registration,
+    pid_file: cleanup::Registration,
 }
 
-/// Bind the agent's socket in its (already checked) private folder.
-pub fn bind(socket: &Path) -> io::Result<Bound> {
-    clear_stale(socket)?;
-    let (listener, registration) = cleanup::register(socket, cleanup::Kind::File, || {
-        let l = UnixListener::bind(socket)?;
+fn listen_at(socket: &Path) -> io::Result<UnixListener> {
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
+    let fd = rustix::net::socket_with(
+        AddressFamily::UNIX,
+        SocketType::STREAM,
+        SocketFlags::CLOEXEC | SocketFlags::NONBLOCK,
+        None,
+    )?;
+    rustix::net::bind(&fd, &SocketAddrUnix::new(socket)?)?;
+    let listening = (|| {
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600))?;
-        Ok(l)
-    })?;
-    listener.set_nonblocking(true)?;
+        rustix::net::listen(&fd, BACKLOG)?;
+        Ok(())
+    })();
+    if let Err(e) = listening {
+        let _ = std::fs::remove_file(socket);
+        return Err(e);
+    }
+    Ok(UnixListener::from(fd))
+}
+
+/// Bind the agent's socket in its (already checked) private folder, and write its pid file.
+pub fn bind(socket: &Path) -> io::Result<Bound> {
+    clear_stale(socket)?;
+    let (listener, socket_registration) =
+        cleanup::register(socket, cleanup::Kind::OwnFile, || listen_at(socket))?;
+    let pid_path = super::process::pid_path(socket);
+    let registered = cleanup::register(&pid_path, cleanup::Kind::OwnFile, || {
+        super::process::write_pid_file(&pid_path)
+    });
+    let pid_file = match registered {
+        Ok(((), r)) => r,
+        Err(e) => {
+            release_own(socket, socket_registration);
+            return Err(e);
+        }
+    };
     Ok(Bound {
         listener,
-        registration,
+        socket: socket_registration,
+        pid_file,
     })
+}
+
+/// Remove a registered file if it is still this agent's (another agent may have replaced it).
+fn release_own(path: &Path, mut registration: cleanup::Registration) {
+    if let Some(id) = registration.file() {
+        let _ = registration.release_with(|| cleanup::remove_own(path, id));
+    }
 }
 
 /// Serve until a timeout, `stop`, a changed vault or a signal. Returns why it stopped, with
 /// the keys wiped and the socket removed.
-pub fn serve(
-    bound: Bound,
-    keys: AgentKeys,
-    backend: &'static dyn Backend,
-    config: Config,
-) -> Ending {
+pub fn serve(bound: Bound, keys: KeyThread, config: Config) -> Ending {
     let seen = stamp(&config.vault).ok();
+    let started = boot_clock();
+    let started_unix = crate::time::now();
+    let lifetime = Lifetime {
+        idle: config.idle,
+        max: config.max,
+        started,
+        expires_at: started_unix.saturating_add(config.max.as_secs()),
+    };
     let shared = Arc::new(Shared {
-        keys: RwLock::new(Some(keys)),
-        backend,
-        started: Instant::now(),
-        started_unix: crate::time::now(),
-        last_used: Mutex::new(Instant::now()),
+        keys: keys.keys,
+        jobs: keys.jobs,
+        lifetime,
+        started_unix,
+        last_used: Mutex::new(started),
         seen: Mutex::new(seen),
         stop: AtomicBool::new(false),
         ending: Mutex::new(None),
@@ -302,26 +483,24 @@ pub fn serve(
     let uid = rustix::process::getuid();
     let Bound {
         listener,
-        mut registration,
+        socket: socket_registration,
+        pid_file,
     } = bound;
     loop {
         if shared.stop.load(Ordering::SeqCst) {
             break;
         }
-        let idle_left = {
-            let last = *shared.last_used.lock().unwrap_or_else(|p| p.into_inner());
-            shared.config.idle.saturating_sub(last.elapsed())
+        let last = *shared.last_used.lock().unwrap_or_else(|p| p.into_inner());
+        let wait = match shared
+            .lifetime
+            .check(last, boot_clock(), crate::time::now())
+        {
+            Ok(wait) => wait,
+            Err(ending) => {
+                shared.finish(ending);
+                break;
+            }
         };
-        let max_left = shared.config.max.saturating_sub(shared.started.elapsed());
-        if max_left.is_zero() {
-            shared.finish(Ending::Max);
-            break;
-        }
-        if idle_left.is_zero() {
-            shared.finish(Ending::Idle);
-            break;
-        }
-        let wait = idle_left.min(max_left).min(Duration::from_millis(200));
         let timeout = rustix::event::Timespec {
             tv_sec: 0,
             tv_nsec: wait.as_nanos().max(1_000_000) as _,
@@ -356,24 +535,18 @@ pub fn serve(
                 shared.active.fetch_sub(1, Ordering::SeqCst);
                 continue;
             }
-            let s = Arc::clone(&shared);
-            let spawned = std::thread::Builder::new()
+            // Counted until the answer is written (by this thread or the key thread); a
+            // thread that cannot be spawned drops the slot with the closure.
+            let slot = Slot(Arc::clone(&shared));
+            let _ = std::thread::Builder::new()
                 .name("nexusq-agent-conn".into())
-                .spawn(move || {
-                    handle(&s, stream);
-                    s.active.fetch_sub(1, Ordering::SeqCst);
-                });
-            if spawned.is_err() {
-                shared.active.fetch_sub(1, Ordering::SeqCst);
-            }
+                .spawn(move || handle(slot, stream));
         }
     }
     shared.wipe();
     let socket = shared.config.socket.clone();
-    let _ = registration.release_with(|| match std::fs::remove_file(&socket) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
-        _ => Ok(()),
-    });
+    release_own(&socket, socket_registration);
+    release_own(&super::process::pid_path(&socket), pid_file);
     drop(listener);
     if let Some(f) = socket.parent() {
         let _ = std::fs::remove_dir(f);
@@ -384,4 +557,46 @@ pub fn serve(
         .unwrap_or_else(|p| p.into_inner())
         .clone();
     ending.unwrap_or(Ending::Stopped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MIN: Duration = Duration::from_secs(60);
+    const HOUR: Duration = Duration::from_secs(3600);
+
+    fn lifetime() -> Lifetime {
+        Lifetime {
+            idle: 15 * MIN,
+            max: 8 * HOUR,
+            started: 100 * MIN,
+            expires_at: 1_700_000_000 + 8 * 3600,
+        }
+    }
+
+    #[test]
+    fn the_limits_count_the_time_a_phone_sleeps_and_the_wall_clock() {
+        let l = lifetime();
+        let wall = 1_700_000_000;
+        // Awake and used a minute ago: it waits at most one tick.
+        let now = l.started + MIN;
+        assert_eq!(l.check(now, now + MIN, wall + 120), Ok(TICK));
+        // The phone slept 9 hours: the monotonic clock (and Instant) moved by a minute, the
+        // boot clock by 9 hours. Max is reached, whatever the idle timer says.
+        let slept = l.started + 9 * HOUR;
+        assert_eq!(l.check(slept, slept, wall + 60), Err(Ending::Max));
+        // Slept 20 minutes after the last use: idle.
+        let used = l.started + HOUR;
+        assert_eq!(
+            l.check(used, used + 20 * MIN, wall + 4000),
+            Err(Ending::Idle)
+        );
+        assert_eq!(l.idle_left(used, used + 20 * MIN), Duration::ZERO);
+        assert_eq!(l.idle_left(used, used + 5 * MIN), 10 * MIN);
+        // The wall clock passed expires_at although neither other clock says so (a clock
+        // that stood still, or one we cannot trust): it stops, as `status` promised.
+        assert_eq!(l.check(now, now + MIN, l.expires_at), Err(Ending::Max));
+        assert!(l.check(now, now + MIN, l.expires_at - 1).is_ok());
+    }
 }

@@ -4,7 +4,7 @@
 
 use super::Context;
 use super::args::{AgentServeArgs, AgentStartArgs};
-use crate::agent::{self, client, keys::AgentKeys, server};
+use crate::agent::{self, client, keys::AgentKeys, process, server};
 use crate::error::{Error, Result};
 use crate::identity::SecretSection;
 use serde_json::json;
@@ -34,9 +34,19 @@ fn folder_error(folder: &Path, e: &std::io::Error) -> Error {
             "cannot use the agent's folder {}: {e}",
             super::output::untrusted_path(folder)
         ),
-        "it must be a folder of yours with mode 0700 (set XDG_RUNTIME_DIR or TMPDIR elsewhere, \
-         or fix its owner and mode)",
+        "it must be a folder of yours with mode 0700 (set XDG_RUNTIME_DIR or XDG_STATE_HOME \
+         to another folder, or fix its owner and mode)",
     )
+}
+
+/// The socket must fit in a socket address (docs/agent.md, "Where it listens").
+fn check_socket_path(socket: &Path) -> Result<()> {
+    agent::check_socket_path(socket).map_err(|m| {
+        Error::io(
+            m,
+            "set XDG_RUNTIME_DIR (or XDG_STATE_HOME) to a folder with a shorter path",
+        )
+    })
 }
 
 /// The agent of this vault, asked for its status; `Unusable` explains why not.
@@ -83,6 +93,7 @@ pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
     // A missing or damaged vault fails before anything else.
     crate::vault::open(&vault)?;
     let socket = agent::socket_path(&vault);
+    check_socket_path(&socket)?;
     let folder = agent::socket_folder();
     agent::make_folder(&folder).map_err(|e| folder_error(&folder, &e))?;
     match client::find_at(&socket, agent::CLIENT_TIMEOUT) {
@@ -106,26 +117,13 @@ pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
             ));
             return Ok(());
         }
-        client::Lookup::Ready(running) => {
-            running.stop().map_err(|m| {
-                Error::io(
-                    format!("cannot stop the running agent: {m}"),
-                    "run `nexusq agent stop`, or end its process",
-                )
-            })?;
-            wait_gone(&socket, Duration::from_secs(3));
-        }
-        client::Lookup::Unusable(why) => {
-            server::clear_stale(&socket).map_err(|e| {
-                Error::io(
-                    format!("an agent socket is in the way ({why}) and cannot be removed: {e}"),
-                    "stop that agent (`nexusq agent stop`) or remove the socket",
-                )
-            })?;
-            ctx.out
-                .note(&format!("removed a stale agent socket ({why})"));
-        }
-        client::Lookup::Absent => {}
+        found => match make_gone(&socket, found)? {
+            Gone::Nothing | Gone::Stopped { .. } => {}
+            Gone::Stale { why } => ctx
+                .out
+                .note(&format!("removed a stale agent socket ({why})")),
+            ended @ Gone::Ended { .. } => ctx.out.note(&ended.to_string()),
+        },
     }
     let unlocked = ctx.unlock()?;
     let backend = ctx.backend()?;
@@ -190,6 +188,105 @@ fn wait_gone(socket: &Path, limit: Duration) -> bool {
         std::thread::sleep(Duration::from_millis(20));
     }
     false
+}
+
+/// How the agent of a vault was made to go (`stop`, `lock`, `start --replace`, and `start`
+/// finding an agent that does not answer): docs/agent.md, "When it stops".
+enum Gone {
+    /// No agent ran: no socket, and no running agent that its pid file names.
+    Nothing,
+    /// It wiped its keys and ended on request.
+    Stopped { pid: u32 },
+    /// It did not answer (or had lost its socket) and was ended by a signal.
+    Ended { pid: u32, why: String, killed: bool },
+    /// Nobody listened on its socket: the stale socket was removed.
+    Stale { why: String },
+}
+
+impl std::fmt::Display for Gone {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Gone::Nothing => f.write_str("no agent was running for this vault"),
+            Gone::Stopped { .. } => f.write_str("agent stopped; its keys are wiped"),
+            Gone::Ended { pid, why, killed } => write!(
+                f,
+                "the agent (pid {pid}) did not answer ({why}); ended it{}; its keys are gone \
+                 with it",
+                if *killed { " with SIGKILL" } else { "" }
+            ),
+            Gone::Stale { why } => {
+                write!(f, "no agent was serving ({why}); removed its stale socket")
+            }
+        }
+    }
+}
+
+/// Make the agent behind `socket` go: asked to stop when it answers, else ended by its pid
+/// (`crate::agent::process`). Succeeds only when no agent process is left.
+fn make_gone(socket: &Path, found: client::Lookup) -> Result<Gone> {
+    let why = match found {
+        client::Lookup::Ready(a) => {
+            let pid = a.status().pid;
+            let recorded = process::recorded(socket).filter(|p| p.pid == pid);
+            match a.stop() {
+                Ok(()) => {
+                    let gone = match recorded {
+                        Some(p) => p.wait_gone(Duration::from_secs(3)),
+                        None => wait_gone(socket, Duration::from_secs(3)),
+                    };
+                    if gone {
+                        return Ok(Gone::Stopped { pid });
+                    }
+                    "it said it stops, but still runs after 3 s".to_string()
+                }
+                Err(m) => m,
+            }
+        }
+        client::Lookup::Absent if process::recorded(socket).is_some() => {
+            "it had lost its socket".to_string()
+        }
+        client::Lookup::Absent => return Ok(Gone::Nothing),
+        client::Lookup::Unusable(why) => why,
+    };
+    match process::end(socket) {
+        Ok(process::Ended {
+            pid: Some(pid),
+            killed,
+            ..
+        }) => Ok(Gone::Ended { pid, why, killed }),
+        Ok(process::Ended {
+            removed_socket: true,
+            ..
+        }) => Ok(Gone::Stale { why }),
+        Ok(_) => Ok(Gone::Nothing),
+        Err(e) => {
+            let hint = match &e {
+                process::EndError::NotTheAgent { pid } => format!(
+                    "if it is an agent (of an older nexusq?), end it with `kill {pid}`; else \
+                     make it stop listening on {}",
+                    socket.display()
+                ),
+                process::EndError::Survived { pid } => format!(
+                    "look at it with `ps -p {pid}` (a process stuck in the kernel cannot be \
+                     ended); its socket was left"
+                ),
+                process::EndError::Unknown => "find the agent with `ps -ef | grep 'agent serve'` \
+                    and end it with `kill`, then run `nexusq lock` again"
+                    .to_string(),
+                process::EndError::NotPrivate(_) => "it must be a folder of yours with mode \
+                    0700: fix its owner and mode, or set XDG_RUNTIME_DIR to another folder"
+                    .to_string(),
+                process::EndError::Socket(_) => format!(
+                    "remove {} once no agent runs for this vault",
+                    socket.display()
+                ),
+            };
+            Err(Error::io(
+                format!("cannot end the agent ({why}): {e}"),
+                hint,
+            ))
+        }
+    }
 }
 
 /// Re-run this binary as `agent serve` (no fork in a threaded program), hand it the working
@@ -287,8 +384,17 @@ fn serve_here(
             .warn(&format!("could not harden the process: {failure}"));
     }
     let keys = AgentKeys::new(public, secrets, backend)?;
+    // The key thread first, so that its stack is mapped when the memory is locked.
+    let keys = server::KeyThread::spawn(keys, backend).map_err(|e| {
+        Error::io(
+            format!("cannot start the agent's key thread: {e}"),
+            "the system is short of memory or threads; try again",
+        )
+    })?;
     // Best effort: RLIMIT_MEMLOCK is often small; the secrets' own pages are locked anyway.
+    // Not MCL_FUTURE: under a small limit every later allocation would fail.
     let memory_locked = rustix::mm::mlockall(rustix::mm::MlockAllFlags::CURRENT).is_ok();
+    check_socket_path(socket)?;
     let folder = agent::socket_folder();
     agent::make_folder(&folder).map_err(|e| folder_error(&folder, &e))?;
     let bound = server::bind(socket).map_err(|e| {
@@ -318,7 +424,7 @@ fn serve_here(
         max,
         memory_locked,
     };
-    let ending = server::serve(bound, keys, backend, config);
+    let ending = server::serve(bound, keys, config);
     if foreground {
         ctx.out
             .note(&format!("agent stopped, keys wiped: {ending}"));
@@ -458,41 +564,26 @@ fn not_running(vault: &Path, why: Option<&str>) -> Error {
     e
 }
 
-/// `agent stop` and `lock`: wipe the keys and end the agent. No agent is not an error.
+/// `agent stop` and `lock`: wipe the keys and end the agent. No agent is not an error; an
+/// agent that cannot be confirmed gone is (exit 5).
 pub fn stop(ctx: &Context) -> Result<()> {
     let path = ctx.vault_path()?;
     let vault = agent::vault_identity(&path);
     let socket = agent::socket_path(&vault);
-    let stopped = match client::find(&vault) {
-        client::Lookup::Ready(a) => {
-            a.stop().map_err(|m| {
-                Error::io(
-                    format!("the agent did not stop: {m}"),
-                    format!("end its process (pid {})", a.status().pid),
-                )
-            })?;
-            if !wait_gone(&socket, Duration::from_secs(3)) {
-                return Err(Error::io(
-                    "the agent said it stops, but its socket is still there after 3 s",
-                    format!("end its process (pid {})", a.status().pid),
-                ));
-            }
-            ctx.out.note("agent stopped; its keys are wiped");
-            true
-        }
-        client::Lookup::Absent => {
-            ctx.out.note("no agent was running for this vault");
-            false
-        }
-        client::Lookup::Unusable(why) => {
-            let _ = server::clear_stale(&socket);
-            ctx.out.note(&format!(
-                "no agent was serving ({why}); removed its stale socket"
-            ));
-            false
-        }
+    let gone = make_gone(&socket, client::find(&vault))?;
+    ctx.out.note(&gone.to_string());
+    let (stopped, how, pid) = match &gone {
+        Gone::Nothing => (false, "none", None),
+        Gone::Stale { .. } => (false, "stale-socket", None),
+        Gone::Stopped { pid } => (true, "request", Some(*pid)),
+        Gone::Ended { pid, .. } => (true, "signal", Some(*pid)),
     };
-    let mut j = json!({"stopped": stopped, "vault": vault.display().to_string()});
+    let mut j = json!({
+        "stopped": stopped,
+        "how": how,
+        "pid": pid,
+        "vault": vault.display().to_string(),
+    });
     super::output::path_bytes(&mut j, &[("vault", &vault)]);
     ctx.out.json(&j);
     Ok(())

@@ -937,7 +937,7 @@ pub fn agent_check(vault: Option<&std::path::Path>) -> Check {
         Lookup::Unusable(why) => Check::warn(
             name,
             format!("an agent socket for this vault does not serve: {why}"),
-            "`nexusq agent start` cleans it up, `nexusq lock` removes it",
+            "`nexusq lock` ends the agent behind it, or removes the socket if nobody listens",
         ),
     }
 }

@@ -183,16 +183,24 @@ const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "XDG_RUNTIME_DIR",
-        "The key agent's socket folder is $XDG_RUNTIME_DIR/nexusq when it is set.",
+        "The key agent's socket folder is $XDG_RUNTIME_DIR/nexusq when it is set (absolute).",
+    ),
+    (
+        "XDG_STATE_HOME",
+        "Without XDG_RUNTIME_DIR, the key agent's socket folder is \
+         $XDG_STATE_HOME/nexusq/agent (absolute; else ~/.local/state/nexusq/agent), a place \
+         only you can create, unlike a shared temporary folder.",
     ),
     (
         "TMPDIR",
-        "Without XDG_RUNTIME_DIR, the agent's socket folder is $TMPDIR/nexusq-UID (the \
-         system's temporary folder without TMPDIR; Termux sets TMPDIR to $PREFIX/tmp).",
+        "Only when neither XDG_RUNTIME_DIR nor HOME is set, the agent's socket folder is \
+         $TMPDIR/nexusq-UID (the system's temporary folder without TMPDIR; Termux sets TMPDIR \
+         to $PREFIX/tmp).",
     ),
     (
         "HOME",
-        "Where the default data folder is, and how prompts shorten the vault's path (~).",
+        "Where the default data folder and the key agent's folder are, and how prompts \
+         shorten the vault's path (~).",
     ),
     (
         "PREFIX, TERMUX_VERSION",
@@ -244,9 +252,9 @@ const FILES: &[(&str, &str)] = &[
          another.",
     ),
     (
-        "$XDG_RUNTIME_DIR/nexusq/, else $TMPDIR/nexusq-UID/",
-        "The key agent's private folder (mode 0700) and its socket, agent-HASH.sock, one per \
-         vault.",
+        "$XDG_RUNTIME_DIR/nexusq/, else ~/.local/state/nexusq/agent/",
+        "The key agent's private folder (mode 0700; $XDG_STATE_HOME/nexusq/agent/ when \
+         XDG_STATE_HOME is set) with its socket, agent-HASH.sock, one per vault.",
     ),
 ];
 

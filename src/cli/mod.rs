@@ -33,6 +33,11 @@ use std::time::Duration;
 
 /// Run a parsed command line.
 pub fn run(cli: Cli) -> Result<()> {
+    // The background agent keeps nothing its starter had open (docs/agent.md): closed before
+    // anything of ours is opened, the signal handler's pipe included.
+    if matches!(cli.command, Command::Agent(AgentCommand::Serve(_))) {
+        hardening::close_inherited_descriptors();
+    }
     // SIGINT, SIGTERM and SIGHUP remove the temporary files of outputs and saves, then exit
     // with 128 + the signal (crate::fs::cleanup). Installed first, so every command ends the
     // same way whenever the signal comes.

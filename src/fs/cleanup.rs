@@ -23,12 +23,42 @@ pub enum Kind {
     File,
     /// A folder, removed with everything in it.
     Folder,
+    /// A file removed only while it is still the one registered (the same device and inode):
+    /// one that another process may replace, such as the key agent's socket and pid file
+    /// (docs/agent.md).
+    OwnFile,
+}
+
+/// A file's device and inode.
+pub type FileId = (u64, u64);
+
+fn file_id(path: &Path) -> io::Result<FileId> {
+    use std::os::unix::fs::MetadataExt;
+    let m = std::fs::symlink_metadata(path)?;
+    Ok((m.dev(), m.ino()))
+}
+
+/// Remove `path` if it is still the file `id` names; whether it was removed. Another file in
+/// its place (or none) is left alone.
+pub fn remove_own(path: &Path, id: FileId) -> io::Result<bool> {
+    match file_id(path) {
+        Ok(now) if now == id => match std::fs::remove_file(path) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        },
+        Ok(_) => Ok(false),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(e) => Err(e),
+    }
 }
 
 struct Entry {
     id: u64,
     path: PathBuf,
     kind: Kind,
+    /// For [`Kind::OwnFile`]: the file as it was registered.
+    file: Option<FileId>,
 }
 
 static LIVE: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
@@ -62,7 +92,7 @@ fn spawn_handler() -> io::Result<()> {
                 // Held until the process ends: nothing is made or renamed after the sweep.
                 let live = live();
                 for e in live.iter() {
-                    remove(&e.path, e.kind);
+                    remove(&e.path, e.kind, e.file);
                 }
                 for hook in HOOKS.lock().unwrap_or_else(|p| p.into_inner()).iter() {
                     hook();
@@ -73,10 +103,15 @@ fn spawn_handler() -> io::Result<()> {
     Ok(())
 }
 
-fn remove(path: &Path, kind: Kind) {
+fn remove(path: &Path, kind: Kind, file: Option<FileId>) {
     match kind {
         Kind::File => {
             let _ = std::fs::remove_file(path);
+        }
+        Kind::OwnFile => {
+            if let Some(id) = file {
+                let _ = remove_own(path, id);
+            }
         }
         // Retried: a save may be creating a file in it at the same instant (after the folder
         // is gone nothing can recreate it).
@@ -134,10 +169,12 @@ pub fn wait_for_handler(limit: std::time::Duration) {
 #[derive(Debug)]
 pub struct Registration {
     id: u64,
+    file: Option<FileId>,
 }
 
 /// Make `path` with `create` and register it, as one step for the signal handler. `create`
-/// must make the path new (never take over an existing one), since the handler removes it.
+/// must make the path new (never take over an existing one), since the handler removes it;
+/// a [`Kind::OwnFile`] may replace one, since only the file made is removed.
 pub fn register<T>(
     path: &Path,
     kind: Kind,
@@ -146,16 +183,26 @@ pub fn register<T>(
     install()?;
     let mut live = live();
     let made = create()?;
+    let file = match kind {
+        Kind::OwnFile => Some(file_id(path)?),
+        Kind::File | Kind::Folder => None,
+    };
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     live.push(Entry {
         id,
         path: path.to_path_buf(),
         kind,
+        file,
     });
-    Ok((made, Registration { id }))
+    Ok((made, Registration { id, file }))
 }
 
 impl Registration {
+    /// For a [`Kind::OwnFile`]: the file registered (device, inode).
+    pub fn file(&self) -> Option<FileId> {
+        self.file
+    }
+
     /// Run `f` (a rename away, or the last step that makes the file final) so the handler sees
     /// it done or not done; once `f` succeeds the path is no longer the handler's to remove.
     pub fn release_with<T>(&mut self, f: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
@@ -201,6 +248,25 @@ mod tests {
         let c = dir.path().join("missing/c");
         assert!(register(&c, Kind::File, || std::fs::write(&c, b"x")).is_err());
         assert!(!is_registered(&c));
+    }
+
+    #[test]
+    fn an_own_file_is_removed_only_while_it_is_the_one_registered() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let (_, reg) = register(&a, Kind::OwnFile, || std::fs::write(&a, b"mine")).unwrap();
+        let mine = reg.file().unwrap();
+        // Replaced by another file (renamed over it): left alone.
+        let b = dir.path().join("b");
+        std::fs::write(&b, b"theirs").unwrap();
+        std::fs::rename(&b, &a).unwrap();
+        assert!(!remove_own(&a, mine).unwrap());
+        remove(&a, Kind::OwnFile, Some(mine));
+        assert_eq!(std::fs::read(&a).unwrap(), b"theirs");
+        // Its own file is removed; a missing one is no error.
+        let theirs = file_id(&a).unwrap();
+        assert!(remove_own(&a, theirs).unwrap());
+        assert!(!remove_own(&a, theirs).unwrap());
     }
 
     #[test]

@@ -96,12 +96,9 @@ impl AgentKeys {
         signed_at: u64,
     ) -> Result<Vec<u8>> {
         if self.revoked {
-            return Err(Error::check(
-                format!(
-                    "identity {} is revoked, so others refuse its signatures",
-                    self.root_id().fingerprint()
-                ),
-                "make a new identity with `nexusq init --vault NEW`",
+            return Err(crate::identity::peer::revoked_owner(
+                &self.root_id(),
+                "its signatures",
             ));
         }
         let rnd = zeroize::Zeroizing::new(crate::secret::random_array::<32>());

@@ -220,14 +220,12 @@ fn sign(status_fd: u32, key: &str) -> Result<i32> {
     // As `nexusq sign` refuses: others refuse a revoked identity's signatures anyway, and a
     // commit signed by one would look fine here. Through the agent too.
     if super::state::identity_revoked(&file.public) {
-        return Err(Error::check(
-            format!(
-                "identity {} is revoked, so others refuse its signatures",
-                own.fingerprint()
-            ),
-            "make a new identity with `nexusq init --vault NEW`, and set git's user.signingkey \
-             to its fingerprint",
-        ));
+        let e = crate::identity::peer::revoked_owner(&own, "its signatures");
+        let hint = format!(
+            "{}, and set git's user.signingkey to its fingerprint",
+            e.hint()
+        );
+        return Err(e.reworded_hint(hint));
     }
     for failure in super::hardening::harden_process() {
         eprintln!("{NAME}: warning: could not harden the process: {failure}");

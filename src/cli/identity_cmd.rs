@@ -25,13 +25,9 @@ pub(super) fn refuse_if_revoked(
     if force || !super::state::identity_revoked(public) {
         return Ok(());
     }
-    Err(Error::check(
-        format!(
-            "identity {} is revoked, so others refuse {what}",
-            public.root_id().fingerprint()
-        ),
-        "make a new identity with `nexusq init --vault NEW`; pass --force to do it anyway",
-    ))
+    let e = crate::identity::peer::revoked_owner(&public.root_id(), what);
+    let hint = format!("{}; pass --force to do it anyway", e.hint());
+    Err(e.reworded_hint(hint))
 }
 
 pub fn export(ctx: &Context, output: Option<&Path>, opts: ExportOptions) -> Result<()> {

@@ -122,6 +122,19 @@ pub fn is_revoked(identity: &PublicIdentity) -> bool {
         .any(|r| r.scope == RevocationScope::Identity)
 }
 
+/// The refusal to make something as an identity its owner has revoked: others refuse
+/// `what` it makes (its signatures, its age recipient). One wording for `sign`,
+/// `nexusq-git-sign` and the key agent.
+pub fn revoked_owner(root_id: &RootId, what: &str) -> Error {
+    Error::check(
+        format!(
+            "identity {} is revoked, so others refuse {what}",
+            root_id.fingerprint()
+        ),
+        "make a new identity with `nexusq init --vault NEW`",
+    )
+}
+
 /// The newest generation's public key for `level`, refusing revoked identities and (unless
 /// allowed) expired certificates.
 pub fn encryption_key(

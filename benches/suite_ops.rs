@@ -2,16 +2,16 @@
 //! (decapsulation both with the key kept expanded, as an unlocked vault has it, and from the
 //! seed, expanding it each time), and the throughput of file encryption on 100 MiB, in the library (file to file) and end to
 //! end through the release binary. Alternating rounds; median and p95 of the pooled samples.
-//! The operations and the sampling are `nexusq::bench` (shared with `nexusq bench`); only the
+//! The operations and the sampling are `nexusq_core::bench` (shared with `nexusq bench`); only the
 //! end-to-end runs of the binary are here.
 
-use nexusq::bench::ops::{self, Op};
-use nexusq::bench::stats::{Summary, pool, summarize};
-use nexusq::secret::SecretBytes;
-use nexusq::suite::Backend;
-use nexusq::suite::hybrid_kem::{self, KemLevel};
-use nexusq::suite::native::Native;
-use nexusq::suite::rustcrypto::RustCrypto;
+use nexusq_core::bench::ops::{self, Op};
+use nexusq_core::bench::stats::{Summary, pool, summarize};
+use nexusq_core::secret::SecretBytes;
+use nexusq_core::suite::Backend;
+use nexusq_core::suite::hybrid_kem::{self, KemLevel};
+use nexusq_core::suite::native::Native;
+use nexusq_core::suite::rustcrypto::RustCrypto;
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -92,7 +92,7 @@ fn main() {
         let mut f = std::fs::File::create(&plain).unwrap();
         let mut block = vec![0u8; 1 << 20];
         for _ in 0..FILE_MIB {
-            nexusq::secret::fill_random(&mut block);
+            nexusq_core::secret::fill_random(&mut block);
             f.write_all(&block).unwrap();
         }
         f.sync_all().unwrap();

@@ -1,22 +1,5 @@
-//! nexusq: a vault for one person's post-quantum identity.
-//!
-//! Data flows one way: `cli` -> `identity` / `vault` -> `suite` -> backend. Nothing below `cli`
-//! prints; nothing below `suite` knows about files.
+//! nexusq: the command line over `nexusq_core`. It resolves options, calls the library and
+//! renders what it returns; the three binaries (`nexusq`, `age-plugin-nexusq`,
+//! `nexusq-git-sign`) are thin mains over [`cli`].
 
-pub mod agent;
-pub mod armor;
-pub mod bench;
 pub mod cli;
-pub mod contacts;
-pub mod error;
-pub mod fs;
-pub mod gitsign;
-pub mod identity;
-pub mod manifest;
-pub mod report;
-pub mod secret;
-pub mod suite;
-pub mod time;
-pub mod untrusted;
-pub mod vault;
-pub mod wire;

@@ -7,7 +7,7 @@ mod common;
 
 use assert_cmd::Command;
 use common::{BIN, SMALL_KDF, private_file};
-use nexusq::vault::{self, SaveOptions, storage};
+use nexusq_core::vault::{self, SaveOptions, storage};
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -142,7 +142,7 @@ fn default_vault_path_with_termux_values() {
         path,
         Path::new("/data/data/com.termux/files/home/.local/share/nexusq/vault.nxq")
     );
-    assert!(!nexusq::fs::is_shared_storage(&path));
+    assert!(!nexusq_core::fs::is_shared_storage(&path));
     // NEXUSQ_VAULT, then --vault, win over the data folder; an empty NEXUSQ_VAULT does not.
     let env = Some("/data/data/com.termux/files/home/v.nxq".into());
     assert_eq!(
@@ -158,7 +158,7 @@ fn default_vault_path_with_termux_values() {
         path
     );
     // Termux's ~/storage/shared is a symlink into shared storage: its realpath is caught.
-    assert!(nexusq::fs::is_shared_storage(Path::new(
+    assert!(nexusq_core::fs::is_shared_storage(Path::new(
         "/storage/emulated/0/nexusq"
     )));
 }
@@ -173,7 +173,7 @@ fn saving_into_shared_storage_is_refused_unless_allowed() {
     ] {
         let err =
             vault::check_save_location(Path::new(path), &SaveOptions::default()).expect_err(path);
-        assert_eq!(err.exit(), nexusq::error::Exit::Usage, "{path}");
+        assert_eq!(err.exit(), nexusq_core::error::Exit::Usage, "{path}");
         let said = format!("{} {}", err.message(), err.hint());
         assert!(said.contains("shared storage"), "{path}: {said}");
         assert!(said.contains("--allow-shared-storage"), "{path}: {said}");
@@ -206,10 +206,10 @@ fn program_sources() -> Vec<PathBuf> {
     }
     let root = Path::new(ROOT);
     let mut out = Vec::new();
-    for dir in ["src", "native/src", "termux"] {
+    for dir in ["src", "core/src", "native/src", "termux"] {
         walk(&root.join(dir), &mut out);
     }
-    for file in ["build.rs", ".ci/run"] {
+    for file in ["core/build.rs", ".ci/run"] {
         if root.join(file).exists() {
             out.push(root.join(file));
         }

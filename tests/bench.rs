@@ -9,8 +9,8 @@ mod common;
 
 use assert_cmd::Command;
 use common::{BIN, private_file};
-use nexusq::bench::evidence::{Gate, Record};
-use nexusq::bench::{baseline, compare, environment, report};
+use nexusq_core::bench::evidence::{Gate, Record};
+use nexusq_core::bench::{baseline, compare, environment, report};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -206,7 +206,7 @@ fn json_lines_validate_against_the_schema() {
     assert_eq!(records[1]["n"], 2);
     assert_eq!(records[12]["n"], 1);
     // The library reads back what the binary wrote, as `nexusq report` does.
-    let datasets = nexusq::bench::evidence::parse("out", &stdout_of(&out)).unwrap();
+    let datasets = nexusq_core::bench::evidence::parse("out", &stdout_of(&out)).unwrap();
     assert_eq!(datasets.len(), 1);
     assert_eq!(datasets[0].results.len(), 12);
     env.assert_clean();
@@ -224,8 +224,10 @@ fn json_lines_validate_against_the_schema() {
 /// against the same schema.
 #[test]
 fn comparison_records_validate_against_the_schema() {
-    let rc = nexusq::suite::BackendChoice::RustCrypto.backend().unwrap();
-    let native = nexusq::suite::BackendChoice::Native.backend().unwrap();
+    let rc = nexusq_core::suite::BackendChoice::RustCrypto
+        .backend()
+        .unwrap();
+    let native = nexusq_core::suite::BackendChoice::Native.backend().unwrap();
     let config = compare::Config {
         rounds: 2,
         per_round: 1,

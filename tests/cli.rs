@@ -1197,7 +1197,7 @@ fn no_escape_sequences_when_not_a_terminal_or_no_color() {
 
 /// Regions of a vault file: (name, start, end).
 fn regions(bytes: &[u8]) -> Vec<(&'static str, usize, usize)> {
-    let parsed = nexusq::vault::format::parse(bytes, None).expect("a valid vault");
+    let parsed = nexusq_core::vault::format::parse(bytes, None).expect("a valid vault");
     let aad_end = parsed.header_len;
     let public_len = u32::from_be_bytes(bytes[112..116].try_into().unwrap()) as usize;
     assert_eq!(116 + public_len + 8, aad_end, "layout assumption");
@@ -1312,7 +1312,7 @@ fn flipped_bytes_are_detected() {
         assert_eq!(code, Some(4), "{what}: vault unlock: {stderr}");
 
         // With the checksum recomputed: unlock must still refuse, as 3 or 4, never a panic.
-        nexusq::vault::format::fix_checksum(&mut bytes);
+        nexusq_core::vault::format::fix_checksum(&mut bytes);
         if bytes == original {
             // The flip was in the checksum itself: recomputing restores the vault.
             assert!(pos >= original.len() - 32, "{what}");
@@ -1351,7 +1351,7 @@ fn root_section_flip_is_detected_by_unlock() {
     for pos in [root.start, root.start + 20, root.end - 17, root.end - 1] {
         let mut bytes = original.clone();
         bytes[pos] ^= 0x01;
-        nexusq::vault::format::fix_checksum(&mut bytes);
+        nexusq_core::vault::format::fix_checksum(&mut bytes);
         fs::write(&env.vault, &bytes).unwrap();
         let what = format!("root ciphertext flip at {pos}, checksum fixed");
         let (code, stderr) = unlock_outcome(&env, &what);
@@ -1404,7 +1404,7 @@ fn truncated_and_extended_vaults_are_detected() {
         if len >= 4 && len < n - 32 {
             let mut bytes = original[..len].to_vec();
             bytes.extend_from_slice(&[0u8; 32]);
-            nexusq::vault::format::fix_checksum(&mut bytes);
+            nexusq_core::vault::format::fix_checksum(&mut bytes);
             fs::write(&env.vault, &bytes).unwrap();
             let out = env
                 .cmd()
@@ -1428,7 +1428,7 @@ fn truncated_and_extended_vaults_are_detected() {
     let mut longer = original[..n - 32].to_vec();
     longer.push(0);
     longer.extend_from_slice(&[0u8; 32]);
-    nexusq::vault::format::fix_checksum(&mut longer);
+    nexusq_core::vault::format::fix_checksum(&mut longer);
     fs::write(&env.vault, &longer).unwrap();
     env.cmd().args(["vault", "open"]).assert().code(4);
     env.unlock_with(&env.pw).code(4);

@@ -7,9 +7,9 @@
 mod common;
 
 use common::TestVault;
-use nexusq::identity::signature::{self, CompactSignature, Refusal, Signature, Trust};
-use nexusq::identity::{Certificate, NewIdentity, PublicIdentity};
-use nexusq::suite::rustcrypto::RustCrypto;
+use nexusq_core::identity::signature::{self, CompactSignature, Refusal, Signature, Trust};
+use nexusq_core::identity::{Certificate, NewIdentity, PublicIdentity};
+use nexusq_core::suite::rustcrypto::RustCrypto;
 use serde_json::Value;
 use std::fs;
 use std::path::Path;
@@ -106,7 +106,7 @@ fn compact_cannot_be_re_attributed_to_another_root() {
         &digest,
     )
     .unwrap_err();
-    assert_eq!(e.exit(), nexusq::error::Exit::CheckFailed);
+    assert_eq!(e.exit(), nexusq_core::error::Exit::CheckFailed);
     let victim_fp = f.victim.public.root_id().fingerprint().to_string();
     assert!(e.message().contains(&victim_fp), "{e:?}");
     // The attacker certifies the victim's signing key under the attacker's root (generation
@@ -470,9 +470,9 @@ fn many_files_run_the_kdf_once() {
         args.push(p.display().to_string());
     }
     let cli = nexusq::cli::args::Cli::try_parse_from(&args).unwrap();
-    let before = nexusq::vault::Argon2id::runs();
+    let before = nexusq_core::vault::Argon2id::runs();
     nexusq::cli::run(cli).unwrap();
-    assert_eq!(nexusq::vault::Argon2id::runs() - before, 1);
+    assert_eq!(nexusq_core::vault::Argon2id::runs() - before, 1);
     for i in 0..5 {
         assert!(tmp.path().join(format!("f{i}.sig")).exists());
     }

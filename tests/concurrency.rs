@@ -6,10 +6,10 @@
 mod common;
 
 use common::{BIN, SMALL_KDF, private_file};
-use nexusq::secret::{Password, random_array};
-use nexusq::suite::rustcrypto::RustCrypto;
-use nexusq::vault;
-use nexusq::vault::kdf::{Argon2id, KdfParams};
+use nexusq_core::secret::{Password, random_array};
+use nexusq_core::suite::rustcrypto::RustCrypto;
+use nexusq_core::vault;
+use nexusq_core::vault::kdf::{Argon2id, KdfParams};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -174,7 +174,7 @@ fn replace_password(path: &Path, from: &str, to: &str) {
         parallelism: 1,
     };
     let bytes = unlocked.reseal(&root, &password(to), params).unwrap();
-    nexusq::fs::replace(path, &bytes, nexusq::fs::Access::Private).unwrap();
+    nexusq_core::fs::replace(path, &bytes, nexusq_core::fs::Access::Private).unwrap();
 }
 
 #[test]

@@ -8,8 +8,8 @@ mod common;
 mod pty;
 
 use common::{TestVault, bin};
-use nexusq::contacts::format;
-use nexusq::identity::PublicIdentity;
+use nexusq_core::contacts::format;
+use nexusq_core::identity::PublicIdentity;
 use std::path::{Path, PathBuf};
 use std::process::{Command as StdCommand, Stdio};
 use std::time::{Duration, Instant};
@@ -622,7 +622,7 @@ fn updates_follow_the_chain_and_never_roll_back() {
 /// An export with its revocation statements removed (as a relay could), re-armored.
 fn strip_revocations(path: &Path, out: &Path) {
     let text = std::fs::read(path).unwrap();
-    let raw = nexusq::armor::decode(nexusq::identity::public::ARMOR_KIND, &text).unwrap();
+    let raw = nexusq_core::armor::decode(nexusq_core::identity::public::ARMOR_KIND, &text).unwrap();
     let mut id = PublicIdentity::decode(&raw).unwrap();
     assert!(
         !id.revocations.is_empty(),
@@ -724,7 +724,7 @@ fn signing_key_revocation_stays_applied_for_verify() {
 }
 
 /// The book's body decoded without its check, for building tampered copies.
-fn book_parts(path: &Path) -> (Vec<u8>, nexusq::contacts::Book, u64, Vec<u8>) {
+fn book_parts(path: &Path) -> (Vec<u8>, nexusq_core::contacts::Book, u64, Vec<u8>) {
     let bytes = std::fs::read(path).unwrap();
     let parsed = format::split(&bytes).unwrap();
     let seal = bytes[parsed.body.len()..].to_vec();
@@ -779,14 +779,14 @@ fn a_tampered_book_is_refused_and_never_replaced() {
     }
     // One entry's key swapped for another valid export's.
     let mallory = w.person("mallory");
-    let m = nexusq::armor::decode(
-        nexusq::identity::public::ARMOR_KIND,
+    let m = nexusq_core::armor::decode(
+        nexusq_core::identity::public::ARMOR_KIND,
         &std::fs::read(mallory.export()).unwrap(),
     )
     .unwrap();
     let mut swapped = book.clone();
     swapped.contacts[0].key =
-        nexusq::contacts::ContactKey::Identity(PublicIdentity::decode(&m).unwrap());
+        nexusq_core::contacts::ContactKey::Identity(PublicIdentity::decode(&m).unwrap());
     let mut b = format::encode_body(&swapped, &owner, saved_at);
     b.extend_from_slice(&seal);
     refused(&b, "key swapped");

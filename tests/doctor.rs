@@ -460,8 +460,8 @@ fn a_revoked_identity_fails() {
 
 #[test]
 fn an_expired_or_expiring_newest_generation_is_flagged() {
-    use nexusq::secret::Password;
-    use nexusq::suite::rustcrypto::RustCrypto;
+    use nexusq_core::secret::Password;
+    use nexusq_core::suite::rustcrypto::RustCrypto;
     let rotate = |env: &Env, now: u64, days: u32| {
         let pw = Password::new(zeroize::Zeroizing::new(
             fs::read_to_string(env.dir.path().join("pw"))
@@ -469,12 +469,12 @@ fn an_expired_or_expiring_newest_generation_is_flagged() {
                 .trim_end()
                 .to_string(),
         ));
-        let options = nexusq::identity::rotation::RotateOptions {
+        let options = nexusq_core::identity::rotation::RotateOptions {
             reason: "test".into(),
             validity_days: days,
             ..Default::default()
         };
-        nexusq::vault::rotate(
+        nexusq_core::vault::rotate(
             &env.vault,
             &pw,
             &Default::default(),
@@ -487,7 +487,7 @@ fn an_expired_or_expiring_newest_generation_is_flagged() {
     // Rotated ten days ago with one day of validity: the newest expired nine days ago.
     let env = Env::new();
     env.init();
-    rotate(&env, nexusq::time::now() - 10 * 86_400, 1);
+    rotate(&env, nexusq_core::time::now() - 10 * 86_400, 1);
     let r = env.doctor_json();
     assert_eq!(status(&r, "vault_state"), "error", "{r}");
     assert!(detail(&r, "vault_state").contains("(g2) expired on"), "{r}");
@@ -498,7 +498,7 @@ fn an_expired_or_expiring_newest_generation_is_flagged() {
     // Twenty days left: a warning, not a failure.
     let env = Env::new();
     env.init();
-    rotate(&env, nexusq::time::now(), 20);
+    rotate(&env, nexusq_core::time::now(), 20);
     let r = env.doctor_json();
     assert_eq!(status(&r, "vault_state"), "warn", "{r}");
     assert!(detail(&r, "vault_state").contains("(g2) expires on"), "{r}");

@@ -9,8 +9,8 @@ mod common;
 mod evidence_schema;
 
 use evidence_schema::{assert_valid, schema};
-use nexusq::bench::environment::{Build, Environment};
-use nexusq::bench::evidence::{
+use nexusq_core::bench::environment::{Build, Environment};
+use nexusq_core::bench::evidence::{
     self, Dataset, Gate, GateCheck, Measurement, Record, Subject, Warmup, Workload,
 };
 use serde_json::Value;
@@ -141,7 +141,7 @@ fn shared_record_types_validate() {
             iterations: 20,
             vault_iterations: 3,
             warmup: 2,
-            kdf: evidence::Kdf::from(&nexusq::vault::KdfParams::DEFAULT),
+            kdf: evidence::Kdf::from(&nexusq_core::vault::KdfParams::DEFAULT),
         },
         Workload::Compare {
             baseline: "rustcrypto".into(),

@@ -7,7 +7,7 @@
 //! The commands run in this process through `nexusq::cli::run`, the function the binary calls,
 //! so the real code path runs (argument handling, lock, unlock, `vault::create` /
 //! `change_password` / `rotate`, init's revocation statement, `cli::io`'s outputs).
-//! `nexusq::fs::with_save_io` routes that thread's file writes through [`Injector`], which
+//! `nexusq_core::fs::with_save_io` routes that thread's file writes through [`Injector`], which
 //! counts the steps (create, each write(2), fsync, rename, folder fsync) and at step k either
 //! - (a) returns an error: EIO, ENOSPC, or a short write followed by ENOSPC; or
 //! - (b) "crashes": unwinds out of the save with `resume_unwind` (no panic hook, no message)
@@ -26,13 +26,13 @@ mod common;
 use clap::Parser;
 use common::private_file;
 use nexusq::cli::args::Cli;
-use nexusq::error::{Error, Exit};
-use nexusq::fs::{RealIo, SaveIo, with_save_io};
-use nexusq::identity::PublicIdentity;
-use nexusq::identity::revocation::{self, Revocation};
-use nexusq::secret::Password;
-use nexusq::suite::rustcrypto::RustCrypto;
-use nexusq::vault::{self, Argon2id, Unlocked};
+use nexusq_core::error::{Error, Exit};
+use nexusq_core::fs::{RealIo, SaveIo, with_save_io};
+use nexusq_core::identity::PublicIdentity;
+use nexusq_core::identity::revocation::{self, Revocation};
+use nexusq_core::secret::Password;
+use nexusq_core::suite::rustcrypto::RustCrypto;
+use nexusq_core::vault::{self, Argon2id, Unlocked};
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
@@ -576,7 +576,7 @@ fn classify(cmd: Command, t: &Trial, old: Option<&Old>, inj: &Injector) -> Resul
             // A vault must never exist without its revocation statement, whole.
             let text = std::fs::read(t.revocation())
                 .map_err(|e| format!("the vault exists but its revocation statement: {e}"))?;
-            let der = nexusq::armor::decode(revocation::ARMOR_KIND, &text)
+            let der = nexusq_core::armor::decode(revocation::ARMOR_KIND, &text)
                 .map_err(|e| format!("revocation statement: {e:?}"))?;
             let rev = Revocation::decode(&der).map_err(|e| format!("revocation: {e:?}"))?;
             if !rev.verify(&RustCrypto, &u.file.public.root_pk) {

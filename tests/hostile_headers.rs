@@ -2,11 +2,11 @@
 //! the section 4 bounds, before any large allocation. A counting global allocator records the
 //! largest single allocation made while parsing.
 
-use nexusq::error::Exit;
-use nexusq::secret::Password;
-use nexusq::suite::rustcrypto::RustCrypto;
-use nexusq::vault::kdf::KdfParams;
-use nexusq::vault::{self, SaveOptions, format};
+use nexusq_core::error::Exit;
+use nexusq_core::secret::Password;
+use nexusq_core::suite::rustcrypto::RustCrypto;
+use nexusq_core::vault::kdf::KdfParams;
+use nexusq_core::vault::{self, SaveOptions, format};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use zeroize::Zeroizing;

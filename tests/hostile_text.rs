@@ -9,11 +9,11 @@ mod common;
 mod pty;
 
 use common::{BIN, TestVault};
-use nexusq::identity::signature::{self, DetachedSignature};
-use nexusq::identity::{
+use nexusq_core::identity::signature::{self, DetachedSignature};
+use nexusq_core::identity::{
     Certificate, NewIdentity, PublicIdentity, Revocation, RevocationScope, certificate, revocation,
 };
-use nexusq::suite::rustcrypto::RustCrypto;
+use nexusq_core::suite::rustcrypto::RustCrypto;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -51,7 +51,7 @@ fn assert_inert(shown: &[u8]) {
     );
     let hidden: Vec<char> = text
         .chars()
-        .filter(|&c| c != '\n' && c != '\t' && nexusq::untrusted::is_hidden_control(c))
+        .filter(|&c| c != '\n' && c != '\t' && nexusq_core::untrusted::is_hidden_control(c))
         .collect();
     assert!(
         hidden.is_empty(),
@@ -75,7 +75,7 @@ struct Attacker {
 }
 
 fn attacker(victim_fp: &str, data: &[u8]) -> Attacker {
-    let now = nexusq::time::now();
+    let now = nexusq_core::time::now();
     let id = NewIdentity::generate(&RustCrypto, now - 1_000);
     let root_id = id.public.root_id();
     let cert_reason = overwrite_fingerprint(victim_fp);

@@ -237,7 +237,7 @@ fn man_page_has_the_standard_sections_and_every_command() {
     // tests' NEXUSQ_VECTORS.
     let environment = section(&page, "ENVIRONMENT");
     let mut read = vec!["NEXUSQ_VECTORS".to_string()];
-    for dir in ["src", "native/src"] {
+    for dir in ["src", "core/src", "native/src"] {
         read.extend(env_vars_read_in(
             &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir),
         ));

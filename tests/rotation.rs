@@ -4,9 +4,9 @@
 mod common;
 
 use common::TestVault;
-use nexusq::secret::{Password, random_array};
-use nexusq::suite::rustcrypto::RustCrypto;
-use nexusq::vault::{self, Argon2id};
+use nexusq_core::secret::{Password, random_array};
+use nexusq_core::suite::rustcrypto::RustCrypto;
+use nexusq_core::vault::{self, Argon2id};
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -522,8 +522,8 @@ fn expired_exports_are_refused_unless_allowed() {
     // validity, so the newest certificate expired nine days ago without any sleeping.
     let v = Vault::new();
     let pw = Password::new(Zeroizing::new(PASSWORD.into()));
-    let ten_days_ago = nexusq::time::now() - 10 * 86_400;
-    let rotation = nexusq::identity::rotation::RotateOptions {
+    let ten_days_ago = nexusq_core::time::now() - 10 * 86_400;
+    let rotation = nexusq_core::identity::rotation::RotateOptions {
         reason: "short-lived".into(),
         validity_days: 1,
         ..Default::default()

@@ -10,15 +10,15 @@ mod common;
 
 use assert_cmd::Command;
 use common::{SMALL_KDF, private_file};
-use nexusq::error::Exit;
-use nexusq::identity::signature::{self, DetachedSignature, Trust, Verified};
-use nexusq::identity::{
+use nexusq_core::error::Exit;
+use nexusq_core::identity::signature::{self, DetachedSignature, Trust, Verified};
+use nexusq_core::identity::{
     Certificate, GenerationSecrets, NewIdentity, PublicIdentity, Revocation, RevocationScope,
     RootId,
 };
-use nexusq::suite::root_sig::RootSecret;
-use nexusq::suite::rustcrypto::RustCrypto;
-use nexusq::suite::{Backend, BackendChoice, hybrid_sig};
+use nexusq_core::suite::root_sig::RootSecret;
+use nexusq_core::suite::rustcrypto::RustCrypto;
+use nexusq_core::suite::{Backend, BackendChoice, hybrid_sig};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -152,12 +152,12 @@ fn verify_data(
     trust: Trust<'_>,
     sig: &DetachedSignature,
     data: &[u8],
-) -> nexusq::error::Result<Verified> {
+) -> nexusq_core::error::Result<Verified> {
     signature::verify(&RustCrypto, trust, sig, &signature::digest(data))
 }
 
 #[track_caller]
-fn refused(r: nexusq::error::Result<Verified>, needle: &str) {
+fn refused(r: nexusq_core::error::Result<Verified>, needle: &str) {
     let e = r.expect_err("must be refused");
     assert_eq!(e.exit(), Exit::CheckFailed, "{e:?}");
     assert!(
@@ -571,7 +571,7 @@ fn byte_flips_in_the_decoded_signature_are_refused() {
         assert!(!accepts(&b, id), "flip at {pos} accepted");
         // Through the armor, as the CLI reads it: re-armored, so only the inner checks see it.
         if pos % 197 == 0 {
-            let text = nexusq::armor::encode("SIGNATURE", &b);
+            let text = nexusq_core::armor::encode("SIGNATURE", &b);
             if let Ok(sig) = DetachedSignature::parse(text.as_bytes(), "sig") {
                 let e = verify_data(trust(id), &sig, DATA).unwrap_err();
                 assert_eq!(e.exit(), Exit::CheckFailed);
@@ -639,12 +639,12 @@ fn hostile_lengths_and_versions_are_refused_without_panic() {
         ),
     ];
     for (what, b) in cases {
-        let text = nexusq::armor::encode("SIGNATURE", &b);
+        let text = nexusq_core::armor::encode("SIGNATURE", &b);
         let e = DetachedSignature::parse(text.as_bytes(), "sig").unwrap_err();
         assert_eq!(e.exit(), Exit::CheckFailed, "{what}");
     }
     let e = DetachedSignature::parse(
-        nexusq::armor::encode("SIGNATURE", &set(4, &[2])).as_bytes(),
+        nexusq_core::armor::encode("SIGNATURE", &set(4, &[2])).as_bytes(),
         "sig",
     )
     .unwrap_err();
@@ -1110,7 +1110,7 @@ fn cli_defective_signature_files_are_exit_1() {
     let sig = env.path("data.sig");
     env.sign(&file, &sig);
     let armored = fs::read(&sig).unwrap();
-    let raw = nexusq::armor::decode("SIGNATURE", &armored).unwrap();
+    let raw = nexusq_core::armor::decode("SIGNATURE", &armored).unwrap();
 
     let mut variants: Vec<(String, Vec<u8>)> = vec![
         ("empty".into(), vec![]),
@@ -1120,7 +1120,7 @@ fn cli_defective_signature_files_are_exit_1() {
         ("END line cut".into(), armored[..armored.len() - 2].to_vec()),
         (
             "wrong kind".into(),
-            nexusq::armor::encode("PUBLIC IDENTITY", &raw).into_bytes(),
+            nexusq_core::armor::encode("PUBLIC IDENTITY", &raw).into_bytes(),
         ),
     ];
     for cut in [1, 40, armored.len() / 2, armored.len() - 30] {
@@ -1134,7 +1134,7 @@ fn cli_defective_signature_files_are_exit_1() {
     let mut reencode = |name: &str, b: Vec<u8>| {
         variants.push((
             name.into(),
-            nexusq::armor::encode("SIGNATURE", &b).into_bytes(),
+            nexusq_core::armor::encode("SIGNATURE", &b).into_bytes(),
         ));
     };
     reencode("bad magic", [b"NXQX".as_slice(), &raw[4..]].concat());
@@ -1170,7 +1170,7 @@ fn cli_reattribution_is_refused() {
     let sig_path = env.path("data.sig");
     env.sign(&file, &sig_path);
     let sig = DetachedSignature::parse(&fs::read(&sig_path).unwrap(), "sig").unwrap();
-    let victim_cert = nexusq::vault::open(&env.vault)
+    let victim_cert = nexusq_core::vault::open(&env.vault)
         .unwrap()
         .public
         .newest()

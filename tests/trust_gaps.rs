@@ -8,15 +8,15 @@ mod common;
 mod pty;
 
 use common::{BIN, TestVault};
-use nexusq::identity::signature::{self, DetachedSignature, Trust};
-use nexusq::identity::{
+use nexusq_core::identity::signature::{self, DetachedSignature, Trust};
+use nexusq_core::identity::{
     Certificate, GenerationSecrets, NewIdentity, PublicIdentity, Revocation, RevocationScope,
     certificate, public, revocation, rotation,
 };
-use nexusq::secret::Password;
-use nexusq::suite::hybrid_sig;
-use nexusq::suite::rustcrypto::RustCrypto;
-use nexusq::vault::{self, Argon2id};
+use nexusq_core::secret::Password;
+use nexusq_core::suite::hybrid_sig;
+use nexusq_core::suite::rustcrypto::RustCrypto;
+use nexusq_core::vault::{self, Argon2id};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -88,7 +88,7 @@ fn verify(v: &TestVault, data: &Path, sig: &Path, identity: &Path) -> std::proce
 }
 
 fn read_export(path: &Path) -> PublicIdentity {
-    let raw = nexusq::armor::decode(public::ARMOR_KIND, &fs::read(path).unwrap()).unwrap();
+    let raw = nexusq_core::armor::decode(public::ARMOR_KIND, &fs::read(path).unwrap()).unwrap();
     PublicIdentity::decode(&raw).unwrap()
 }
 
@@ -155,7 +155,7 @@ fn stripping_the_statement_from_a_compromised_export_does_not_revive_the_old_key
 
 #[test]
 fn version_1_certificates_still_verify() {
-    let now = nexusq::time::now();
+    let now = nexusq_core::time::now();
     let id = NewIdentity::generate(&RustCrypto, now - 1_000);
     let root_id = id.public.root_id();
     // Generation 1 as nexusq wrote it before version 2: no revocation field.
@@ -171,7 +171,7 @@ fn version_1_certificates_still_verify() {
         revocations: vec![],
     };
     let parsed =
-        nexusq::identity::peer::parse_export(old.to_armor().as_bytes(), "old", &RustCrypto)
+        nexusq_core::identity::peer::parse_export(old.to_armor().as_bytes(), "old", &RustCrypto)
             .unwrap();
     assert_eq!(parsed, old);
     let seeds1 = id.secrets.generations[0].sig.as_ref().unwrap();
@@ -259,7 +259,7 @@ fn signed_at(id: &NewIdentity, signed_at: u64) -> DetachedSignature {
 #[test]
 fn a_signing_time_outside_the_certificate_is_refused() {
     let dir = tempfile::tempdir().unwrap();
-    let now = nexusq::time::now();
+    let now = nexusq_core::time::now();
     let id = NewIdentity::generate(&RustCrypto, now - 86_400);
     let cert = id.public.newest().clone();
     let export = write(dir.path(), "id.pub", id.public.to_armor());
@@ -411,9 +411,9 @@ fn a_rotation_between_confirmation_and_lock_changes_nothing() {
         confirmed_retire: Some(confirmed),
         ..Default::default()
     };
-    let now = nexusq::time::now();
+    let now = nexusq_core::time::now();
     let e = vault::rotate(&v.path, &pwd, &Default::default(), &opts, &RustCrypto, now).unwrap_err();
-    assert_eq!(e.exit(), nexusq::error::Exit::Io);
+    assert_eq!(e.exit(), nexusq_core::error::Exit::Io);
     assert_eq!(fs::read(&v.path).unwrap(), snapshot);
     // Confirmed against the current state, it goes through and retires exactly that.
     let opts = rotation::RotateOptions {
@@ -513,14 +513,14 @@ fn revoking_signing_keys_does_not_claim_the_identity_is_revoked() {
         &RustCrypto,
         unlocked.file.public.root_id(),
         RevocationScope::SigningKeysBefore(2),
-        nexusq::time::now(),
+        nexusq_core::time::now(),
         "old phone".into(),
     );
     drop(unlocked);
     let file = write(
         dir.path(),
         "before2.asc",
-        nexusq::armor::encode(revocation::ARMOR_KIND, &statement.encode()),
+        nexusq_core::armor::encode(revocation::ARMOR_KIND, &statement.encode()),
     );
     let out = v
         .cmd()

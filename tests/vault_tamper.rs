@@ -3,11 +3,11 @@
 //! with the checksum recomputed after the change, where unlock must reject it (exit 3 or 4).
 //! Never a panic.
 
-use nexusq::error::{Exit, Result};
-use nexusq::secret::{Password, SecretBytes};
-use nexusq::suite::rustcrypto::RustCrypto;
-use nexusq::vault::kdf::{Argon2id, KdfParams, KeyDerivation, SALT_LEN};
-use nexusq::vault::{self, SaveOptions, format};
+use nexusq_core::error::{Exit, Result};
+use nexusq_core::secret::{Password, SecretBytes};
+use nexusq_core::suite::rustcrypto::RustCrypto;
+use nexusq_core::vault::kdf::{Argon2id, KdfParams, KeyDerivation, SALT_LEN};
+use nexusq_core::vault::{self, SaveOptions, format};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use zeroize::Zeroizing;

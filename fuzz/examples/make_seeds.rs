@@ -2,15 +2,15 @@
 //! compare against, all made with the library. Run from fuzz/: `cargo run --example make_seeds`.
 //! Random keys and nonces: every run gives other bytes; commit the output of one run.
 
-use nexusq::identity::envelope;
-use nexusq::identity::signature::{self, DetachedSignature};
-use nexusq::identity::{NewIdentity, RootId};
-use nexusq::secret::SecretBytes;
-use nexusq::suite::file_encryption;
-use nexusq::suite::hybrid_kem::{self, KemLevel};
-use nexusq::suite::rustcrypto::RustCrypto;
-use nexusq::vault::KeyDerivation;
-use nexusq::vault::kdf::KdfParams;
+use nexusq_core::identity::envelope;
+use nexusq_core::identity::signature::{self, DetachedSignature};
+use nexusq_core::identity::{NewIdentity, RootId};
+use nexusq_core::secret::SecretBytes;
+use nexusq_core::suite::file_encryption;
+use nexusq_core::suite::hybrid_kem::{self, KemLevel};
+use nexusq_core::suite::rustcrypto::RustCrypto;
+use nexusq_core::vault::KeyDerivation;
+use nexusq_core::vault::kdf::KdfParams;
 use nexusq_fuzz::*;
 use std::fs;
 
@@ -27,7 +27,7 @@ fn main() {
 
     // Vault: sealed under FastKdf(VAULT_PASSWORD), smallest allowed Argon2id parameters.
     let params = KdfParams {
-        memory_kib: nexusq::vault::kdf::MIN_MEMORY_KIB,
+        memory_kib: nexusq_core::vault::kdf::MIN_MEMORY_KIB,
         iterations: 1,
         parallelism: 1,
     };
@@ -36,7 +36,7 @@ fn main() {
         .derive(&password(VAULT_PASSWORD), &salt, &params)
         .unwrap();
     let vault =
-        nexusq::vault::seal_vault(params, salt, &key, NOW, &id.public, &id.secrets, &id.root);
+        nexusq_core::vault::seal_vault(params, salt, &key, NOW, &id.public, &id.secrets, &id.root);
     write("fixtures", "vault.nxq", &vault);
     write("corpus/vault", "seed-vault.nxq", &vault);
     write(
@@ -125,7 +125,7 @@ fn main() {
     }
     let plain: Vec<u8> = (0..40).map(plaintext_byte).collect();
     let mut armored =
-        nexusq::armor::ArmorWriter::new(Vec::new(), nexusq::armor::ENCRYPTED_FILE_KIND).unwrap();
+        nexusq_core::armor::ArmorWriter::new(Vec::new(), nexusq_core::armor::ENCRYPTED_FILE_KIND).unwrap();
     file_encryption::encrypt(
         backend,
         &[(KemLevel::MlKem768, &pk768[..])],

@@ -1,10 +1,10 @@
-//! The key agent's protocol parser (src/agent/protocol.rs): frames, requests and responses.
+//! The key agent's protocol parser (core/src/agent/protocol.rs): frames, requests and responses.
 //! Nothing may panic or allocate past the bounds; whatever decodes must encode back to the
 //! same bytes.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nexusq::agent::protocol::{self, Request, Response};
+use nexusq_core::agent::protocol::{self, Request, Response};
 
 fuzz_target!(|data: &[u8]| {
     // As the agent reads a connection: one bounded frame, then the request.

@@ -3,10 +3,10 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nexusq::armor::{ArmorReader, ENCRYPTED_FILE_KIND};
-use nexusq::suite::file_encryption::{self, Header};
-use nexusq::suite::hybrid_kem::{DecapsulationKey, KemLevel};
-use nexusq::suite::rustcrypto::RustCrypto;
+use nexusq_core::armor::{ArmorReader, ENCRYPTED_FILE_KIND};
+use nexusq_core::suite::file_encryption::{self, Header};
+use nexusq_core::suite::hybrid_kem::{DecapsulationKey, KemLevel};
+use nexusq_core::suite::rustcrypto::RustCrypto;
 use nexusq_fuzz::{MLKEM1024_SEED, XWING_SEED, plaintext_byte, seed};
 use std::io::Read;
 use std::sync::OnceLock;

@@ -2,12 +2,12 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nexusq::armor;
-use nexusq::identity::PublicIdentity;
-use nexusq::identity::peer;
-use nexusq::identity::public::ARMOR_KIND;
-use nexusq::suite::native::Native;
-use nexusq::suite::rustcrypto::RustCrypto;
+use nexusq_core::armor;
+use nexusq_core::identity::PublicIdentity;
+use nexusq_core::identity::peer;
+use nexusq_core::identity::public::ARMOR_KIND;
+use nexusq_core::suite::native::Native;
+use nexusq_core::suite::rustcrypto::RustCrypto;
 
 fn check_binary(raw: &[u8]) {
     if let Ok(id) = PublicIdentity::decode(raw) {
@@ -28,8 +28,8 @@ fn check_binary(raw: &[u8]) {
             let _ = id.check_full_history();
             let _ = peer::is_revoked(&id);
             for level in [
-                nexusq::suite::hybrid_kem::KemLevel::MlKem768,
-                nexusq::suite::hybrid_kem::KemLevel::MlKem1024,
+                nexusq_core::suite::hybrid_kem::KemLevel::MlKem768,
+                nexusq_core::suite::hybrid_kem::KemLevel::MlKem1024,
             ] {
                 let _ = peer::encryption_key(&id, level, 1_790_000_000, false);
             }

@@ -3,11 +3,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nexusq::identity::envelope::Envelope;
-use nexusq::suite::Backend;
-use nexusq::suite::hybrid_kem::{self, KemLevel};
-use nexusq::suite::native::Native;
-use nexusq::suite::rustcrypto::RustCrypto;
+use nexusq_core::identity::envelope::Envelope;
+use nexusq_core::suite::Backend;
+use nexusq_core::suite::hybrid_kem::{self, KemLevel};
+use nexusq_core::suite::native::Native;
+use nexusq_core::suite::rustcrypto::RustCrypto;
 use nexusq_fuzz::{MLKEM1024_SEED, XWING_SEED, seed};
 
 /// Envelopes made for the fixed keys (examples/make_seeds.rs).
@@ -24,7 +24,7 @@ fn key(level: KemLevel) -> [u8; 32] {
 }
 
 /// Decapsulate with both backends: they must agree, error or secret.
-fn decapsulate(level: KemLevel, ct: &[u8]) -> Option<nexusq::secret::SecretBytes<32>> {
+fn decapsulate(level: KemLevel, ct: &[u8]) -> Option<nexusq_core::secret::SecretBytes<32>> {
     let s = seed(key(level));
     let a = hybrid_kem::decapsulate(&RustCrypto as &dyn Backend, level, &s, ct);
     let b = hybrid_kem::decapsulate(&Native as &dyn Backend, level, &s, ct);

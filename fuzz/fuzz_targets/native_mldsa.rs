@@ -6,8 +6,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nexusq::suite::Backend;
-use nexusq::suite::rustcrypto::RustCrypto;
+use nexusq_core::suite::Backend;
+use nexusq_core::suite::rustcrypto::RustCrypto;
 use nexusq_native::mldsa65;
 use std::sync::OnceLock;
 

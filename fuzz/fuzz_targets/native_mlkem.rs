@@ -11,9 +11,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nexusq::suite::Backend;
-use nexusq::suite::backend::KemLevel;
-use nexusq::suite::rustcrypto::RustCrypto;
+use nexusq_core::suite::Backend;
+use nexusq_core::suite::backend::KemLevel;
+use nexusq_core::suite::rustcrypto::RustCrypto;
 use nexusq_native::{mlkem768, mlkem1024};
 
 const D: [u8; 32] = [1; 32];

@@ -2,9 +2,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nexusq::identity::PublicIdentity;
-use nexusq::identity::signature::{self, DetachedSignature, Trust};
-use nexusq::suite::rustcrypto::RustCrypto;
+use nexusq_core::identity::PublicIdentity;
+use nexusq_core::identity::signature::{self, DetachedSignature, Trust};
+use nexusq_core::suite::rustcrypto::RustCrypto;
 use nexusq_fuzz::SIGNED_MESSAGE;
 use std::sync::OnceLock;
 

@@ -3,9 +3,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nexusq::identity::SecretSection;
-use nexusq::suite::rustcrypto::RustCrypto;
-use nexusq::vault::format;
+use nexusq_core::identity::SecretSection;
+use nexusq_core::suite::rustcrypto::RustCrypto;
+use nexusq_core::vault::format;
 use nexusq_fuzz::{FastKdf, VAULT_PASSWORD, password};
 
 /// The seed vault, sealed under FastKdf(VAULT_PASSWORD).

@@ -1,10 +1,10 @@
 //! Fixed keys and helpers shared by the fuzz targets and by `examples/make_seeds.rs`, which
 //! writes the seed corpora and the fixtures the targets compare against.
 
-use nexusq::identity::RootId;
-use nexusq::secret::{Password, SecretBytes};
-use nexusq::vault::KeyDerivation;
-use nexusq::vault::kdf::{KdfParams, SALT_LEN};
+use nexusq_core::identity::RootId;
+use nexusq_core::secret::{Password, SecretBytes};
+use nexusq_core::vault::KeyDerivation;
+use nexusq_core::vault::kdf::{KdfParams, SALT_LEN};
 
 /// Seeds of the fixed recipient keys: fixed so a fuzzed file or envelope made for them reaches
 /// the AEAD and the tag checks instead of stopping at "not a recipient".
@@ -38,7 +38,7 @@ impl KeyDerivation for FastKdf {
         password: &Password,
         salt: &[u8; SALT_LEN],
         params: &KdfParams,
-    ) -> nexusq::error::Result<SecretBytes<32>> {
+    ) -> nexusq_core::error::Result<SecretBytes<32>> {
         let mut input = Vec::with_capacity(password.as_bytes().len() + SALT_LEN + 12);
         input.extend_from_slice(password.as_bytes());
         input.extend_from_slice(salt);

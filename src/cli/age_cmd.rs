@@ -6,14 +6,14 @@ use super::Context;
 use super::args::{DecryptArgs, EncryptArgs};
 use super::crypt_cmd::{self, Counted};
 use super::io as cio;
-use crate::error::{Error, Exit, Result};
-use crate::fs::paths::folder_is_shared_storage;
-use crate::fs::{Access, atomic};
-use crate::identity::{PublicIdentity, peer};
-use crate::suite::age::{
+use nexusq_core::error::{Error, Exit, Result};
+use nexusq_core::fs::paths::folder_is_shared_storage;
+use nexusq_core::fs::{Access, atomic};
+use nexusq_core::identity::{PublicIdentity, peer};
+use nexusq_core::suite::age::{
     self, AgeError, ErrorClass, Format, Identity, IdentityRef, Key, recipient,
 };
-use crate::suite::hybrid_kem::KemLevel;
+use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::json;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -108,7 +108,7 @@ pub fn show_recipient(ctx: &Context, file: &Path) -> Result<()> {
 pub fn export_plugin_identity(ctx: &Context, output: Option<&Path>) -> Result<()> {
     let path = ctx.vault_path()?;
     // Refuse a vault that does not exist: a typo would only show when decrypting.
-    crate::vault::open(&path)?;
+    nexusq_core::vault::open(&path)?;
     let named = ctx
         .global
         .vault
@@ -269,7 +269,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             unique.push(k);
         }
     }
-    if unique.len() > crate::suite::file_encryption::MAX_RECIPIENTS {
+    if unique.len() > nexusq_core::suite::file_encryption::MAX_RECIPIENTS {
         return Err(Error::usage(
             format!("{} recipients; nexusq encrypts to at most 64", unique.len()),
             "split the recipients over several files",

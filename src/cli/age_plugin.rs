@@ -12,13 +12,15 @@
 //! `suite::age::plugin`.
 
 use super::password;
-use crate::agent::client::{self, Agent, Lookup};
-use crate::secret::Password;
-use crate::suite::Backend;
-use crate::suite::age::plugin::{Attempt, Client, KeySource, Keys, PluginError, run_identity_v1};
-use crate::suite::age::recipient::PluginIdentity;
-use crate::suite::hybrid_kem::{Decapsulate, KemLevel};
-use crate::vault::{self, Argon2id, storage};
+use nexusq_core::agent::client::{self, Agent, Lookup};
+use nexusq_core::secret::Password;
+use nexusq_core::suite::Backend;
+use nexusq_core::suite::age::plugin::{
+    Attempt, Client, KeySource, Keys, PluginError, run_identity_v1,
+};
+use nexusq_core::suite::age::recipient::PluginIdentity;
+use nexusq_core::suite::hybrid_kem::{Decapsulate, KemLevel};
+use nexusq_core::vault::{self, Argon2id, storage};
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 use std::path::PathBuf;
@@ -50,7 +52,7 @@ impl VaultKeys {
         }
         let text = format!(
             "nexusq: {}",
-            super::agent_cmd::fallback_text(&crate::untrusted::escape(why))
+            super::agent_cmd::fallback_text(&nexusq_core::untrusted::escape(why))
         );
         client.message(&text).map_err(|e| e.to_string())
     }
@@ -81,7 +83,7 @@ impl VaultKeys {
 }
 
 /// An error of ours as one line for age to show: message and hint.
-fn line(e: &crate::error::Error) -> String {
+fn line(e: &nexusq_core::error::Error) -> String {
     format!("nexusq: {} ({})", e.message(), e.hint())
 }
 

@@ -1,12 +1,12 @@
 //! `nexusq agent start|status|stop|serve` and `nexusq lock` (docs/agent.md). The agent itself
-//! lives in `crate::agent`; here are the commands, the hand-over to the background process
+//! lives in `nexusq_core::agent`; here are the commands, the hand-over to the background process
 //! and the fallback messages of the commands that use it.
 
 use super::Context;
 use super::args::{AgentServeArgs, AgentStartArgs};
-use crate::agent::{self, client, keys::AgentKeys, process, server};
-use crate::error::{Error, Result};
-use crate::identity::SecretSection;
+use nexusq_core::agent::{self, client, keys::AgentKeys, process, server};
+use nexusq_core::error::{Error, Result};
+use nexusq_core::identity::SecretSection;
 use serde_json::json;
 use std::io::{BufRead, Read, Write};
 use std::path::Path;
@@ -91,7 +91,7 @@ pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
     let path = ctx.vault_path()?;
     let vault = agent::vault_identity(&path);
     // A missing or damaged vault fails before anything else.
-    crate::vault::open(&vault)?;
+    nexusq_core::vault::open(&vault)?;
     let socket = agent::socket_path(&vault);
     check_socket_path(&socket)?;
     let folder = agent::socket_folder();
@@ -222,7 +222,7 @@ impl std::fmt::Display for Gone {
 }
 
 /// Make the agent behind `socket` go: asked to stop when it answers, else ended by its pid
-/// (`crate::agent::process`). Succeeds only when no agent process is left.
+/// (`nexusq_core::agent::process`). Succeeds only when no agent process is left.
 fn make_gone(socket: &Path, found: client::Lookup) -> Result<Gone> {
     let why = match found {
         client::Lookup::Ready(a) => {
@@ -372,9 +372,9 @@ fn serve_here(
     ctx: &Context,
     vault: &Path,
     socket: &Path,
-    public: &crate::identity::PublicIdentity,
+    public: &nexusq_core::identity::PublicIdentity,
     secrets: SecretSection,
-    backend: &'static dyn crate::suite::Backend,
+    backend: &'static dyn nexusq_core::suite::Backend,
     idle: Duration,
     max: Duration,
     foreground: bool,
@@ -478,7 +478,7 @@ fn serve_inner(ctx: &Context, args: &AgentServeArgs) -> Result<()> {
     drop(bytes);
     let path = ctx.vault_path()?;
     let vault = agent::vault_identity(&path);
-    let file = crate::vault::open(&vault)?;
+    let file = nexusq_core::vault::open(&vault)?;
     let socket = agent::socket_path(&vault);
     let backend = ctx.backend()?;
     serve_here(
@@ -501,14 +501,16 @@ pub fn status(ctx: &Context) -> Result<()> {
     match client::find(&vault) {
         client::Lookup::Ready(a) => {
             let s = a.status();
-            let fp = crate::identity::RootId(s.root_id).fingerprint().to_string();
-            let expires = crate::time::rfc3339(s.expires_at);
+            let fp = nexusq_core::identity::RootId(s.root_id)
+                .fingerprint()
+                .to_string();
+            let expires = nexusq_core::time::rfc3339(s.expires_at);
             let keys: Vec<_> = s
                 .keys
                 .iter()
                 .map(|(g, suite)| {
-                    let name = crate::suite::SuiteId::from_u16(*suite)
-                        .map_or("unknown", crate::suite::SuiteId::name);
+                    let name = nexusq_core::suite::SuiteId::from_u16(*suite)
+                        .map_or("unknown", nexusq_core::suite::SuiteId::name);
                     json!({"generation": g, "suite": name})
                 })
                 .collect();
@@ -531,7 +533,7 @@ pub fn status(ctx: &Context) -> Result<()> {
                 "agent running (pid {}) for {}\n  fingerprint {fp}, generation {}\n  \
                  idle timeout in {} s, stops at {expires} at the latest\n  socket {}",
                 s.pid,
-                crate::untrusted::escape(&s.vault),
+                nexusq_core::untrusted::escape(&s.vault),
                 s.signing_generation,
                 s.idle_left,
                 socket.display()

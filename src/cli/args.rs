@@ -338,7 +338,7 @@ pub struct RotateArgs {
     #[arg(long, value_name = "TEXT", default_value = "")]
     pub reason: String,
     /// Days the new generation's certificate is valid
-    #[arg(long, value_name = "DAYS", default_value_t = crate::identity::DEFAULT_VALIDITY_DAYS)]
+    #[arg(long, value_name = "DAYS", default_value_t = nexusq_core::identity::DEFAULT_VALIDITY_DAYS)]
     pub validity: u32,
     /// The old signing keys may have leaked: also revoke every earlier generation's signing keys
     #[arg(long)]

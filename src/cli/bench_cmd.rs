@@ -1,17 +1,17 @@
 //! `nexusq bench` (DESIGN.md section 8): the baseline table, or `--compare` of the two
-//! backends. The measuring is in `crate::bench`; this checks the options, shows progress on a
+//! backends. The measuring is in `nexusq_core::bench`; this checks the options, shows progress on a
 //! terminal and prints the results.
 
 use super::Context;
 use super::args::BenchArgs;
-use crate::bench::baseline::{self, Progress};
-use crate::bench::environment::{Build, Environment};
-use crate::bench::evidence::{Gate, Record};
-use crate::bench::report::{self, Style};
-use crate::bench::{compare, scratch};
-use crate::error::{Error, Result};
-use crate::suite::BackendChoice;
-use crate::vault::{KdfParams, kdf};
+use nexusq_core::bench::baseline::{self, Progress};
+use nexusq_core::bench::environment::{Build, Environment};
+use nexusq_core::bench::evidence::{Gate, Record};
+use nexusq_core::bench::report::{self, Style};
+use nexusq_core::bench::{compare, scratch};
+use nexusq_core::error::{Error, Result};
+use nexusq_core::suite::BackendChoice;
+use nexusq_core::vault::{KdfParams, kdf};
 use std::io::{IsTerminal, Write};
 
 pub fn run(ctx: &Context, args: &BenchArgs) -> Result<()> {
@@ -57,7 +57,7 @@ fn check_args(ctx: &Context, args: &BenchArgs) -> Result<()> {
 fn throwaway_kdf(ctx: &Context, args: &BenchArgs) -> Result<KdfParams> {
     if args.kdf_from_vault {
         let path = ctx.vault_path()?;
-        let file = crate::vault::open(&path)
+        let file = nexusq_core::vault::open(&path)
             .map_err(|e| e.context("--kdf-from-vault reads your vault's header"))?;
         return Ok(file.header.kdf);
     }

@@ -1,19 +1,19 @@
 //! `nexusq contacts ...`, and the one place where a recipient or signer named on the command
-//! line is resolved (`crate::contacts::naming`: `@NAME` always a contact, a word that is both a
+//! line is resolved (`nexusq_core::contacts::naming`: `@NAME` always a contact, a word that is both a
 //! contact and a file refused, a folder never shadowing a contact) and where the book's
 //! knowledge is applied to every identity read from a file (docs/contacts.md).
 
 use super::Context;
 use super::args::ContactsCommand;
 use super::io as cio;
-use crate::contacts::book::merge_identity;
-use crate::contacts::naming::{self, AtPath, Named};
-use crate::contacts::store::{self, Inspection, Loaded, Owner};
-use crate::contacts::{Contact, ContactKey, Merge, check_name};
-use crate::error::{Error, Result};
-use crate::identity::{PublicIdentity, RootId, peer};
-use crate::suite::age::recipient;
-use crate::suite::hybrid_kem::KemLevel;
+use nexusq_core::contacts::book::merge_identity;
+use nexusq_core::contacts::naming::{self, AtPath, Named};
+use nexusq_core::contacts::store::{self, Inspection, Loaded, Owner};
+use nexusq_core::contacts::{Contact, ContactKey, Merge, check_name};
+use nexusq_core::error::{Error, Result};
+use nexusq_core::identity::{PublicIdentity, RootId, peer};
+use nexusq_core::suite::age::recipient;
+use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::json;
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
@@ -33,7 +33,7 @@ fn vault_public(ctx: &Context) -> Result<Option<PublicIdentity>> {
     if std::fs::symlink_metadata(&path).is_err() {
         return Ok(None);
     }
-    Ok(Some(crate::vault::open(&path)?.public))
+    Ok(Some(nexusq_core::vault::open(&path)?.public))
 }
 
 /// The book, read and checked once per process (a command may resolve several names).
@@ -63,7 +63,7 @@ fn at_path(value: &Path) -> AtPath {
     }
 }
 
-/// Resolve a `--to` / `--identity` / `identity show` value (`crate::contacts::naming`).
+/// Resolve a `--to` / `--identity` / `identity show` value (`nexusq_core::contacts::naming`).
 pub(super) fn resolve(ctx: &Context, value: &Path) -> Result<Named<'static>> {
     let Some(s) = value.to_str() else {
         return Ok(Named::File(value.to_path_buf()));
@@ -381,7 +381,10 @@ pub fn run(ctx: &Context, command: &ContactsCommand) -> Result<()> {
 }
 
 /// Unlock the vault (its signing key signs the new book), then change the book.
-fn change<T>(ctx: &Context, f: impl FnOnce(&mut crate::contacts::Book) -> Result<T>) -> Result<T> {
+fn change<T>(
+    ctx: &Context,
+    f: impl FnOnce(&mut nexusq_core::contacts::Book) -> Result<T>,
+) -> Result<T> {
     let path = book_path(ctx)?;
     let vault = ctx.vault_path()?;
     let unlocked = ctx.unlock()?;
@@ -407,7 +410,7 @@ fn describe(c: &Contact, now: u64) -> String {
             let mut s = format!(
                 "generation {}, valid until {}",
                 cert.generation,
-                crate::time::rfc3339(cert.not_after)
+                nexusq_core::time::rfc3339(cert.not_after)
             );
             if cert.is_expired(now) {
                 s.push_str(" (expired)");
@@ -452,7 +455,7 @@ fn add(ctx: &Context, name: &str, source: &str, expect: Option<&str>, yes: bool)
     }
     let fp = match &key {
         ContactKey::Identity(id) => id.root_id().fingerprint(),
-        ContactKey::Age(pk) => crate::contacts::age_fingerprint(pk),
+        ContactKey::Age(pk) => nexusq_core::contacts::age_fingerprint(pk),
     };
     let what = match &key {
         ContactKey::Identity(id) => format!(
@@ -510,7 +513,7 @@ fn confirm(question: &str) -> Result<bool> {
         .write(true)
         .open("/dev/tty")
         .map_err(|_| no_tty())?;
-    tty.write_all(crate::untrusted::scrub(question).as_bytes())
+    tty.write_all(nexusq_core::untrusted::scrub(question).as_bytes())
         .and_then(|()| tty.flush())
         .map_err(|_| no_tty())?;
     let mut line = String::new();
@@ -558,7 +561,7 @@ fn apply_update(ctx: &Context, name: &str, id: &PublicIdentity) -> Result<()> {
         let revoked = b.get(name).and_then(Contact::identity).and_then(|id| {
             id.revocations
                 .iter()
-                .find(|r| r.scope == crate::identity::RevocationScope::Identity)
+                .find(|r| r.scope == nexusq_core::identity::RevocationScope::Identity)
                 .cloned()
         });
         Ok((merge, revoked))
@@ -591,7 +594,7 @@ fn apply_update(ctx: &Context, name: &str, id: &PublicIdentity) -> Result<()> {
         ctx.out.warn(&format!(
             "{name}'s identity is now REVOKED: its owner revoked it on {}{why}; nexusq will \
              refuse to encrypt to {name} or to accept {name}'s signatures",
-            crate::time::rfc3339(r.created)
+            nexusq_core::time::rfc3339(r.created)
         ));
     }
     if !merge.changed() {
@@ -739,8 +742,8 @@ fn show(ctx: &Context, name: &str) -> Result<()> {
             text.push_str(&format!(
                 "newest:      generation {}, created {}, valid until {}{}\nknown:       generations {}\nrevoked:     {}\n",
                 cert.generation,
-                crate::time::rfc3339(cert.created),
-                crate::time::rfc3339(cert.not_after),
+                nexusq_core::time::rfc3339(cert.created),
+                nexusq_core::time::rfc3339(cert.not_after),
                 if cert.is_expired(now) { " (EXPIRED)" } else { "" },
                 id.certificates
                     .iter()
@@ -753,11 +756,11 @@ fn show(ctx: &Context, name: &str) -> Result<()> {
                 text.push_str(&format!(
                     "revocation:  {} on {}: {}\n",
                     match r.scope {
-                        crate::identity::RevocationScope::Identity => "identity".to_string(),
-                        crate::identity::RevocationScope::SigningKeysBefore(g) =>
+                        nexusq_core::identity::RevocationScope::Identity => "identity".to_string(),
+                        nexusq_core::identity::RevocationScope::SigningKeysBefore(g) =>
                             format!("signing keys before generation {g}"),
                     },
-                    crate::time::rfc3339(r.created),
+                    nexusq_core::time::rfc3339(r.created),
                     super::output::untrusted(&r.reason)
                 ));
             }
@@ -777,8 +780,8 @@ fn show(ctx: &Context, name: &str) -> Result<()> {
     }
     text.push_str(&format!(
         "added:       {}\nupdated:     {}",
-        crate::time::rfc3339(c.added),
-        crate::time::rfc3339(c.updated)
+        nexusq_core::time::rfc3339(c.added),
+        nexusq_core::time::rfc3339(c.updated)
     ));
     ctx.out.data(&text);
     Ok(())
@@ -892,7 +895,7 @@ fn recover(ctx: &Context, yes: bool) -> Result<()> {
     let path = book_path(ctx)?;
     let shown = super::output::untrusted_path(&path);
     let vault_path = ctx.vault_path()?;
-    let vault = crate::vault::open(&vault_path)?.public;
+    let vault = nexusq_core::vault::open(&vault_path)?.public;
     let backend = ctx.backend()?;
     let seen = match store::inspect(&path, &vault, backend)? {
         Inspection::Missing => {
@@ -921,7 +924,7 @@ fn recover(ctx: &Context, yes: bool) -> Result<()> {
         "The contacts book {shown} was signed at {} (claimed) by generation {}, whose signing \
          key was revoked (every generation before {} is): whoever stole that key could have \
          changed the book. It holds {} contact(s):",
-        crate::time::rfc3339(seen.signed_at),
+        nexusq_core::time::rfc3339(seen.signed_at),
         seen.loaded.signed_by,
         seen.revoked_before,
         contacts.len()

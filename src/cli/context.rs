@@ -8,10 +8,10 @@ use super::args::{
 use super::hardening;
 use super::output::Output;
 use super::password;
-use crate::error::{Error, Result};
-use crate::secret::Password;
-use crate::suite::{Backend, BackendChoice};
-use crate::vault::{SaveOptions, storage};
+use nexusq_core::error::{Error, Result};
+use nexusq_core::secret::Password;
+use nexusq_core::suite::{Backend, BackendChoice};
+use nexusq_core::vault::{SaveOptions, storage};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -237,7 +237,7 @@ impl Context {
         let t = self
             .writer
             .lock_timeout
-            .unwrap_or(crate::vault::lock::DEFAULT_TIMEOUT.as_secs_f64());
+            .unwrap_or(nexusq_core::vault::lock::DEFAULT_TIMEOUT.as_secs_f64());
         if !t.is_finite() || !(0.0..=86_400.0).contains(&t) {
             return Err(Error::usage(
                 format!("--lock-timeout {t} is not a number of seconds between 0 and 86400"),
@@ -301,16 +301,16 @@ impl Context {
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let shown = match home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
             Some(rest) if !rest.as_os_str().is_empty() => {
-                format!("~/{}", crate::untrusted::path(rest))
+                format!("~/{}", nexusq_core::untrusted::path(rest))
             }
-            _ => crate::untrusted::path(&path),
+            _ => nexusq_core::untrusted::path(&path),
         };
         format!("{what} for {shown}")
     }
 
     /// Warn when the vault sits in Android shared storage, where other apps can read it.
     pub fn warn_if_shared_storage(&self, path: &std::path::Path) {
-        if crate::fs::paths::folder_is_shared_storage(path) {
+        if nexusq_core::fs::paths::folder_is_shared_storage(path) {
             self.out.warn(&format!(
                 "{} is in Android shared storage, where other apps can read it; move it to Termux's home",
                 path.display()
@@ -321,17 +321,17 @@ impl Context {
     /// Read and check the vault file, so a missing or damaged one fails (exit 4) before any
     /// password is asked for.
     pub fn check_vault(&self) -> Result<()> {
-        crate::vault::open(&self.vault_path()?).map(drop)
+        nexusq_core::vault::open(&self.vault_path()?).map(drop)
     }
 
     /// Open the vault, ask for the password and unlock it (secret section only).
-    pub fn unlock(&self) -> Result<crate::vault::Unlocked> {
+    pub fn unlock(&self) -> Result<nexusq_core::vault::Unlocked> {
         let path = self.vault_path()?;
         let backend = self.backend()?;
         self.warn_if_shared_storage(&path);
-        let file = crate::vault::open(&path)?;
+        let file = nexusq_core::vault::open(&path)?;
         let password = self.password(false)?;
-        file.unlock(&password, &crate::vault::Argon2id, backend)
+        file.unlock(&password, &nexusq_core::vault::Argon2id, backend)
     }
 
     /// The new password of `vault passwd` (asked twice on a terminal).
@@ -377,7 +377,7 @@ mod tests {
         );
         // A bad environment value is a usage error naming the variable, unless the flag wins.
         let e = backend_choice(None, Some("Native")).unwrap_err();
-        assert_eq!(e.exit(), crate::error::Exit::Usage);
+        assert_eq!(e.exit(), nexusq_core::error::Exit::Usage);
         assert!(e.message().contains("NEXUSQ_BACKEND"), "{}", e.message());
         assert_eq!(
             backend_choice(Some(BackendArg::Native), Some("x")).unwrap(),
@@ -435,7 +435,7 @@ mod tests {
             &["--allow-shared-storage", "sign"][..],
         ] {
             let e = context(args).err().expect("refused");
-            assert_eq!(e.exit(), crate::error::Exit::Usage, "{args:?}");
+            assert_eq!(e.exit(), nexusq_core::error::Exit::Usage, "{args:?}");
             assert!(e.message().contains("does not apply"), "{}", e.message());
         }
     }

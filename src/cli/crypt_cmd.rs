@@ -12,13 +12,13 @@ use super::args::{DecryptArgs, EncryptArgs};
 use super::contacts_cmd::Resolved;
 use super::io as cio;
 use super::output::TerminalGuard;
-use crate::armor::{self, ArmorWriter, ENCRYPTED_FILE_KIND};
-use crate::error::{Error, Result};
-use crate::fs::Access;
-use crate::fs::paths::folder_is_shared_storage;
-use crate::identity::{Certificate, PublicIdentity, peer};
-use crate::suite::file_encryption::{self as fe, FileError};
-use crate::suite::hybrid_kem::KemLevel;
+use nexusq_core::armor::{self, ArmorWriter, ENCRYPTED_FILE_KIND};
+use nexusq_core::error::{Error, Result};
+use nexusq_core::fs::Access;
+use nexusq_core::fs::paths::folder_is_shared_storage;
+use nexusq_core::identity::{Certificate, PublicIdentity, peer};
+use nexusq_core::suite::file_encryption::{self as fe, FileError};
+use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::json;
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -175,7 +175,7 @@ pub(super) fn read_recipients(
 /// as one more recipient, unless a `--to` export already names it.
 pub(super) fn add_own_identity(ctx: &Context, peers: &mut Vec<Peer>) -> Result<()> {
     let path = ctx.vault_path()?;
-    let identity = crate::vault::open(&path)?.public;
+    let identity = nexusq_core::vault::open(&path)?.public;
     identity.verify_signatures(ctx.backend()?).map_err(|e| {
         Error::vault(
             format!("the vault's public identity does not verify: {}", e.0),
@@ -226,7 +226,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     if args.to_self {
         add_own_identity(ctx, &mut peers)?;
     }
-    let now = crate::time::now();
+    let now = nexusq_core::time::now();
     let mut recipients: Vec<fe::Recipient<'_>> = Vec::with_capacity(peers.len());
     let mut summary = Vec::with_capacity(peers.len());
     for p in &peers {
@@ -237,7 +237,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             ctx.out.warn(&format!(
                 "generation {} of {fp} expired on {}; encrypting to it anyway (--allow-expired)",
                 cert.generation,
-                crate::time::rfc3339(cert.not_after)
+                nexusq_core::time::rfc3339(cert.not_after)
             ));
         }
         ctx.out.note(&recipient_line(
@@ -410,7 +410,7 @@ pub(super) fn partial_stdout(err: Error, n: u64, output: Option<&Path>) -> Error
 #[allow(clippy::type_complexity)]
 fn open_with_agent(
     ctx: &Context,
-    agent: &crate::agent::client::Agent,
+    agent: &nexusq_core::agent::client::Agent,
     header: &fe::Header,
 ) -> std::result::Result<Option<(fe::OpenedHeader, KemLevel, u32, bool)>, FileError> {
     let remote = agent.remote_keys(None);
@@ -457,10 +457,11 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
 
     // nexusq's own format (binary "NXQF", or its armor), else age v1 (binary, or armor after
     // optional whitespace): enough is looked at to see past that whitespace.
-    let (peeked, input) = armor::peek(input, crate::suite::age::SNIFF_LEN).map_err(read_error)?;
+    let (peeked, input) =
+        armor::peek(input, nexusq_core::suite::age::SNIFF_LEN).map_err(read_error)?;
     let nexusq = armor::looks_armored(&peeked) || peeked.starts_with(&fe::MAGIC);
     if let Some(format) = (!nexusq)
-        .then(|| crate::suite::age::sniff(&peeked))
+        .then(|| nexusq_core::suite::age::sniff(&peeked))
         .flatten()
     {
         return super::age_cmd::decrypt(ctx, args, Box::new(input), format, &input_name);
@@ -575,7 +576,7 @@ mod tests {
             None,
             Some(3 * 65536),
         );
-        assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+        assert_eq!(e.exit(), nexusq_core::error::Exit::CheckFailed);
         assert!(e.message().contains("196608 bytes"), "{}", e.message());
         assert!(e.message().contains("truncated"), "{}", e.message());
         let e = decrypt_error(FileError::Truncated { chunks: 0 }, "f", None, Some(0));
@@ -589,13 +590,13 @@ mod tests {
             armor::ArmorError("has invalid base64".into()),
         );
         let e = decrypt_error(FileError::Read(armor_err), "x.asc", None, None);
-        assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+        assert_eq!(e.exit(), nexusq_core::error::Exit::CheckFailed);
         let e = decrypt_error(
             FileError::Read(std::io::Error::other("EIO")),
             "x",
             None,
             None,
         );
-        assert_eq!(e.exit(), crate::error::Exit::Io);
+        assert_eq!(e.exit(), nexusq_core::error::Exit::Io);
     }
 }

@@ -11,9 +11,9 @@
 //! they are unit-tested on any host; `run` gathers the facts.
 
 use super::Context;
-use crate::error::Result;
-use crate::secret::{Password, random_array};
-use crate::vault::{self, KdfParams, KeyDerivation, kdf, storage};
+use nexusq_core::error::Result;
+use nexusq_core::secret::{Password, random_array};
+use nexusq_core::vault::{self, KdfParams, KeyDerivation, kdf, storage};
 use serde_json::{Value, json};
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -148,14 +148,14 @@ pub fn run(ctx: &Context) -> Result<()> {
 }
 
 /// The exit-1 error when any check is an error: names them, points at the hints.
-fn failure(checks: &[Check]) -> Option<crate::error::Error> {
+fn failure(checks: &[Check]) -> Option<nexusq_core::error::Error> {
     let failed: Vec<&str> = checks
         .iter()
         .filter(|c| c.status == Status::Error)
         .map(|c| c.name)
         .collect();
     (!failed.is_empty()).then(|| {
-        crate::error::Error::check(
+        nexusq_core::error::Error::check(
             format!(
                 "{} of {} checks failed: {}",
                 failed.len(),
@@ -244,10 +244,10 @@ fn gather(ctx: &Context) -> Report {
     checks.push(ram_check(ram));
     checks.push(cpu_check(
         std::env::consts::ARCH,
-        &crate::bench::environment::cpu_model(),
-        &crate::bench::environment::cpu_features(),
+        &nexusq_core::bench::environment::cpu_model(),
+        &nexusq_core::bench::environment::cpu_features(),
     ));
-    let native = crate::suite::native::implementations();
+    let native = nexusq_core::suite::native::implementations();
     checks.push(native_check(
         native.selected,
         &native.available,
@@ -365,7 +365,7 @@ impl VaultFacts {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => facts.error = Some(e.to_string()),
         }
-        facts.folder_mode = std::fs::metadata(crate::fs::parent_folder(path))
+        facts.folder_mode = std::fs::metadata(nexusq_core::fs::parent_folder(path))
             .ok()
             .map(|m| m.mode() & 0o7777);
         if facts.is_file {
@@ -377,7 +377,7 @@ impl VaultFacts {
             facts.head = head;
         }
         if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
-            facts.link_target = crate::fs::resolve_links(path).ok();
+            facts.link_target = nexusq_core::fs::resolve_links(path).ok();
         }
         let mut candidates = vec![super::init::default_revocation_path(path)];
         if let Some(t) = &facts.link_target {
@@ -512,7 +512,7 @@ fn no_identity_check(unreadable: bool) -> Check {
 /// The identity's own state: revoked, newest generation expired (others cannot encrypt to
 /// it), or soon to expire; older generations' states in the detail.
 pub fn vault_state_check(
-    public: &crate::identity::PublicIdentity,
+    public: &nexusq_core::identity::PublicIdentity,
     states: &[super::state::GenerationState],
     now: u64,
 ) -> Check {
@@ -563,7 +563,7 @@ pub fn vault_state_check(
 /// group or others (a writable folder lets others replace the vault).
 pub fn permissions_check(path: &Path, facts: &VaultFacts, our_uid: u32) -> Check {
     let name = "vault_permissions";
-    let folder = crate::fs::parent_folder(path);
+    let folder = nexusq_core::fs::parent_folder(path);
     let mut problems = Vec::new();
     let mut hints = Vec::new();
     let mut parts = Vec::new();
@@ -610,10 +610,10 @@ pub fn permissions_check(path: &Path, facts: &VaultFacts, our_uid: u32) -> Check
 /// Android shared storage, decided on the realpath of the vault's folder.
 pub fn shared_storage_check(path: &Path, data_dir: Option<&Path>) -> Check {
     let name = "shared_storage";
-    let folder = crate::fs::parent_folder(path);
+    let folder = nexusq_core::fs::parent_folder(path);
     let real = std::fs::canonicalize(folder).ok();
     let shown = real.as_deref().unwrap_or(folder);
-    if crate::fs::folder_is_shared_storage(path) {
+    if nexusq_core::fs::folder_is_shared_storage(path) {
         let target = data_dir
             .map(|d| format!("{}/nexusq/vault.nxq", d.display()))
             .unwrap_or_else(|| "Termux's home".to_string());
@@ -905,7 +905,7 @@ pub fn terminal_check(t: &TerminalFacts) -> Check {
 
 /// The key agent of this vault (docs/agent.md): running or not, and until when.
 pub fn agent_check(vault: Option<&std::path::Path>) -> Check {
-    use crate::agent::client::{self, Lookup};
+    use nexusq_core::agent::client::{self, Lookup};
     let name = "agent";
     let Some(vault) = vault else {
         return Check::ok(name, "no vault path, so no agent");
@@ -925,7 +925,7 @@ pub fn agent_check(vault: Option<&std::path::Path>) -> Check {
                     s.pid,
                     s.signing_generation,
                     s.idle_left,
-                    crate::time::rfc3339(s.expires_at),
+                    nexusq_core::time::rfc3339(s.expires_at),
                     if s.memory_locked {
                         "locked"
                     } else {
@@ -963,13 +963,13 @@ fn contacts_book_check(ctx: &Context, vault: Option<&Path>) -> Check {
     };
     contacts_book_result(
         &book,
-        crate::contacts::store::load(&book, public.as_ref(), backend),
+        nexusq_core::contacts::store::load(&book, public.as_ref(), backend),
     )
 }
 
 pub fn contacts_book_result(
     book: &Path,
-    loaded: crate::error::Result<crate::contacts::store::Loaded>,
+    loaded: nexusq_core::error::Result<nexusq_core::contacts::store::Loaded>,
 ) -> Check {
     let name = "contacts_book";
     let shown = super::output::untrusted_path(book);
@@ -1293,7 +1293,7 @@ mod tests {
 
     #[test]
     fn an_untrusted_contacts_book_is_an_error() {
-        use crate::contacts::store::Loaded;
+        use nexusq_core::contacts::store::Loaded;
         let book = Path::new("contacts.nxq");
         let empty = Loaded {
             book: Default::default(),
@@ -1301,7 +1301,7 @@ mod tests {
             signed_by: 0,
         };
         assert_eq!(contacts_book_result(book, Ok(empty)).status, Status::Ok);
-        let e = crate::error::Error::vault(
+        let e = nexusq_core::error::Error::vault(
             "the contacts book contacts.nxq cannot be trusted as it is: …",
             "run `nexusq contacts recover`: …",
         );

@@ -1,6 +1,6 @@
 //! `nexusq-git-sign`, the program git runs as `gpg.x509.program` to sign and verify commits
 //! and tags with compact nexusq signatures (README "Sign your git commits"; the protocol is
-//! `crate::gitsign`).
+//! `nexusq_core::gitsign`).
 //!
 //! Signing unlocks the vault (`$NEXUSQ_VAULT` or the default) whose fingerprint is git's
 //! `user.signingkey`; the password comes from [`signing_password`]. Verifying knows the
@@ -11,13 +11,13 @@
 
 use super::password;
 use super::sign_cmd::{Signer, own_identity};
-use crate::error::{Error, Result};
-use crate::gitsign::{self, Invocation, Outcome};
-use crate::identity::signature::{self, Refusal, Signature, Trust};
-use crate::identity::{Fingerprint, PublicIdentity};
-use crate::secret::Password;
-use crate::suite::Backend;
-use crate::vault::{self, storage};
+use nexusq_core::error::{Error, Result};
+use nexusq_core::gitsign::{self, Invocation, Outcome};
+use nexusq_core::identity::signature::{self, Refusal, Signature, Trust};
+use nexusq_core::identity::{Fingerprint, PublicIdentity};
+use nexusq_core::secret::Password;
+use nexusq_core::suite::Backend;
+use nexusq_core::vault::{self, storage};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -35,9 +35,12 @@ const USAGE: &str = "nexusq-git-sign: git's signing program for nexusq; git runs
     agent), NEXUSQ_BACKEND (rustcrypto or native).";
 
 fn report(e: &Error) {
-    eprintln!("{NAME}: error: {}", crate::untrusted::scrub(e.message()));
+    eprintln!(
+        "{NAME}: error: {}",
+        nexusq_core::untrusted::scrub(e.message())
+    );
     if !e.hint().is_empty() {
-        eprintln!("{NAME}: hint: {}", crate::untrusted::scrub(e.hint()));
+        eprintln!("{NAME}: hint: {}", nexusq_core::untrusted::scrub(e.hint()));
     }
 }
 
@@ -46,7 +49,7 @@ pub fn main(args: &[OsString]) -> i32 {
     let invocation = match gitsign::parse_args(args) {
         Ok(i) => i,
         Err(why) => {
-            eprintln!("{NAME}: {}\n{USAGE}", crate::untrusted::escape(&why));
+            eprintln!("{NAME}: {}\n{USAGE}", nexusq_core::untrusted::escape(&why));
             return 2;
         }
     };
@@ -162,7 +165,7 @@ fn sign_digest(
     backend: &'static dyn Backend,
     digest: &[u8; 64],
 ) -> Result<Signature> {
-    use crate::agent::client::{self, Lookup};
+    use nexusq_core::agent::client::{self, Lookup};
     let lookup = if super::age_plugin::no_agent_env() {
         Lookup::Absent
     } else {
@@ -172,7 +175,7 @@ fn sign_digest(
         Lookup::Absent => None,
         Lookup::Unusable(why) => Some(why),
         Lookup::Ready(agent) => {
-            match agent.sign(backend, &file.public, digest, crate::time::now()) {
+            match agent.sign(backend, &file.public, digest, nexusq_core::time::now()) {
                 Ok(full) => return Ok(Signature::Compact(full.compact())),
                 Err(why) => Some(why),
             }
@@ -181,7 +184,7 @@ fn sign_digest(
     if let Some(why) = why {
         eprintln!(
             "{NAME}: the key agent could not be used ({}); using the password instead",
-            crate::untrusted::escape(&why)
+            nexusq_core::untrusted::escape(&why)
         );
     }
     let password = signing_password(path)?;
@@ -196,7 +199,7 @@ fn sign(status_fd: u32, key: &str) -> Result<i32> {
         Error::usage(
             format!(
                 "git's signing key \"{}\" is not a nexusq fingerprint",
-                crate::untrusted::escape(key)
+                nexusq_core::untrusted::escape(key)
             ),
             "set it to your fingerprint (`nexusq vault open` shows it): \
              git config user.signingkey <fingerprint>",
@@ -220,7 +223,7 @@ fn sign(status_fd: u32, key: &str) -> Result<i32> {
     // As `nexusq sign` refuses: others refuse a revoked identity's signatures anyway, and a
     // commit signed by one would look fine here. Through the agent too.
     if super::state::identity_revoked(&file.public) {
-        let e = crate::identity::peer::revoked_owner(&own, "its signatures");
+        let e = nexusq_core::identity::peer::revoked_owner(&own, "its signatures");
         let hint = format!(
             "{}, and set git's user.signingkey to its fingerprint",
             e.hint()
@@ -270,13 +273,13 @@ fn known_identities(backend: &dyn Backend) -> Result<Vec<Known>> {
     let path = vault_path()?;
     let own = own_identity(&path, backend)?;
     let uid = format!("nexusq identity {} (your own)", own.root_id().fingerprint());
-    let book_path = crate::contacts::store::default_path(&path);
-    let book = match crate::contacts::store::load(&book_path, Some(&own), backend) {
+    let book_path = nexusq_core::contacts::store::default_path(&path);
+    let book = match nexusq_core::contacts::store::load(&book_path, Some(&own), backend) {
         Ok(loaded) => loaded.book,
         Err(e) => {
             eprintln!(
                 "{NAME}: warning: contacts left out: {}",
-                crate::untrusted::scrub(e.message())
+                nexusq_core::untrusted::scrub(e.message())
             );
             Default::default()
         }
@@ -315,7 +318,7 @@ fn known_identities(backend: &dyn Backend) -> Result<Vec<Known>> {
 fn verify(status_fd: u32, sig_file: &Path) -> Result<i32> {
     let mut status = gitsign::new_sig();
     let finish = |status: &str, outcome: Outcome, message: &str| -> Result<i32> {
-        eprintln!("{NAME}: {}", crate::untrusted::scrub(message));
+        eprintln!("{NAME}: {}", nexusq_core::untrusted::scrub(message));
         write_status(status_fd, status)?;
         Ok(if outcome == Outcome::Good { 0 } else { 1 })
     };
@@ -378,7 +381,7 @@ fn verify(status_fd: u32, sig_file: &Path) -> Result<i32> {
                 &format!(
                     "good signature from {}, signed at {} (claimed)",
                     super::contacts_cmd::who(&ok.root_id, ok.generation, contact.as_ref()),
-                    crate::time::rfc3339(ok.signed_at)
+                    nexusq_core::time::rfc3339(ok.signed_at)
                 ),
             )
         }

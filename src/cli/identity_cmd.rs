@@ -1,9 +1,9 @@
 //! `nexusq identity export`.
 
 use super::Context;
-use crate::error::{Error, Result};
-use crate::fs::Access;
-use crate::vault::{self, Argon2id};
+use nexusq_core::error::{Error, Result};
+use nexusq_core::fs::Access;
+use nexusq_core::vault::{self, Argon2id};
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::Path;
@@ -18,14 +18,14 @@ pub struct ExportOptions {
 
 /// `sign` and `identity export` of a revoked identity are refused unless forced (exit 1).
 pub(super) fn refuse_if_revoked(
-    public: &crate::identity::PublicIdentity,
+    public: &nexusq_core::identity::PublicIdentity,
     what: &str,
     force: bool,
 ) -> Result<()> {
     if force || !super::state::identity_revoked(public) {
         return Ok(());
     }
-    let e = crate::identity::peer::revoked_owner(&public.root_id(), what);
+    let e = nexusq_core::identity::peer::revoked_owner(&public.root_id(), what);
     let hint = format!("{}; pass --force to do it anyway", e.hint());
     Err(e.reworded_hint(hint))
 }
@@ -112,7 +112,7 @@ pub fn export(ctx: &Context, output: Option<&Path>, opts: ExportOptions) -> Resu
 }
 
 /// One generation's certificate as `identity show` and `identity history` report it.
-fn certificate_json(c: &crate::identity::Certificate, now: u64) -> serde_json::Value {
+fn certificate_json(c: &nexusq_core::identity::Certificate, now: u64) -> serde_json::Value {
     json!({
         "generation": c.generation,
         "created": super::output::time(c.created),
@@ -125,7 +125,7 @@ fn certificate_json(c: &crate::identity::Certificate, now: u64) -> serde_json::V
 }
 
 /// How `identity show` and `identity history` show a certificate's own revocation field.
-fn revokes_text(c: &crate::identity::Certificate) -> String {
+fn revokes_text(c: &nexusq_core::identity::Certificate) -> String {
     if c.signing_revoked_before == 0 {
         String::new()
     } else {
@@ -145,10 +145,10 @@ fn reason_text(reason: &str, sep: &str) -> String {
     }
 }
 
-fn scope_text(scope: crate::identity::RevocationScope) -> String {
+fn scope_text(scope: nexusq_core::identity::RevocationScope) -> String {
     match scope {
-        crate::identity::RevocationScope::Identity => "identity".to_string(),
-        crate::identity::RevocationScope::SigningKeysBefore(g) => {
+        nexusq_core::identity::RevocationScope::Identity => "identity".to_string(),
+        nexusq_core::identity::RevocationScope::SigningKeysBefore(g) => {
             format!("signing keys before generation {g}")
         }
     }
@@ -160,7 +160,7 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
     let identity = &resolved.identity;
     let now = super::now();
     let fp = identity.root_id().fingerprint().to_string();
-    let revoked = crate::identity::peer::is_revoked(identity);
+    let revoked = nexusq_core::identity::peer::is_revoked(identity);
     let full_history = identity.check_full_history().is_ok();
     let generations: Vec<serde_json::Value> = identity
         .certificates
@@ -180,7 +180,7 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
         .collect();
     let mut j = json!({
         "fingerprint": fp,
-        "root_suite": crate::suite::SuiteId::SlhDsaShake128f.name(),
+        "root_suite": nexusq_core::suite::SuiteId::SlhDsaShake128f.name(),
         "generation": identity.newest().generation,
         "generations": generations,
         "full_history": full_history,
@@ -192,7 +192,7 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
     ctx.out.json(&j);
     let mut text = format!(
         "fingerprint: {fp}\nroot:        {} (all certificates verify)\nsource:      {}{}\n",
-        crate::suite::SuiteId::SlhDsaShake128f.name(),
+        nexusq_core::suite::SuiteId::SlhDsaShake128f.name(),
         resolved.source(),
         if resolved.contact.is_some() && resolved.file.is_some() {
             " (with what the contacts book knows of it)"
@@ -309,18 +309,19 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>, yes: bool) -> R
     let save = ctx.save_options()?;
     let bytes = super::io::read_small(file, "a revocation statement")?;
     let hint = "pass the file `nexusq init` wrote (vault.nxq.revocation.asc or --revocation-out)";
-    let raw = crate::armor::decode_pasted(crate::identity::revocation::ARMOR_KIND, &bytes)
-        .map_err(|e| {
-            Error::check(
-                format!(
-                    "{} is not a nexusq revocation statement: it {}",
-                    super::output::untrusted_path(file),
-                    e.0
-                ),
-                hint,
-            )
-        })?;
-    let revocation = crate::identity::Revocation::decode(&raw).map_err(|e| {
+    let raw =
+        nexusq_core::armor::decode_pasted(nexusq_core::identity::revocation::ARMOR_KIND, &bytes)
+            .map_err(|e| {
+                Error::check(
+                    format!(
+                        "{} is not a nexusq revocation statement: it {}",
+                        super::output::untrusted_path(file),
+                        e.0
+                    ),
+                    hint,
+                )
+            })?;
+    let revocation = nexusq_core::identity::Revocation::decode(&raw).map_err(|e| {
         Error::check(
             format!(
                 "{} is damaged: {}",
@@ -333,13 +334,14 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>, yes: bool) -> R
     let scope = revocation.scope;
     if !yes {
         // Say exactly what is revoked, whose, and why, before the one question.
-        let fp = crate::identity::RootId(revocation.root_id.0).fingerprint();
+        let fp = nexusq_core::identity::RootId(revocation.root_id.0).fingerprint();
         super::rotate_cmd::confirm(
             &format!(
                 "Revoke {} of identity {fp}{}, in the vault {}? Others will refuse it once \
                  they see the revocation, and it cannot be undone. [y/N] ",
                 match scope {
-                    crate::identity::RevocationScope::Identity => "the whole identity".to_string(),
+                    nexusq_core::identity::RevocationScope::Identity =>
+                        "the whole identity".to_string(),
                     s => scope_text(s),
                 },
                 reason_text(&revocation.reason, ", "),
@@ -363,7 +365,7 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>, yes: bool) -> R
         }
         None if ctx.global.json => None,
         None if output.is_none() && std::io::stdout().is_terminal() => {
-            crate::fs::replace(&beside, text.as_bytes(), Access::Public)?;
+            nexusq_core::fs::replace(&beside, text.as_bytes(), Access::Public)?;
             Some(beside)
         }
         None => {
@@ -377,7 +379,7 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>, yes: bool) -> R
             super::output::untrusted_path(o)
         ));
     }
-    let whole = scope == crate::identity::RevocationScope::Identity;
+    let whole = scope == nexusq_core::identity::RevocationScope::Identity;
     ctx.out.json(&json!({
         "fingerprint": fp,
         "revoked": whole,
@@ -394,10 +396,10 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>, yes: bool) -> R
         "share the export above"
     };
     match scope {
-        crate::identity::RevocationScope::Identity => ctx.out.warn(&format!(
+        nexusq_core::identity::RevocationScope::Identity => ctx.out.warn(&format!(
             "identity {fp} is now marked revoked{already}; {share} so others stop trusting it"
         )),
-        crate::identity::RevocationScope::SigningKeysBefore(g) => ctx.out.warn(&format!(
+        nexusq_core::identity::RevocationScope::SigningKeysBefore(g) => ctx.out.warn(&format!(
             "the signing keys of generations before {g} of identity {fp} are now marked \
              revoked{already}; the identity itself is not revoked, and generation {g} and \
              later stay trusted; {share} so others refuse the old keys"

@@ -1,10 +1,10 @@
 //! `nexusq init`: create the vault, the identity and its revocation statement.
 
 use super::{Context, kdf_json, kdf_params, now, output};
-use crate::armor;
-use crate::error::{Error, Result};
-use crate::identity::revocation;
-use crate::vault::{self, KdfParams};
+use nexusq_core::armor;
+use nexusq_core::error::{Error, Result};
+use nexusq_core::identity::revocation;
+use nexusq_core::vault::{self, KdfParams};
 use std::path::{Path, PathBuf};
 
 pub fn default_revocation_path(vault: &Path) -> PathBuf {
@@ -30,7 +30,7 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
         return Err(Error::usage(
             format!(
                 "{} is {what}, not a vault; it was left untouched",
-                crate::untrusted::path(&path)
+                nexusq_core::untrusted::path(&path)
             ),
             "remove it if it is not needed, or pass --vault PATH to create the vault elsewhere",
         ));
@@ -44,7 +44,7 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
             "use it (`nexusq vault open`), or pass --vault PATH to create another one elsewhere",
         ));
     }
-    let folder = crate::fs::parent_folder(&path).to_path_buf();
+    let folder = nexusq_core::fs::parent_folder(&path).to_path_buf();
     if !folder.exists() {
         let chosen_by_user = ctx.global.vault.is_some()
             || std::env::var_os("NEXUSQ_VAULT").is_some_and(|v| !v.is_empty());
@@ -85,7 +85,11 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
             ctx.out.raw(&text)?;
             Ok(())
         } else {
-            crate::fs::create_new(&revocation_out, text.as_bytes(), crate::fs::Access::Public)?;
+            nexusq_core::fs::create_new(
+                &revocation_out,
+                text.as_bytes(),
+                nexusq_core::fs::Access::Public,
+            )?;
             wrote_revocation.set(true);
             Ok(())
         }

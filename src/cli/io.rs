@@ -1,10 +1,10 @@
 //! Files and streams for the commands: bounded reads of small inputs, FILE-or-stdin inputs,
-//! and `-o` outputs (through `crate::fs`: a file appears only when complete; devices, FIFOs
+//! and `-o` outputs (through `nexusq_core::fs`: a file appears only when complete; devices, FIFOs
 //! and `/dev/stdout` are written into directly; a vault is never overwritten).
 
-use crate::error::{Error, Result};
-use crate::fs::Access;
-use crate::fs::output::{self, OutputFile, OutputKind};
+use nexusq_core::error::{Error, Result};
+use nexusq_core::fs::Access;
+use nexusq_core::fs::output::{self, OutputFile, OutputKind};
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
@@ -24,7 +24,7 @@ pub fn read_small(path: &Path, what: &str) -> Result<Vec<u8>> {
         ("stdin".into(), Box::new(std::io::stdin().lock()))
     } else {
         (
-            crate::untrusted::path(path),
+            nexusq_core::untrusted::path(path),
             Box::new(open_small(path, what)?),
         )
     };
@@ -61,7 +61,10 @@ fn open_file(path: &Path, what: &str) -> Result<File> {
 
 fn is_a_folder(path: &Path, what: &str) -> Error {
     Error::usage(
-        format!("{} is a folder, not {what}", crate::untrusted::path(path)),
+        format!(
+            "{} is a folder, not {what}",
+            nexusq_core::untrusted::path(path)
+        ),
         "pass a file",
     )
 }
@@ -70,14 +73,14 @@ fn is_a_folder(path: &Path, what: &str) -> Error {
 /// without waiting on it (a FIFO with no writer, a device): an I/O problem with the input,
 /// exit 5 (docs/cli.md, "Inputs").
 fn open_small(path: &Path, what: &str) -> Result<File> {
-    use crate::fs::input::{Kind, OpenError};
-    crate::fs::input::open_regular(path).map_err(|e| match e {
+    use nexusq_core::fs::input::{Kind, OpenError};
+    nexusq_core::fs::input::open_regular(path).map_err(|e| match e {
         OpenError::Io(e) => Error::io_at(&format!("read {what} from"), path, &e),
         OpenError::NotRegular(Kind::Folder) => is_a_folder(path, what),
         other => Error::io(
             format!(
                 "cannot read {what} from {}: {other}",
-                crate::untrusted::path(path)
+                nexusq_core::untrusted::path(path)
             ),
             "save it to a file first, or pass it on stdin as `-`",
         ),
@@ -121,7 +124,7 @@ pub fn open_input(path: Option<&Path>) -> Result<Box<dyn Read>> {
     }
 }
 
-/// Where a command's output goes: stdout, or an `-o` path as `crate::fs::output` decides (a
+/// Where a command's output goes: stdout, or an `-o` path as `nexusq_core::fs::output` decides (a
 /// file replaced whole on [`Sink::commit`], or a device, FIFO or descriptor written directly).
 pub enum Sink {
     Stdout(std::io::Stdout),
@@ -179,7 +182,7 @@ fn refuse_vault(given: &Path, target: &Path) -> Result<()> {
     let is_vault = File::open(target)
         .and_then(|mut f| f.read_exact(&mut magic))
         .is_ok()
-        && &magic == crate::vault::format::MAGIC;
+        && &magic == nexusq_core::vault::format::MAGIC;
     if is_vault {
         let shown = if given == target {
             given.display().to_string()
@@ -268,7 +271,7 @@ mod tests {
             let e = create_output(Some(p), true, Access::Private)
                 .err()
                 .expect("refused");
-            assert_eq!(e.exit(), crate::error::Exit::Usage);
+            assert_eq!(e.exit(), nexusq_core::error::Exit::Usage);
             assert!(e.message().contains("nexusq vault"), "{}", e.message());
         }
         assert_eq!(

@@ -3,12 +3,12 @@
 use super::Context;
 use super::args::{DecapsulateArgs, EncapsulateArgs, KemSuiteArg};
 use super::io::{create_output, read_small};
-use crate::error::{Error, Result};
-use crate::fs::Access;
-use crate::identity::envelope::{self, Envelope};
-use crate::identity::{MissingKey, peer};
-use crate::secret::SecretBytes;
-use crate::suite::hybrid_kem::{self, KemLevel};
+use nexusq_core::error::{Error, Result};
+use nexusq_core::fs::Access;
+use nexusq_core::identity::envelope::{self, Envelope};
+use nexusq_core::identity::{MissingKey, peer};
+use nexusq_core::secret::SecretBytes;
+use nexusq_core::suite::hybrid_kem::{self, KemLevel};
 use serde_json::json;
 use std::io::Write;
 use zeroize::Zeroizing;
@@ -136,7 +136,7 @@ pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
     let path = ctx.vault_path()?;
     if let Some(env) = &envelope {
         // The recipient named in the envelope must be us: checked on the public part first.
-        let ours = crate::vault::open(&path)?.public.root_id();
+        let ours = nexusq_core::vault::open(&path)?.public.root_id();
         if env.root_id != ours {
             return Err(Error::check(
                 format!(
@@ -155,7 +155,7 @@ pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
             .contains(&(generation, level.suite().to_u16()))
     });
     if let Some(agent) = agent {
-        let ours = crate::vault::open(&path)?.public.root_id();
+        let ours = nexusq_core::vault::open(&path)?.public.root_id();
         if agent.status().root_id == ours.0 {
             match agent.decapsulate(generation, level, &ciphertext) {
                 Ok(ss) => {
@@ -216,7 +216,7 @@ fn finish_decapsulate(
     what: &str,
     ss: &SecretBytes<32>,
     envelope: Option<&Envelope>,
-    root_id: crate::identity::RootId,
+    root_id: nexusq_core::identity::RootId,
     generation: u32,
     level: KemLevel,
 ) -> Result<()> {

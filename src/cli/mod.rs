@@ -25,9 +25,9 @@ mod sign_cmd;
 pub mod state;
 mod vault_cmd;
 
-use crate::error::{Error, Result};
 use args::{AgentCommand, Cli, Command, IdentityCommand, KdfArgs, VaultCommand};
 pub use context::Context;
+use nexusq_core::error::{Error, Result};
 use output::Output;
 use std::time::Duration;
 
@@ -39,9 +39,9 @@ pub fn run(cli: Cli) -> Result<()> {
         hardening::close_inherited_descriptors();
     }
     // SIGINT, SIGTERM and SIGHUP remove the temporary files of outputs and saves, then exit
-    // with 128 + the signal (crate::fs::cleanup). Installed first, so every command ends the
+    // with 128 + the signal (nexusq_core::fs::cleanup). Installed first, so every command ends the
     // same way whenever the signal comes.
-    crate::fs::cleanup::install().map_err(|e| {
+    nexusq_core::fs::cleanup::install().map_err(|e| {
         Error::io(
             e.to_string(),
             "an interrupted command could leave a temporary file; try again",
@@ -130,15 +130,15 @@ fn write_generated(bytes: &[u8], what: &str) -> Result<()> {
     }
 }
 
-pub use crate::time::now;
+pub use nexusq_core::time::now;
 
 /// Turn the --kdf-* / --calibrate-ms options into parameters, starting from `base`.
 pub fn kdf_params(
     out: &Output,
     args: &KdfArgs,
-    base: crate::vault::KdfParams,
-) -> Result<crate::vault::KdfParams> {
-    use crate::vault::kdf;
+    base: nexusq_core::vault::KdfParams,
+) -> Result<nexusq_core::vault::KdfParams> {
+    use nexusq_core::vault::kdf;
     let memory_kib = match args.kdf_memory_mib {
         Some(m) => m.checked_mul(1024).ok_or_else(|| {
             Error::usage(
@@ -149,7 +149,7 @@ pub fn kdf_params(
         None => base.memory_kib,
     };
     let parallelism = args.kdf_parallelism.unwrap_or(base.parallelism);
-    let mut params = crate::vault::KdfParams {
+    let mut params = nexusq_core::vault::KdfParams {
         memory_kib,
         iterations: args.kdf_iterations.unwrap_or(base.iterations),
         parallelism,
@@ -182,14 +182,14 @@ pub fn kdf_params(
         out.warn(&format!(
             "{} is weaker than the default ({}); a stolen vault is cheaper to attack",
             params.describe(),
-            crate::vault::KdfParams::describe_floor()
+            nexusq_core::vault::KdfParams::describe_floor()
         ));
     }
     Ok(params)
 }
 
 /// The KDF parameters as JSON.
-pub fn kdf_json(p: &crate::vault::KdfParams) -> serde_json::Value {
+pub fn kdf_json(p: &nexusq_core::vault::KdfParams) -> serde_json::Value {
     serde_json::json!({
         "algorithm": "argon2id",
         "version": 19,

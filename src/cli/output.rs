@@ -3,22 +3,22 @@
 //!
 //! Text that others control (reasons, lines of a hostile file, file names) is shown through
 //! [`untrusted`], the one helper that escapes and caps it (defined in the leaf module
-//! `crate::untrusted`, so that error texts built in the library use the same rule). Every
-//! message and line of human output also passes [`crate::untrusted::scrub`] on its way out, a
+//! `nexusq_core::untrusted`, so that error texts built in the library use the same rule). Every
+//! message and line of human output also passes [`nexusq_core::untrusted::scrub`] on its way out, a
 //! safety net that escapes any terminal control that slipped through. `--json` output is exact:
 //! JSON escaping makes it inert.
 
-use crate::untrusted::{NotText, TextStream, scrub};
+use nexusq_core::untrusted::{NotText, TextStream, scrub};
 use serde_json::Value;
 use std::io::{self, IsTerminal, Write};
 use std::path::Path;
 
 /// Escape and cap a piece of text that someone else controls, for human output.
-pub use crate::untrusted::escape as untrusted;
+pub use nexusq_core::untrusted::escape as untrusted;
 /// [`untrusted`] for bytes that may not be UTF-8.
-pub use crate::untrusted::escape_bytes as untrusted_bytes;
+pub use nexusq_core::untrusted::escape_bytes as untrusted_bytes;
 /// [`untrusted`] for a file name.
-pub use crate::untrusted::path as untrusted_path;
+pub use nexusq_core::untrusted::path as untrusted_path;
 
 #[derive(Clone, Copy, Debug)]
 pub struct Output {
@@ -59,7 +59,7 @@ impl Output {
 
     /// An error: on stderr for people; under --json also the error object on stdout
     /// (docs/cli.md). A reader of stdout that went away is not reported at all.
-    pub fn error(&self, err: &crate::error::Error) {
+    pub fn error(&self, err: &nexusq_core::error::Error) {
         if err.is_broken_pipe() {
             return;
         }
@@ -90,11 +90,11 @@ impl Output {
 
     /// Text that is the command's product (an export, armor) on stdout, exactly; a failed
     /// write is an error (a vanished reader is marked as such, see `Error::stdout_write`).
-    pub fn raw(&self, text: &str) -> crate::error::Result<()> {
+    pub fn raw(&self, text: &str) -> nexusq_core::error::Result<()> {
         let mut out = std::io::stdout().lock();
         out.write_all(text.as_bytes())
             .and_then(|()| out.flush())
-            .map_err(|e| crate::error::Error::stdout_write(&e, "check where the output goes"))
+            .map_err(|e| nexusq_core::error::Error::stdout_write(&e, "check where the output goes"))
     }
 
     /// The one JSON object of a command (stdout); only under --json.
@@ -106,14 +106,15 @@ impl Output {
     }
 
     /// [`Output::json`] of an object with some fields given as JSON text already (lists too
-    /// long to hold as `Value`s: `crate::error::write_json_object`).
+    /// long to hold as `Value`s: `nexusq_core::error::write_json_object`).
     pub fn json_with_text(
         &self,
         fields: &serde_json::Map<String, Value>,
         texts: &[(String, String)],
     ) {
         if self.json {
-            let _ = crate::error::write_json_object(&mut std::io::stdout().lock(), fields, texts);
+            let _ =
+                nexusq_core::error::write_json_object(&mut std::io::stdout().lock(), fields, texts);
         }
     }
 }
@@ -130,7 +131,7 @@ pub fn use_color(no_color_set: bool, stderr_is_terminal: bool) -> bool {
     !no_color_set && stderr_is_terminal
 }
 
-pub use crate::time::rfc3339 as time;
+pub use nexusq_core::time::rfc3339 as time;
 
 /// Why [`TerminalGuard`] stopped a write; found in the `io::Error` it returns.
 #[derive(Debug)]

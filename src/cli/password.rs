@@ -1,8 +1,8 @@
 //! Where passwords come from: a file, an inherited file descriptor, or the terminal.
 //! Never stdin, never an environment variable, never a command-line argument.
 
-use crate::error::{Error, Result};
-use crate::secret::Password;
+use nexusq_core::error::{Error, Result};
+use nexusq_core::secret::Password;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use zeroize::Zeroizing;
@@ -227,7 +227,7 @@ fn password_file_warnings(path: &Path) -> Vec<String> {
         ));
     }
     let shared = std::fs::canonicalize(path)
-        .map(|p| crate::fs::is_shared_storage(&p))
+        .map(|p| nexusq_core::fs::is_shared_storage(&p))
         .unwrap_or(false);
     if shared {
         out.push(format!(
@@ -251,7 +251,7 @@ fn prompt(what: &str, label: &str, confirm: bool, no_terminal_hint: &str) -> Res
             .map_err(|e| {
                 // Ctrl-C: the prompt raised SIGINT; the handler ends the process (exit 130).
                 if e.kind() == std::io::ErrorKind::Interrupted {
-                    crate::fs::cleanup::wait_for_handler(std::time::Duration::from_secs(2));
+                    nexusq_core::fs::cleanup::wait_for_handler(std::time::Duration::from_secs(2));
                 }
                 Error::io(
                     format!("cannot read the {what} from the terminal: {e}"),
@@ -279,7 +279,7 @@ fn prompt(what: &str, label: &str, confirm: bool, no_terminal_hint: &str) -> Res
 }
 
 /// The prompt turns echo off; a Ctrl-C there ends the process through the signal handler of
-/// `crate::fs::cleanup`, which may exit before the prompt puts the terminal back. So the
+/// `nexusq_core::fs::cleanup`, which may exit before the prompt puts the terminal back. So the
 /// handler puts back the terminal settings of the first prompt, saved here (once).
 fn restore_terminal_on_interrupt() {
     static SAVED: std::sync::Once = std::sync::Once::new();
@@ -295,7 +295,7 @@ fn restore_terminal_on_interrupt() {
             return;
         };
         // Best effort: without the hook, a Ctrl-C may leave echo off (`stty sane` fixes it).
-        let _ = crate::fs::cleanup::on_interrupt(move || {
+        let _ = nexusq_core::fs::cleanup::on_interrupt(move || {
             let _ =
                 rustix::termios::tcsetattr(&tty, rustix::termios::OptionalActions::Now, &settings);
         });
@@ -325,7 +325,7 @@ mod tests {
         let f = dir.path().join("pw");
         std::fs::write(&f, "\nsecond").unwrap();
         let err = read(&Source::File(f), "password", false).unwrap_err();
-        assert_eq!(err.exit(), crate::error::Exit::Usage);
+        assert_eq!(err.exit(), nexusq_core::error::Exit::Usage);
         assert!(err.message().contains("empty"));
     }
 

@@ -1,12 +1,12 @@
 //! `nexusq report EVIDENCE.jsonl... [-o report.html]`: read the evidence files, render the page
-//! (`crate::report`), write it whole.
+//! (`nexusq_core::report`), write it whole.
 
 use super::Context;
 use super::args::ReportArgs;
 use super::io::{create_output, read_small};
-use crate::bench::evidence;
-use crate::error::{Error, Result};
-use crate::fs::Access;
+use nexusq_core::bench::evidence;
+use nexusq_core::error::{Error, Result};
+use nexusq_core::fs::Access;
 use std::io::Write;
 
 pub fn run(ctx: &Context, args: &ReportArgs) -> Result<()> {
@@ -29,7 +29,7 @@ pub fn run(ctx: &Context, args: &ReportArgs) -> Result<()> {
         })?;
         datasets.extend(found);
     }
-    let page = crate::report::render(&datasets);
+    let page = nexusq_core::report::render(&datasets);
     let mut sink = create_output(args.output.as_deref(), false, Access::Public)?;
     sink.write_all(page.as_bytes()).map_err(|e| {
         Error::io(

@@ -2,10 +2,10 @@
 
 use super::Context;
 use super::args::RotateArgs;
-use crate::contacts::store::{self, Carried};
-use crate::error::{Error, Result};
-use crate::identity::rotation::{self, RotateOptions};
-use crate::vault;
+use nexusq_core::contacts::store::{self, Carried};
+use nexusq_core::error::{Error, Result};
+use nexusq_core::identity::rotation::{self, RotateOptions};
+use nexusq_core::vault;
 use serde_json::json;
 use std::io::{BufRead, Write};
 
@@ -143,7 +143,7 @@ pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
             "revoked the signing keys of generations before {g}; the revocation travels in your next export"
         ));
     }
-    if crate::identity::peer::is_revoked(&public) {
+    if nexusq_core::identity::peer::is_revoked(&public) {
         ctx.out.warn(&format!(
             "identity {fp} is revoked: the new generation does not change that, and others \
              will refuse it; make a new identity with `nexusq init --vault NEW`"

@@ -7,15 +7,15 @@ use super::args::{SignArgs, VerifyArgs};
 use super::contacts_cmd::ContactRef;
 use super::io::{create_output, input_name, is_stdio, open_input, read_small};
 use super::output::untrusted_path;
-use crate::agent::client::Agent;
-use crate::error::{Error, Exit, Result};
-use crate::fs::Access;
-use crate::identity::signature::{self, Signature, Trust};
-use crate::identity::{Fingerprint, SecretSection};
-use crate::identity::{PublicIdentity, peer};
-use crate::manifest;
-use crate::secret::random_array;
-use crate::suite::Backend;
+use nexusq_core::agent::client::Agent;
+use nexusq_core::error::{Error, Exit, Result};
+use nexusq_core::fs::Access;
+use nexusq_core::identity::signature::{self, Signature, Trust};
+use nexusq_core::identity::{Fingerprint, SecretSection};
+use nexusq_core::identity::{PublicIdentity, peer};
+use nexusq_core::manifest;
+use nexusq_core::secret::random_array;
+use nexusq_core::suite::Backend;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -82,7 +82,7 @@ impl<'a> Signer<'a> {
 /// its socket), else the vault's, unlocked with the password.
 enum KeySource {
     Agent(Agent, PublicIdentity),
-    Unlocked(crate::vault::Unlocked),
+    Unlocked(nexusq_core::vault::Unlocked),
 }
 
 impl KeySource {
@@ -108,7 +108,9 @@ impl KeySource {
     /// vault. A revoked identity signs nothing unless `force`.
     fn open(ctx: &Context, agent: Option<Agent>, force: bool) -> Result<KeySource> {
         let key = match agent {
-            Some(agent) => KeySource::Agent(agent, crate::vault::open(&ctx.vault_path()?)?.public),
+            Some(agent) => {
+                KeySource::Agent(agent, nexusq_core::vault::open(&ctx.vault_path()?)?.public)
+            }
             None => KeySource::Unlocked(ctx.unlock()?),
         };
         let public = match &key {
@@ -127,7 +129,7 @@ impl KeySource {
         digest: &[u8; 64],
         compact: bool,
     ) -> Result<Signature> {
-        let with = |u: &crate::vault::Unlocked| {
+        let with = |u: &nexusq_core::vault::Unlocked| {
             Signer::new(backend, &u.file.public, &u.secrets, compact).sign(digest)
         };
         match self {
@@ -206,7 +208,7 @@ fn sign_one(ctx: &Context, args: &SignArgs, input: Option<&PathBuf>) -> Result<(
             let mut j = json!({
                 "fingerprint": fp,
                 "generation": generation,
-                "signed_at": crate::time::rfc3339(signed_at),
+                "signed_at": nexusq_core::time::rfc3339(signed_at),
                 "compact": args.compact,
                 "output": path.display().to_string(),
             });
@@ -221,7 +223,7 @@ fn sign_one(ctx: &Context, args: &SignArgs, input: Option<&PathBuf>) -> Result<(
         None if ctx.global.json => ctx.out.json(&json!({
             "fingerprint": fp,
             "generation": generation,
-            "signed_at": crate::time::rfc3339(signed_at),
+            "signed_at": nexusq_core::time::rfc3339(signed_at),
             "compact": args.compact,
             "output": "-",
             "armor": true,
@@ -301,7 +303,7 @@ fn sign_files(ctx: &Context, args: &SignArgs, files: &[PathBuf]) -> Result<()> {
         let mut row = json!({
             "input": file.display().to_string(),
             "output": target.display().to_string(),
-            "signed_at": crate::time::rfc3339(sig.signed_at()),
+            "signed_at": nexusq_core::time::rfc3339(sig.signed_at()),
         });
         super::output::path_bytes(&mut row, &[("input", file), ("output", target)]);
         done.push(row);
@@ -357,7 +359,7 @@ fn check_manifest_files(
         let entry = entry.map_err(|e| manifest_error(path, e))?;
         let file = manifest::path_of(path, &entry);
         let problem = folder.check(&entry).err().map(|p| match p {
-            manifest::FileProblem::Open(crate::fs::input::OpenError::Io(e))
+            manifest::FileProblem::Open(nexusq_core::fs::input::OpenError::Io(e))
             | manifest::FileProblem::Read(e) => Error::io_at("read", &file, &e),
             manifest::FileProblem::Open(refused) => Error::check(
                 format!("{}: {refused}: refused", untrusted_path(&file)),
@@ -497,7 +499,7 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
     let mut j = json!({
         "fingerprint": fp,
         "generation": sig.generation(),
-        "signed_at": crate::time::rfc3339(sig.signed_at()),
+        "signed_at": nexusq_core::time::rfc3339(sig.signed_at()),
         "compact": args.compact,
         "manifest": path.display().to_string(),
         "file_count": count,
@@ -539,7 +541,7 @@ pub fn own_identity(path: &Path, backend: &dyn Backend) -> Result<PublicIdentity
              point --vault at your vault",
         ));
     }
-    let identity = crate::vault::open(path)?.public;
+    let identity = nexusq_core::vault::open(path)?.public;
     identity.verify_signatures(backend).map_err(|e| {
         Error::vault(
             format!("the vault's public identity does not verify: {}", e.0),
@@ -762,7 +764,7 @@ fn good_line(ok: &signature::Verified, trusted: &Trusted) -> String {
     let mut line = format!(
         "good signature from {}, signed at {} (claimed)",
         super::contacts_cmd::who(&ok.root_id, ok.generation, trusted.contact.as_ref()),
-        crate::time::rfc3339(ok.signed_at)
+        nexusq_core::time::rfc3339(ok.signed_at)
     );
     if ok.superseded {
         line.push_str(&format!(
@@ -778,11 +780,11 @@ fn verified_json(ok: &signature::Verified, trusted: &Trusted) -> serde_json::Map
         "valid": true,
         "fingerprint": ok.fingerprint().to_string(),
         "generation": ok.generation,
-        "signed_at": crate::time::rfc3339(ok.signed_at),
+        "signed_at": nexusq_core::time::rfc3339(ok.signed_at),
         "signed_at_claimed": true,
         "superseded": ok.superseded,
         "newest_generation": ok.newest_known,
-        "not_after": crate::time::rfc3339(ok.not_after),
+        "not_after": nexusq_core::time::rfc3339(ok.not_after),
         "expired": ok.not_after < super::now(),
         "contact": trusted.contact.as_ref().map(|c| c.name.clone()),
         "contact_verified": trusted.contact.as_ref().map(|c| c.verified),
@@ -892,7 +894,7 @@ fn verify_one(ctx: &Context, args: &VerifyArgs) -> Result<()> {
         ctx.out.note(&format!(
             "note: the certificate of generation {} expired on {} (signatures stay valid)",
             ok.generation,
-            crate::time::rfc3339(ok.not_after)
+            nexusq_core::time::rfc3339(ok.not_after)
         ));
     }
     Ok(())

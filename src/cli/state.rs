@@ -2,7 +2,7 @@
 //! and `doctor` show it: revoked, signing-revoked, retired, expired, decrypt-capable.
 //! Retirement lives in the secret section, so without the password it is unknown (`null`).
 
-use crate::identity::{PublicIdentity, RevocationScope};
+use nexusq_core::identity::{PublicIdentity, RevocationScope};
 use serde_json::{Value, json};
 
 /// One generation's state.
@@ -24,7 +24,7 @@ impl GenerationState {
 
 /// Is the identity as a whole revoked (a statement of scope "identity" was published)?
 pub fn identity_revoked(public: &PublicIdentity) -> bool {
-    crate::identity::peer::is_revoked(public)
+    nexusq_core::identity::peer::is_revoked(public)
 }
 
 /// The state of every generation; `retired(g)` answers for an unlocked vault.

@@ -1,10 +1,10 @@
 //! `nexusq vault open | unlock | passwd`.
 
 use super::{Context, kdf_json, kdf_params, output, state};
-use crate::error::Result;
-use crate::identity::PublicIdentity;
-use crate::suite::SuiteId;
-use crate::vault::{self, Argon2id, VaultFile};
+use nexusq_core::error::Result;
+use nexusq_core::identity::PublicIdentity;
+use nexusq_core::suite::SuiteId;
+use nexusq_core::vault::{self, Argon2id, VaultFile};
 use serde_json::json;
 
 fn suites() -> Vec<&'static str> {
@@ -79,7 +79,7 @@ pub fn open(ctx: &Context) -> Result<()> {
     obj.insert("expired".into(), json!(expired));
     obj.insert(
         "shared_storage".into(),
-        json!(crate::fs::folder_is_shared_storage(&path)),
+        json!(nexusq_core::fs::folder_is_shared_storage(&path)),
     );
     // A link (dotfiles-style) is followed: writers lock and replace the file it points to.
     let target = vault::resolve(&path)?;
@@ -132,8 +132,8 @@ pub fn unlock(ctx: &Context) -> Result<()> {
     let keys = unlocked.into_decryption_keys();
     let retired = |g: u32| {
         matches!(
-            keys.find(g, crate::suite::hybrid_kem::KemLevel::MlKem768),
-            Err(crate::identity::MissingKey::Retired)
+            keys.find(g, nexusq_core::suite::hybrid_kem::KemLevel::MlKem768),
+            Err(nexusq_core::identity::MissingKey::Retired)
         )
     };
     let states = state::generations(&public, super::now(), Some(&retired));

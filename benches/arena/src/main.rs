@@ -2,7 +2,7 @@
 //! `slh-dsa`, `aws-lc-rs`, `libcrux-ml-kem` / `libcrux-ml-dsa`, `pqcrypto-mlkem` /
 //! `pqcrypto-mldsa` / `pqcrypto-sphincsplus` and liboqs (keygen, encaps, decaps for ML-KEM-768
 //! and ML-KEM-1024; keygen, sign, verify for ML-DSA-65 and SLH-DSA-SHAKE-128f). Writes nexusq's
-//! evidence format (`nexusq::bench`, docs/bench.schema.json). See README.md.
+//! evidence format (`nexusq_core::bench`, docs/bench.schema.json). See README.md.
 
 mod dsa;
 mod libs;
@@ -10,8 +10,8 @@ mod oqs;
 mod slh;
 
 use libs::{Kem, NATIVE, Op, Param, Timed};
-use nexusq::bench::environment::{Build, Environment, build::profile_of};
-use nexusq::bench::evidence::{
+use nexusq_core::bench::environment::{Build, Environment, build::profile_of};
+use nexusq_core::bench::evidence::{
     self, Gate, GateCheck, Measurement, Record, Subject, Warmup, Workload,
 };
 use std::process::ExitCode;

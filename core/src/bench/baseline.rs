@@ -1,5 +1,5 @@
 //! The 12-row baseline table (DESIGN.md section 8): what `nexusq bench` and
-//! `cargo bench --bench crypto_baseline` measure, in this order, with these names.
+//! `cargo bench -p nexusq-core --bench crypto_baseline` measure, in this order, with these names.
 
 use super::ops::{self, Op};
 use super::scratch::ThrowawayVault;

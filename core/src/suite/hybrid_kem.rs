@@ -341,7 +341,7 @@ mod tests {
     }
 
     /// Our committed ML-KEM-1024 + X25519 vectors, computed independently (see
-    /// tests/vectors/README.md).
+    /// core/tests/vectors/README.md).
     #[test]
     fn mlkem1024_x25519_committed_vectors() {
         check_vectors(

@@ -1,5 +1,5 @@
-//! Build facts for `nexusq bench --json` (src/bench/environment.rs): the target triple, the
-//! rustc version, the git revision and the versions of the crypto crates from Cargo.lock.
+//! Build facts for `nexusq bench --json` (core/src/bench/environment.rs): the target triple,
+//! the rustc version, the git revision and the versions of the crypto crates from Cargo.lock.
 //! Nothing here may fail the build: whatever cannot be found is "unknown".
 
 use std::path::{Path, PathBuf};
@@ -26,6 +26,13 @@ const CRYPTO_CRATES: &[&str] = &[
 
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default());
+    // The workspace's root (Cargo.lock, .git) is this package's folder or the one above it.
+    let root = manifest_dir
+        .ancestors()
+        .take(2)
+        .find(|d| d.join("Cargo.lock").exists())
+        .unwrap_or(&manifest_dir)
+        .to_path_buf();
     println!("cargo:rerun-if-changed=build.rs");
 
     let target = std::env::var("TARGET").unwrap_or_else(|_| "unknown".into());
@@ -44,17 +51,17 @@ fn main() {
 
     println!(
         "cargo:rustc-env=NEXUSQ_BUILD_GIT={}",
-        git_revision(&manifest_dir).unwrap_or_else(unknown)
+        git_revision(&root).unwrap_or_else(unknown)
     );
 
-    let lock = manifest_dir.join("Cargo.lock");
+    let lock = root.join("Cargo.lock");
     if lock.exists() {
         println!("cargo:rerun-if-changed={}", lock.display());
     }
     let crates = std::fs::read_to_string(&lock)
         .map(|text| crate_versions(&text))
         .unwrap_or_default();
-    // name=version pairs separated by ';' (parsed back in src/bench/environment.rs).
+    // name=version pairs separated by ';' (parsed back in core/src/bench/environment.rs).
     let list: Vec<String> = CRYPTO_CRATES
         .iter()
         .map(|name| {
@@ -81,7 +88,7 @@ fn run(cmd: &mut Command) -> Option<String> {
     (out.status.success() && !text.is_empty() && !text.contains('\n')).then(|| text.to_string())
 }
 
-/// `git rev-parse --short HEAD`, only when this package is itself a git checkout (not a crate
+/// `git rev-parse --short HEAD`, only when the workspace is itself a git checkout (not a crate
 /// unpacked inside someone else's repository). Re-run when HEAD or the branch it names moves.
 fn git_revision(dir: &Path) -> Option<String> {
     if !dir.join(".git").exists() {
@@ -117,7 +124,7 @@ fn crate_versions(lock: &str) -> Vec<(String, String)> {
             _ => None,
         }
     };
-    let own = packages.iter().find(|p| p.name == "nexusq");
+    let own = packages.iter().find(|p| p.name == "nexusq-core");
     let mut out = Vec::new();
     for name in CRYPTO_CRATES {
         let direct = own.and_then(|p| {

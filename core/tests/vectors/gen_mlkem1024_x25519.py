@@ -3,7 +3,7 @@
 
 Uses kyber-py (pure-Python FIPS 203) and pyca/cryptography (X25519), not nexusq's code:
     pip install kyber-py cryptography
-    python3 tests/vectors/gen_mlkem1024_x25519.py > tests/vectors/mlkem1024-x25519.json
+    python3 core/tests/vectors/gen_mlkem1024_x25519.py > core/tests/vectors/mlkem1024-x25519.json
 Seeds are SHAKE-256 of a fixed string and the case number, so the output is reproducible.
 """
 import hashlib

@@ -5,9 +5,9 @@
 //!
 //! `NEXUSQ_KDF_ROUNDS` (default 5) rounds of `NEXUSQ_KDF_PER_ROUND` (default 4) samples each.
 
-use nexusq::bench::stats::{Summary, summarize};
-use nexusq::secret::Password;
-use nexusq::vault::kdf::{self, Argon2id, CalibrationLimits, KdfParams, KeyDerivation};
+use nexusq_core::bench::stats::{Summary, summarize};
+use nexusq_core::secret::Password;
+use nexusq_core::vault::kdf::{self, Argon2id, CalibrationLimits, KdfParams, KeyDerivation};
 use std::time::{Duration, Instant};
 
 fn env_usize(name: &str, default: usize) -> usize {

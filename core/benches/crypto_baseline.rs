@@ -1,12 +1,12 @@
 //! `cargo bench --bench crypto_baseline [-- --nocapture]`: the 12-row baseline table of
-//! `nexusq bench` (DESIGN.md section 8), from the same code (`nexusq::bench::baseline`), with
+//! `nexusq bench` (DESIGN.md section 8), from the same code (`nexusq_core::bench::baseline`), with
 //! the default counts, the default KDF and the rustcrypto backend. `-- --markdown` prints the
 //! Markdown form. The throwaway vault lives in $TMPDIR and is removed, also on Ctrl-C.
 
-use nexusq::bench::baseline::{self, Config};
-use nexusq::bench::report::{self, Style};
-use nexusq::bench::scratch;
-use nexusq::suite::BackendChoice;
+use nexusq_core::bench::baseline::{self, Config};
+use nexusq_core::bench::report::{self, Style};
+use nexusq_core::bench::scratch;
+use nexusq_core::suite::BackendChoice;
 use std::io::{IsTerminal, Write};
 
 fn main() {

@@ -1,7 +1,7 @@
 //! N hybrid decapsulations, for counting instructions (noise-free, unlike timings):
 //!
 //! ```sh
-//! cargo build --release --example decaps_count
+//! cargo build --release -p nexusq-core --example decaps_count
 //! valgrind --tool=callgrind --callgrind-out-file=/tmp/cg.out \
 //!     target/release/examples/decaps_count rustcrypto kept 768 200
 //! ```
@@ -11,9 +11,9 @@
 //! (`768` = X-Wing | `1024`), N. The setup is the same for every N, so
 //! (count(N) - count(0)) / N is the cost of one decapsulation.
 
-use nexusq::secret::SecretBytes;
-use nexusq::suite::hybrid_kem::{self, DecapsulationKey, KemLevel};
-use nexusq::suite::{Backend, BackendChoice};
+use nexusq_core::secret::SecretBytes;
+use nexusq_core::suite::hybrid_kem::{self, DecapsulationKey, KemLevel};
+use nexusq_core::suite::{Backend, BackendChoice};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

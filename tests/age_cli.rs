@@ -7,7 +7,7 @@ mod common;
 mod plugin_frames;
 
 use common::{TestVault, bin};
-use nexusq_core::suite::age::recipient::PluginIdentity;
+use nexusq_core::format::age::recipient::PluginIdentity;
 use plugin_frames::{frame, stanza_frames};
 use sha2::{Digest, Sha256};
 use std::io::Read;

@@ -1,5 +1,5 @@
 //! All 143 CCTV age testkit vectors (../shared/vectors/cctv/age/testdata, README.md there)
-//! through the library decryptor, `nexusq_core::suite::age`.
+//! through the library decryptor, `nexusq_core::format::age`.
 //!
 //! Every `success` vector with X25519 or hybrid identities decrypts to its payload hash; every
 //! failure vector fails with its class; for `payload failure` the plaintext released before the
@@ -7,8 +7,8 @@
 //! `success` and `no match` vectors must fail with the "unsupported" class (the header-failure
 //! ones still fail as header failures, structure being checked first). No other aliasing.
 
+use nexusq_core::format::age::{self, ErrorClass, Format, Identity};
 use nexusq_core::suite::Backend;
-use nexusq_core::suite::age::{self, ErrorClass, Format, Identity};
 use nexusq_core::suite::native::Native;
 use nexusq_core::suite::rustcrypto::RustCrypto;
 use sha2::{Digest, Sha256};

@@ -622,7 +622,8 @@ fn updates_follow_the_chain_and_never_roll_back() {
 /// An export with its revocation statements removed (as a relay could), re-armored.
 fn strip_revocations(path: &Path, out: &Path) {
     let text = std::fs::read(path).unwrap();
-    let raw = nexusq_core::armor::decode(nexusq_core::identity::public::ARMOR_KIND, &text).unwrap();
+    let raw = nexusq_core::format::armor::decode(nexusq_core::identity::public::ARMOR_KIND, &text)
+        .unwrap();
     let mut id = PublicIdentity::decode(&raw).unwrap();
     assert!(
         !id.revocations.is_empty(),
@@ -779,7 +780,7 @@ fn a_tampered_book_is_refused_and_never_replaced() {
     }
     // One entry's key swapped for another valid export's.
     let mallory = w.person("mallory");
-    let m = nexusq_core::armor::decode(
+    let m = nexusq_core::format::armor::decode(
         nexusq_core::identity::public::ARMOR_KIND,
         &std::fs::read(mallory.export()).unwrap(),
     )

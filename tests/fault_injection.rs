@@ -576,7 +576,7 @@ fn classify(cmd: Command, t: &Trial, old: Option<&Old>, inj: &Injector) -> Resul
             // A vault must never exist without its revocation statement, whole.
             let text = std::fs::read(t.revocation())
                 .map_err(|e| format!("the vault exists but its revocation statement: {e}"))?;
-            let der = nexusq_core::armor::decode(revocation::ARMOR_KIND, &text)
+            let der = nexusq_core::format::armor::decode(revocation::ARMOR_KIND, &text)
                 .map_err(|e| format!("revocation statement: {e:?}"))?;
             let rev = Revocation::decode(&der).map_err(|e| format!("revocation: {e:?}"))?;
             if !rev.verify(&RustCrypto, &u.file.public.root_pk) {

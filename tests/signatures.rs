@@ -571,7 +571,7 @@ fn byte_flips_in_the_decoded_signature_are_refused() {
         assert!(!accepts(&b, id), "flip at {pos} accepted");
         // Through the armor, as the CLI reads it: re-armored, so only the inner checks see it.
         if pos % 197 == 0 {
-            let text = nexusq_core::armor::encode("SIGNATURE", &b);
+            let text = nexusq_core::format::armor::encode("SIGNATURE", &b);
             if let Ok(sig) = DetachedSignature::parse(text.as_bytes(), "sig") {
                 let e = verify_data(trust(id), &sig, DATA).unwrap_err();
                 assert_eq!(e.exit(), Exit::CheckFailed);
@@ -639,12 +639,12 @@ fn hostile_lengths_and_versions_are_refused_without_panic() {
         ),
     ];
     for (what, b) in cases {
-        let text = nexusq_core::armor::encode("SIGNATURE", &b);
+        let text = nexusq_core::format::armor::encode("SIGNATURE", &b);
         let e = DetachedSignature::parse(text.as_bytes(), "sig").unwrap_err();
         assert_eq!(e.exit(), Exit::CheckFailed, "{what}");
     }
     let e = DetachedSignature::parse(
-        nexusq_core::armor::encode("SIGNATURE", &set(4, &[2])).as_bytes(),
+        nexusq_core::format::armor::encode("SIGNATURE", &set(4, &[2])).as_bytes(),
         "sig",
     )
     .unwrap_err();
@@ -1110,7 +1110,7 @@ fn cli_defective_signature_files_are_exit_1() {
     let sig = env.path("data.sig");
     env.sign(&file, &sig);
     let armored = fs::read(&sig).unwrap();
-    let raw = nexusq_core::armor::decode("SIGNATURE", &armored).unwrap();
+    let raw = nexusq_core::format::armor::decode("SIGNATURE", &armored).unwrap();
 
     let mut variants: Vec<(String, Vec<u8>)> = vec![
         ("empty".into(), vec![]),
@@ -1120,7 +1120,7 @@ fn cli_defective_signature_files_are_exit_1() {
         ("END line cut".into(), armored[..armored.len() - 2].to_vec()),
         (
             "wrong kind".into(),
-            nexusq_core::armor::encode("PUBLIC IDENTITY", &raw).into_bytes(),
+            nexusq_core::format::armor::encode("PUBLIC IDENTITY", &raw).into_bytes(),
         ),
     ];
     for cut in [1, 40, armored.len() / 2, armored.len() - 30] {
@@ -1134,7 +1134,7 @@ fn cli_defective_signature_files_are_exit_1() {
     let mut reencode = |name: &str, b: Vec<u8>| {
         variants.push((
             name.into(),
-            nexusq_core::armor::encode("SIGNATURE", &b).into_bytes(),
+            nexusq_core::format::armor::encode("SIGNATURE", &b).into_bytes(),
         ));
     };
     reencode("bad magic", [b"NXQX".as_slice(), &raw[4..]].concat());

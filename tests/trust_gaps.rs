@@ -88,7 +88,8 @@ fn verify(v: &TestVault, data: &Path, sig: &Path, identity: &Path) -> std::proce
 }
 
 fn read_export(path: &Path) -> PublicIdentity {
-    let raw = nexusq_core::armor::decode(public::ARMOR_KIND, &fs::read(path).unwrap()).unwrap();
+    let raw =
+        nexusq_core::format::armor::decode(public::ARMOR_KIND, &fs::read(path).unwrap()).unwrap();
     PublicIdentity::decode(&raw).unwrap()
 }
 
@@ -520,7 +521,7 @@ fn revoking_signing_keys_does_not_claim_the_identity_is_revoked() {
     let file = write(
         dir.path(),
         "before2.asc",
-        nexusq_core::armor::encode(revocation::ARMOR_KIND, &statement.encode()),
+        nexusq_core::format::armor::encode(revocation::ARMOR_KIND, &statement.encode()),
     );
     let out = v
         .cmd()

@@ -6,10 +6,10 @@
 //! below `suite` knows about files.
 
 pub mod agent;
-pub mod armor;
 pub mod bench;
 pub mod contacts;
 pub mod error;
+pub mod format;
 pub mod fs;
 pub mod gitsign;
 pub mod identity;

@@ -2,6 +2,9 @@
 //!
 //! `Reader` never allocates on the strength of a length field: every length is checked against
 //! the bytes that remain before anything is copied, so a hostile length costs nothing.
+//! [`read_full`] and [`read_chunk`] are the two stream readers both file formats use.
+
+use std::io;
 
 /// What went wrong while decoding; callers turn it into an error with the right exit code.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -168,6 +171,48 @@ impl Writer {
     pub fn into_inner(self) -> Vec<u8> {
         self.buf
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Streams
+
+/// Fill `buf` from `input` until it is full or the input ends; the number of bytes read.
+pub fn read_full<R: io::Read + ?Sized>(input: &mut R, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match input.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// Fill `buf` with the next chunk, starting with the byte carried over from the previous call,
+/// and look one byte ahead to tell whether this is the last chunk: a short chunk is always
+/// last; a full one is last only when nothing follows. Returns (bytes in `buf`, last).
+pub fn read_chunk<R: io::Read + ?Sized>(
+    input: &mut R,
+    buf: &mut [u8],
+    carry: &mut Option<u8>,
+) -> io::Result<(usize, bool)> {
+    let mut filled = 0;
+    if let Some(b) = carry.take() {
+        buf[0] = b;
+        filled = 1;
+    }
+    filled += read_full(input, &mut buf[filled..])?;
+    if filled < buf.len() {
+        return Ok((filled, true));
+    }
+    let mut one = [0u8; 1];
+    if read_full(input, &mut one)? == 1 {
+        *carry = Some(one[0]);
+        return Ok((filled, false));
+    }
+    Ok((filled, true))
 }
 
 #[cfg(test)]

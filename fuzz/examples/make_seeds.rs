@@ -6,7 +6,7 @@ use nexusq_core::identity::envelope;
 use nexusq_core::identity::signature::{self, DetachedSignature};
 use nexusq_core::identity::{NewIdentity, RootId};
 use nexusq_core::secret::SecretBytes;
-use nexusq_core::suite::file_encryption;
+use nexusq_core::format::nexusq;
 use nexusq_core::suite::hybrid_kem::{self, KemLevel};
 use nexusq_core::suite::rustcrypto::RustCrypto;
 use nexusq_core::vault::KeyDerivation;
@@ -109,24 +109,24 @@ fn main() {
         (
             "one-chunk",
             &[(KemLevel::MlKem768, &pk768[..])],
-            file_encryption::CHUNK_LEN as u64,
+            nexusq::CHUNK_LEN as u64,
         ),
         (
             "two-chunks",
             &[(KemLevel::MlKem1024, &pk1024[..])],
-            file_encryption::CHUNK_LEN as u64 + 1,
+            nexusq::CHUNK_LEN as u64 + 1,
         ),
     ];
     for (name, recipients, len) in cases {
         let plain: Vec<u8> = (0..len).map(plaintext_byte).collect();
         let mut out = Vec::new();
-        file_encryption::encrypt(backend, recipients, &mut &plain[..], &mut out).unwrap();
+        nexusq::encrypt(backend, recipients, &mut &plain[..], &mut out).unwrap();
         write("corpus/file_decrypt", &format!("seed-{name}.nxq"), &out);
     }
     let plain: Vec<u8> = (0..40).map(plaintext_byte).collect();
     let mut armored =
-        nexusq_core::armor::ArmorWriter::new(Vec::new(), nexusq_core::armor::ENCRYPTED_FILE_KIND).unwrap();
-    file_encryption::encrypt(
+        nexusq_core::format::armor::ArmorWriter::new(Vec::new(), &nexusq_core::format::armor::Profile::nexusq(nexusq_core::format::armor::ENCRYPTED_FILE_KIND)).unwrap();
+    nexusq::encrypt(
         backend,
         &[(KemLevel::MlKem768, &pk768[..])],
         &mut &plain[..],

@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nexusq_core::armor::{ArmorReader, ENCRYPTED_FILE_KIND};
-use nexusq_core::suite::file_encryption::{self, Header};
+use nexusq_core::format::armor::{ArmorReader, ENCRYPTED_FILE_KIND, Profile};
+use nexusq_core::format::nexusq::{self, Header};
 use nexusq_core::suite::hybrid_kem::{DecapsulationKey, KemLevel};
 use nexusq_core::suite::rustcrypto::RustCrypto;
 use nexusq_fuzz::{MLKEM1024_SEED, XWING_SEED, plaintext_byte, seed};
@@ -26,7 +26,7 @@ fn keys() -> &'static [DecapsulationKey; 2] {
 /// a byte off that sequence (or a plaintext longer than any seed's).
 fn assert_authentic(out: &[u8]) {
     assert!(
-        out.len() <= file_encryption::CHUNK_LEN + 1,
+        out.len() <= nexusq::CHUNK_LEN + 1,
         "longer than any seed"
     );
     for (i, &b) in out.iter().enumerate() {
@@ -41,7 +41,7 @@ fn assert_authentic(out: &[u8]) {
 fn decrypt(input: &mut dyn Read) {
     let [k768, k1024] = keys();
     let mut out = Vec::new();
-    let result = file_encryption::decrypt(&[k768, k1024], input, &mut out);
+    let result = nexusq::decrypt(&[k768, k1024], input, &mut out);
     // On error, `out` may hold the authentic chunks before the bad one, never anything else.
     assert_authentic(&out);
     if let Ok(d) = result {
@@ -58,6 +58,6 @@ fuzz_target!(|data: &[u8]| {
         assert_eq!(header.suites().len(), usize::from(data[21]));
     }
     if data.starts_with(b"-----") {
-        decrypt(&mut ArmorReader::new(data, ENCRYPTED_FILE_KIND));
+        decrypt(&mut ArmorReader::new(data, Profile::nexusq(ENCRYPTED_FILE_KIND)));
     }
 });

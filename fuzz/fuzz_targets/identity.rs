@@ -2,7 +2,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use nexusq_core::armor;
+use nexusq_core::format::armor;
 use nexusq_core::identity::PublicIdentity;
 use nexusq_core::identity::peer;
 use nexusq_core::identity::public::ARMOR_KIND;

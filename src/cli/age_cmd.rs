@@ -1,18 +1,19 @@
 //! The age side of the commands (docs/age.md): `identity export --age` and
 //! `--age-plugin-identity`, `identity show --age`, `encrypt` to age recipients, and `decrypt`
-//! of age files with the vault or with `-i` identity files. The format is `suite::age`.
+//! of age files with the vault or with `-i` identity files. The format is `format::age`.
 
 use super::Context;
 use super::args::{DecryptArgs, EncryptArgs};
 use super::crypt_cmd::{self, Counted};
 use super::io as cio;
 use nexusq_core::error::{Error, Exit, Result};
+use nexusq_core::format::age::{
+    self, AgeError, ErrorClass, Format, Identity, IdentityRef, Key, recipient,
+};
+use nexusq_core::format::armor::{ArmorWriter, Profile};
 use nexusq_core::fs::paths::folder_is_shared_storage;
 use nexusq_core::fs::{Access, atomic};
 use nexusq_core::identity::{PublicIdentity, peer};
-use nexusq_core::suite::age::{
-    self, AgeError, ErrorClass, Format, Identity, IdentityRef, Key, recipient,
-};
 use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::json;
 use std::io::{Read, Write};
@@ -269,7 +270,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             unique.push(k);
         }
     }
-    if unique.len() > nexusq_core::suite::file_encryption::MAX_RECIPIENTS {
+    if unique.len() > nexusq_core::format::nexusq::MAX_RECIPIENTS {
         return Err(Error::usage(
             format!("{} recipients; nexusq encrypts to at most 64", unique.len()),
             "split the recipients over several files",
@@ -294,8 +295,8 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
         other => Error::usage(format!("cannot encrypt: {other}"), "check the recipients"),
     };
     let (bytes, sink) = if args.armor {
-        let mut w =
-            age::armor::ArmorWriter::new(sink).map_err(|e| crypt_cmd::write_error(&e, output))?;
+        let mut w = ArmorWriter::new(sink, &Profile::age())
+            .map_err(|e| crypt_cmd::write_error(&e, output))?;
         let n = age::encrypt(backend, &pks, &mut input, &mut w).map_err(map)?;
         (
             n,

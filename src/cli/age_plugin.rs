@@ -9,16 +9,16 @@
 //! protocol's request-secret (age prompts). A wrong password is an `error identity` that age
 //! reports; there is no second prompt, so nothing hangs. The plugin never touches a terminal:
 //! stdin and stdout carry the protocol, stderr only diagnostics. The protocol itself is
-//! `suite::age::plugin`.
+//! `format::age::plugin`.
 
 use super::password;
 use nexusq_core::agent::client::{self, Agent, Lookup};
-use nexusq_core::secret::Password;
-use nexusq_core::suite::Backend;
-use nexusq_core::suite::age::plugin::{
+use nexusq_core::format::age::plugin::{
     Attempt, Client, KeySource, Keys, PluginError, run_identity_v1,
 };
-use nexusq_core::suite::age::recipient::PluginIdentity;
+use nexusq_core::format::age::recipient::PluginIdentity;
+use nexusq_core::secret::Password;
+use nexusq_core::suite::Backend;
 use nexusq_core::suite::hybrid_kem::{Decapsulate, KemLevel};
 use nexusq_core::vault::{self, Argon2id, storage};
 use std::ffi::OsString;

@@ -12,12 +12,13 @@ use super::args::{DecryptArgs, EncryptArgs};
 use super::contacts_cmd::Resolved;
 use super::io as cio;
 use super::output::TerminalGuard;
-use nexusq_core::armor::{self, ArmorWriter, ENCRYPTED_FILE_KIND};
 use nexusq_core::error::{Error, Result};
+use nexusq_core::format::armor::{self, ArmorWriter, ENCRYPTED_FILE_KIND, Profile};
+use nexusq_core::format::nexusq::{self as fe, FileError};
+use nexusq_core::format::{self, Envelope};
 use nexusq_core::fs::Access;
 use nexusq_core::fs::paths::folder_is_shared_storage;
 use nexusq_core::identity::{Certificate, PublicIdentity, peer};
-use nexusq_core::suite::file_encryption::{self as fe, FileError};
 use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::json;
 use std::io::{IsTerminal, Write};
@@ -273,8 +274,8 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
         other => Error::usage(format!("cannot encrypt: {other}"), "check the recipients"),
     };
     let (bytes, sink) = if args.armor {
-        let mut w =
-            ArmorWriter::new(sink, ENCRYPTED_FILE_KIND).map_err(|e| write_error(&e, output))?;
+        let mut w = ArmorWriter::new(sink, &Profile::nexusq(ENCRYPTED_FILE_KIND))
+            .map_err(|e| write_error(&e, output))?;
         let n = fe::encrypt(backend, &recipients, &mut input, &mut w).map_err(map)?;
         (n, w.finish().map_err(|e| write_error(&e, output))?)
     } else {
@@ -457,14 +458,14 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
 
     // nexusq's own format (binary "NXQF", or its armor), else age v1 (binary, or armor after
     // optional whitespace): enough is looked at to see past that whitespace.
-    let (peeked, input) =
-        armor::peek(input, nexusq_core::suite::age::SNIFF_LEN).map_err(read_error)?;
-    let nexusq = armor::looks_armored(&peeked) || peeked.starts_with(&fe::MAGIC);
-    if let Some(format) = (!nexusq)
-        .then(|| nexusq_core::suite::age::sniff(&peeked))
-        .flatten()
-    {
-        return super::age_cmd::decrypt(ctx, args, Box::new(input), format, &input_name);
+    let (peeked, input) = armor::peek(input, format::SNIFF_LEN).map_err(read_error)?;
+    if let Some(Envelope::Age { armored }) = format::sniff(&peeked) {
+        let age_format = if armored {
+            nexusq_core::format::age::Format::Armored
+        } else {
+            nexusq_core::format::age::Format::Binary
+        };
+        return super::age_cmd::decrypt(ctx, args, Box::new(input), age_format, &input_name);
     }
     if !args.identity_file.is_empty() {
         return Err(Error::usage(

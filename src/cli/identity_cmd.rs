@@ -309,18 +309,20 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>, yes: bool) -> R
     let save = ctx.save_options()?;
     let bytes = super::io::read_small(file, "a revocation statement")?;
     let hint = "pass the file `nexusq init` wrote (vault.nxq.revocation.asc or --revocation-out)";
-    let raw =
-        nexusq_core::armor::decode_pasted(nexusq_core::identity::revocation::ARMOR_KIND, &bytes)
-            .map_err(|e| {
-                Error::check(
-                    format!(
-                        "{} is not a nexusq revocation statement: it {}",
-                        super::output::untrusted_path(file),
-                        e.0
-                    ),
-                    hint,
-                )
-            })?;
+    let raw = nexusq_core::format::armor::decode_pasted(
+        nexusq_core::identity::revocation::ARMOR_KIND,
+        &bytes,
+    )
+    .map_err(|e| {
+        Error::check(
+            format!(
+                "{} is not a nexusq revocation statement: it {}",
+                super::output::untrusted_path(file),
+                e.0
+            ),
+            hint,
+        )
+    })?;
     let revocation = nexusq_core::identity::Revocation::decode(&raw).map_err(|e| {
         Error::check(
             format!(

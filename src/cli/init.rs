@@ -1,8 +1,8 @@
 //! `nexusq init`: create the vault, the identity and its revocation statement.
 
 use super::{Context, kdf_json, kdf_params, now, output};
-use nexusq_core::armor;
 use nexusq_core::error::{Error, Result};
+use nexusq_core::format::armor;
 use nexusq_core::identity::revocation;
 use nexusq_core::vault::{self, KdfParams};
 use std::path::{Path, PathBuf};

@@ -11,7 +11,7 @@ use crate::vault::KdfParams;
 use std::time::Duration;
 
 /// Bytes per AES-256-GCM sample: one chunk of nexusq's file encryption.
-pub const AES_CHUNK_LEN: usize = crate::suite::file_encryption::CHUNK_LEN;
+pub const AES_CHUNK_LEN: usize = crate::format::nexusq::CHUNK_LEN;
 
 /// Crypto operations, or operations on the throwaway vault (fewer samples: each one runs
 /// Argon2id).

@@ -5,10 +5,10 @@
 
 use super::scratch::ThrowawayVault;
 use crate::error::{Error, Result};
+use crate::format::nexusq;
 use crate::identity::rotation::RotateOptions;
 use crate::secret::{SecretBytes, fill_random, random_array};
 use crate::suite::Backend;
-use crate::suite::file_encryption;
 use crate::suite::hybrid_kem::{self, KemLevel};
 use crate::suite::hybrid_sig;
 use crate::suite::root_sig::{self, RootSecret};
@@ -405,7 +405,7 @@ pub fn composite_verify(backend: &dyn Backend) -> Result<Op<'_>> {
 // ---------------------------------------------------------------------------------------------
 // File encryption, file to file
 
-/// `file_encryption::encrypt` of `plain` to `out` for one recipient, with fsync.
+/// `nexusq::encrypt` of `plain` to `out` for one recipient, with fsync.
 pub fn file_encrypt<'a>(
     backend: &'a dyn Backend,
     level: KemLevel,
@@ -417,7 +417,7 @@ pub fn file_encrypt<'a>(
         let start = Instant::now();
         let mut input = std::fs::File::open(plain).map_err(|e| Error::io_at("open", plain, &e))?;
         let mut output = std::fs::File::create(out).map_err(|e| Error::io_at("create", out, &e))?;
-        file_encryption::encrypt(backend, &[(level, pk)], &mut input, &mut output)
+        nexusq::encrypt(backend, &[(level, pk)], &mut input, &mut output)
             .map_err(|e| failed("file encrypt", e))?;
         output
             .sync_all()
@@ -426,7 +426,7 @@ pub fn file_encrypt<'a>(
     })
 }
 
-/// `file_encryption::decrypt` of `enc` to `out` with the key from `seed` (expanded once, as
+/// `nexusq::decrypt` of `enc` to `out` with the key from `seed` (expanded once, as
 /// `nexusq decrypt` does), with fsync.
 pub fn file_decrypt<'a>(
     backend: &'a dyn Backend,
@@ -440,8 +440,7 @@ pub fn file_decrypt<'a>(
         let mut input = std::fs::File::open(enc).map_err(|e| Error::io_at("open", enc, &e))?;
         let mut output = std::fs::File::create(out).map_err(|e| Error::io_at("create", out, &e))?;
         let key = hybrid_kem::DecapsulationKey::from_seed(backend, level, seed);
-        file_encryption::decrypt(&[&key], &mut input, &mut output)
-            .map_err(|e| failed("file decrypt", e))?;
+        nexusq::decrypt(&[&key], &mut input, &mut output).map_err(|e| failed("file decrypt", e))?;
         output
             .sync_all()
             .map_err(|e| Error::io_at("sync", out, &e))?;

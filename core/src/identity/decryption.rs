@@ -6,7 +6,7 @@
 //! them (newest first, so files sent to the current export open at the first try). Commands,
 //! and whatever else decrypts for the identity, take keys from here and never read the seeds.
 
-use crate::suite::file_encryption::{self as fe, FileError};
+use crate::format::nexusq::{self as fe, FileError};
 use crate::suite::hybrid_kem::{DecapsulationKey, KemLevel};
 use std::fmt;
 

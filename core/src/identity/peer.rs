@@ -12,8 +12,8 @@ use crate::suite::hybrid_kem::{self, KemLevel};
 /// Decode an exported identity (strict armor), check its structure and every root signature.
 /// Any defect is exit 1: it is someone else's file, not our vault.
 pub fn parse_export(bytes: &[u8], what: &str, backend: &dyn Backend) -> Result<PublicIdentity> {
-    let raw =
-        crate::armor::decode_pasted(ARMOR_KIND, bytes).map_err(|e| not_an_export(what, &e))?;
+    let raw = crate::format::armor::decode_pasted(ARMOR_KIND, bytes)
+        .map_err(|e| not_an_export(what, &e))?;
     decode_export(&raw, what, backend)
 }
 
@@ -24,7 +24,7 @@ pub fn parse_exports(
     what: &str,
     backend: &dyn Backend,
 ) -> Result<Vec<PublicIdentity>> {
-    crate::armor::decode_all(ARMOR_KIND, bytes)
+    crate::format::armor::decode_all(ARMOR_KIND, bytes)
         .map_err(|e| not_an_export(what, &e))?
         .iter()
         .map(|raw| decode_export(raw, what, backend))
@@ -33,7 +33,7 @@ pub fn parse_exports(
 
 const EXPORT_HINT: &str = "ask its owner for a fresh `nexusq identity export`";
 
-fn not_an_export(what: &str, e: &crate::armor::ArmorError) -> Error {
+fn not_an_export(what: &str, e: &crate::format::armor::ArmorError) -> Error {
     Error::check(
         format!("{what} is not a nexusq public identity: it {}", e.0),
         EXPORT_HINT,
@@ -251,7 +251,7 @@ mod tests {
         for i in (0..raw.len()).step_by(raw.len() / 300) {
             let mut b = raw.clone();
             b[i] ^= 0x04;
-            let text = crate::armor::encode(ARMOR_KIND, &b);
+            let text = crate::format::armor::encode(ARMOR_KIND, &b);
             let e = parse_export(text.as_bytes(), "x", &RustCrypto).unwrap_err();
             assert_eq!(e.exit(), crate::error::Exit::CheckFailed, "flip at {i}");
         }

@@ -206,7 +206,7 @@ impl PublicIdentity {
     }
 
     pub fn to_armor(&self) -> String {
-        crate::armor::encode(ARMOR_KIND, &self.encode())
+        crate::format::armor::encode(ARMOR_KIND, &self.encode())
     }
 }
 

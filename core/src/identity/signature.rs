@@ -143,7 +143,7 @@ impl DetachedSignature {
     }
 
     pub fn to_armor(&self) -> String {
-        crate::armor::encode(ARMOR_KIND, &self.encode())
+        crate::format::armor::encode(ARMOR_KIND, &self.encode())
     }
 
     /// Read an armored full (version 1) signature file; any defect is exit 1. `what` names it
@@ -196,7 +196,7 @@ fn composite(r: &mut Reader<'_>) -> DecodeResult<Vec<u8>> {
 }
 
 fn unarmor(text: &[u8], what: &str) -> Result<Vec<u8>> {
-    crate::armor::decode_pasted(ARMOR_KIND, text).map_err(|e| {
+    crate::format::armor::decode_pasted(ARMOR_KIND, text).map_err(|e| {
         Error::check(
             format!("{what} is not a nexusq signature: it {}", e.0),
             DEFECT_HINT,
@@ -261,7 +261,7 @@ impl CompactSignature {
     }
 
     pub fn to_armor(&self) -> String {
-        crate::armor::encode(ARMOR_KIND, &self.encode())
+        crate::format::armor::encode(ARMOR_KIND, &self.encode())
     }
 
     /// The full signature, with the certificate of the named generation that `identity`
@@ -344,7 +344,7 @@ impl Signature {
     }
 
     pub fn to_armor(&self) -> String {
-        crate::armor::encode(ARMOR_KIND, &self.encode())
+        crate::format::armor::encode(ARMOR_KIND, &self.encode())
     }
 
     /// The root_id the signature names (not necessarily trusted).

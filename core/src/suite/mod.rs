@@ -3,9 +3,7 @@
 //! Nothing here knows about files or prints. `identity` and `vault` call in with seeds and get
 //! public keys, signatures and shared secrets back.
 
-pub mod age;
 pub mod backend;
-pub mod file_encryption;
 pub mod hybrid_kem;
 pub mod hybrid_sig;
 pub mod native;

@@ -10,7 +10,7 @@ use super::FileKey;
 use super::error::{AgeError, PayloadError};
 use super::header::NONCE_LEN;
 use crate::secret::SecretBytes;
-use crate::suite::file_encryption::read_chunk;
+use crate::wire::read_chunk;
 use chacha20poly1305::aead::{AeadInOut, KeyInit};
 use chacha20poly1305::{ChaCha20Poly1305, Nonce, Tag};
 use hkdf::Hkdf;

@@ -7,9 +7,9 @@
 //! the [`Backend`], so `--backend native` applies.
 //!
 //! Reading is strict (the CCTV testkit's rules): see [`header`], [`stanza`], [`stream`] and
-//! [`armor`]. Nothing here touches files: callers pass any `Read` and `Write`.
+//! age's profile of [`crate::format::armor`]. Nothing here touches files: callers pass any
+//! `Read` and `Write`.
 
-pub mod armor;
 mod error;
 pub mod header;
 pub mod hpke;
@@ -24,13 +24,14 @@ pub use error::{AgeError, ErrorClass, PayloadError};
 pub use header::Header;
 pub use recipient::{Identity, Key};
 
+use crate::format::armor::{self, ArmorReader, Profile};
 use crate::secret::{SecretBytes, random_array};
 use crate::suite::backend::Backend;
 use std::io::{BufRead, Read, Write};
 
 pub const FILE_KEY_LEN: usize = 16;
 /// How many leading bytes [`sniff`] needs to recognise armor after leading whitespace.
-pub const SNIFF_LEN: usize = armor::MAX_WHITESPACE + armor::BEGIN.len();
+pub const SNIFF_LEN: usize = armor::AGE_MAX_WHITESPACE + armor::AGE_BEGIN.len();
 
 /// The 128-bit file key.
 pub struct FileKey(pub(crate) SecretBytes<FILE_KEY_LEN>);
@@ -69,7 +70,7 @@ pub enum Format {
 pub fn sniff(prefix: &[u8]) -> Option<Format> {
     if prefix.starts_with(b"age-encryption.org/") {
         Some(Format::Binary)
-    } else if armor::looks_armored(prefix) {
+    } else if armor::looks_like_age(prefix) {
         Some(Format::Armored)
     } else {
         None
@@ -77,7 +78,8 @@ pub fn sniff(prefix: &[u8]) -> Option<Format> {
 }
 
 /// Encrypt everything `input` yields to the X-Wing public keys `recipients`, writing the
-/// binary age file to `output` (wrap it in [`armor::ArmorWriter`] for armor). Returns the
+/// binary age file to `output` (wrap it in an [`armor::ArmorWriter`] of age's
+/// [`Profile`] for armor). Returns the
 /// plaintext length. On error, `output` holds an incomplete file: discard it.
 pub fn encrypt<R: Read + ?Sized, W: Write + ?Sized>(
     backend: &dyn Backend,
@@ -176,7 +178,7 @@ pub struct Decrypted {
     pub stanza: usize,
 }
 
-/// Decrypt a binary age file from a buffered reader (wrap armor in [`armor::ArmorReader`] and
+/// Decrypt a binary age file from a buffered reader (wrap armor in an [`ArmorReader`] and
 /// a `BufReader` first; [`reader`] does both).
 pub fn decrypt<R: BufRead + ?Sized, W: Write + ?Sized>(
     identities: &[IdentityRef<'_>],
@@ -202,7 +204,7 @@ pub fn reader<'a, R: Read + 'a>(input: R, format: Format) -> Box<dyn BufRead + '
         )),
         Format::Armored => Box::new(std::io::BufReader::with_capacity(
             stream::SEALED_CHUNK_LEN,
-            armor::ArmorReader::new(input),
+            ArmorReader::new(input, Profile::age()),
         )),
     }
 }
@@ -225,7 +227,7 @@ mod tests {
     fn enc(backend: &dyn Backend, pks: &[&[u8]], plain: &[u8], armored: bool) -> Vec<u8> {
         let mut out = Vec::new();
         if armored {
-            let mut w = armor::ArmorWriter::new(&mut out).unwrap();
+            let mut w = armor::ArmorWriter::new(&mut out, &Profile::age()).unwrap();
             encrypt(backend, pks, &mut &plain[..], &mut w).unwrap();
             w.finish().unwrap();
         } else {

@@ -381,8 +381,8 @@ fn parse_index(s: &str) -> Result<u64, PluginError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::format::age::{FileKey, Header, encrypt};
     use crate::secret::SecretBytes;
-    use crate::suite::age::{FileKey, Header, encrypt};
     use crate::suite::hybrid_kem::{self, DecapsulationKey, KemError, KemLevel};
     use crate::suite::rustcrypto::RustCrypto;
     use std::cell::Cell;

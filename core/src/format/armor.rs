@@ -156,7 +156,7 @@ const LINE_BYTES: usize = LINE / 4 * 3;
 
 /// Why a base64 body line was refused by [`decode_line`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum LineError {
+enum LineError {
     /// Not base64 (or padding before the end).
     Invalid,
     /// Base64, but not the one canonical encoding of its bytes.
@@ -164,9 +164,8 @@ pub(crate) enum LineError {
 }
 
 /// Decode one armor body line (1 to 64 characters; the caller checks the length and order
-/// rules of its format) and accept only the canonical encoding. nexusq's armor and age's share
-/// this.
-pub(crate) fn decode_line(content: &[u8]) -> Result<([u8; LINE_BYTES], usize), LineError> {
+/// rules) and accept only the canonical encoding.
+fn decode_line(content: &[u8]) -> Result<([u8; LINE_BYTES], usize), LineError> {
     debug_assert!(!content.is_empty() && content.len() <= LINE);
     let mut decoded = [0u8; LINE_BYTES];
     let n = STANDARD
@@ -182,23 +181,93 @@ pub(crate) fn decode_line(content: &[u8]) -> Result<([u8; LINE_BYTES], usize), L
     Ok((decoded, n))
 }
 
+/// The rules that tell one armor from another. Both are strict PEM-like text with 64-character
+/// canonical base64 lines, read by the one [`ArmorReader`] and written by the one
+/// [`ArmorWriter`]; they differ in their BEGIN and END lines and in what may surround them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Profile {
+    begin: String,
+    end: String,
+    /// Whitespace (space, tab, CR, LF) accepted before the BEGIN line and after the END line:
+    /// none for nexusq's armor (exactly one final line ending), up to 1024 bytes for age's.
+    whitespace: usize,
+    /// nexusq's armor: a body is required, and another kind's BEGIN line is named in the
+    /// error. age's: the END line may also end the input without a line ending.
+    nexusq: bool,
+}
+
+/// age's BEGIN and END lines (C2SP age.md, "ASCII armor").
+pub const AGE_BEGIN: &str = "-----BEGIN AGE ENCRYPTED FILE-----";
+pub const AGE_END: &str = "-----END AGE ENCRYPTED FILE-----";
+/// The most whitespace age's armor may have before its BEGIN and after its END line.
+pub const AGE_MAX_WHITESPACE: usize = 1024;
+
+impl Profile {
+    /// nexusq's armor of one kind (docs/file-encryption.md, "Armor"): `-----BEGIN NEXUSQ
+    /// <KIND>-----`, exactly one final line ending, nothing around it.
+    pub fn nexusq(kind: &str) -> Profile {
+        Profile {
+            begin: format!("-----BEGIN NEXUSQ {kind}-----"),
+            end: format!("-----END NEXUSQ {kind}-----"),
+            whitespace: 0,
+            nexusq: true,
+        }
+    }
+
+    /// age's armor (docs/age.md): the strict reading the CCTV testkit expects, with up to 1024
+    /// bytes of whitespace before the BEGIN line and after the END line, and the END line
+    /// allowed to end the input.
+    pub fn age() -> Profile {
+        Profile {
+            begin: AGE_BEGIN.into(),
+            end: AGE_END.into(),
+            whitespace: AGE_MAX_WHITESPACE,
+            nexusq: false,
+        }
+    }
+
+    fn kind(&self) -> &str {
+        self.begin
+            .trim_start_matches("-----BEGIN NEXUSQ ")
+            .trim_end_matches("-----")
+    }
+}
+
+fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+/// Does `prefix` (the first bytes of an input) look like age armor: a PEM-style "-----" line
+/// after leading whitespace, or age's BEGIN line somewhere in it? The reader then decides, so a
+/// damaged BEGIN line or junk before it is an armor failure, not "not an age file".
+pub fn looks_like_age(prefix: &[u8]) -> bool {
+    let start = prefix
+        .iter()
+        .position(|&b| !is_space(b))
+        .unwrap_or(prefix.len());
+    (start <= AGE_MAX_WHITESPACE && prefix[start..].starts_with(b"-----"))
+        || prefix
+            .windows(AGE_BEGIN.len())
+            .any(|w| w == AGE_BEGIN.as_bytes())
+}
+
 /// Writes armored text as data arrives: the BEGIN line at once, a 64-character line per 48
-/// bytes, and the last line and the END line on [`ArmorWriter::finish`]. LF endings. The
-/// output is byte for byte what [`encode`] gives for the same data.
+/// bytes, and the last line and the END line on [`ArmorWriter::finish`]. LF endings. For
+/// nexusq's armor the output is byte for byte what [`encode`] gives for the same data.
 pub struct ArmorWriter<W: Write> {
     inner: BufWriter<W>,
-    kind: String,
+    end: String,
     pending: [u8; LINE_BYTES],
     pending_len: usize,
 }
 
 impl<W: Write> ArmorWriter<W> {
-    pub fn new(inner: W, kind: &str) -> io::Result<Self> {
+    pub fn new(inner: W, profile: &Profile) -> io::Result<Self> {
         let mut inner = BufWriter::new(inner);
-        writeln!(inner, "-----BEGIN NEXUSQ {kind}-----")?;
+        writeln!(inner, "{}", profile.begin)?;
         Ok(ArmorWriter {
             inner,
-            kind: kind.to_string(),
+            end: profile.end.clone(),
             pending: [0; LINE_BYTES],
             pending_len: 0,
         })
@@ -219,7 +288,7 @@ impl<W: Write> ArmorWriter<W> {
         if self.pending_len > 0 {
             self.emit_line()?;
         }
-        writeln!(self.inner, "-----END NEXUSQ {}-----", self.kind)?;
+        writeln!(self.inner, "{}", self.end)?;
         self.inner.flush()?;
         self.inner.into_inner().map_err(|e| e.into_error())
     }
@@ -258,16 +327,16 @@ enum ReaderState {
     Done,
 }
 
-/// Reads armored text of one kind and yields the data, line by line, with the rules of
-/// [`decode`]: the exact BEGIN line, 64-character base64 lines (the last one 1..=64) with
-/// canonical padding, the exact END line, one final line ending, all endings LF or all CRLF,
-/// and nothing after. A defect is an `InvalidData` I/O error carrying an [`ArmorError`] (see
+/// Reads armored text of one [`Profile`] and yields the data, line by line: the exact BEGIN
+/// line, 64-character base64 lines (the last one 1..=64) with canonical padding, the exact END
+/// line, all endings LF or all CRLF (as the BEGIN line chose), and around them only what the
+/// profile allows (for nexusq's armor: one final line ending and nothing else, the rules of
+/// [`decode`]). A defect is an `InvalidData` I/O error carrying an [`ArmorError`] (see
 /// [`armor_error`]); it is returned again on every later read. Data of the lines before a
 /// defect has already been returned: the caller authenticates what it reads.
 pub struct ArmorReader<R: Read> {
     inner: BufReader<R>,
-    begin: String,
-    end: String,
+    profile: Profile,
     crlf: bool,
     state: ReaderState,
     /// The previous body line was short or padded: only the END line may follow.
@@ -281,11 +350,10 @@ pub struct ArmorReader<R: Read> {
 }
 
 impl<R: Read> ArmorReader<R> {
-    pub fn new(inner: R, kind: &str) -> Self {
+    pub fn new(inner: R, profile: Profile) -> Self {
         ArmorReader {
             inner: BufReader::new(inner),
-            begin: format!("-----BEGIN NEXUSQ {kind}-----"),
-            end: format!("-----END NEXUSQ {kind}-----"),
+            profile,
             crlf: false,
             state: ReaderState::Begin,
             saw_last_line: false,
@@ -322,38 +390,71 @@ impl<R: Read> ArmorReader<R> {
         Ok(self.line.last() == Some(&b'\n'))
     }
 
-    /// Strip the line ending, which must be the one the BEGIN line chose.
-    fn content(&self) -> Option<&[u8]> {
-        let body = self.line.strip_suffix(b"\n")?;
-        if self.crlf {
-            body.strip_suffix(b"\r")
-        } else if body.last() == Some(&b'\r') {
-            None
-        } else {
-            Some(body)
+    /// Skip whitespace, at most the profile's allowance: before the BEGIN line (`before`),
+    /// or after the END line, up to the end of the input.
+    fn skip_whitespace(&mut self, before: bool) -> io::Result<()> {
+        let mut seen = 0usize;
+        loop {
+            let buf = match self.inner.fill_buf() {
+                Ok(b) => b,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if buf.is_empty() {
+                return if before {
+                    Err(self.fail("is empty or only whitespace"))
+                } else {
+                    Ok(())
+                };
+            }
+            let n = buf.iter().take_while(|&&b| is_space(b)).count();
+            let other = n < buf.len();
+            self.inner.consume(n);
+            seen += n;
+            if seen > self.profile.whitespace {
+                return Err(match (before, self.profile.whitespace) {
+                    (false, 0) => self.fail("has data after its END line"),
+                    (true, _) => self.fail("has too much whitespace before its BEGIN line"),
+                    (false, _) => self.fail("has too much whitespace after its END line"),
+                });
+            }
+            if other {
+                return if before {
+                    Ok(())
+                } else {
+                    Err(self.fail("has data after its END line"))
+                };
+            }
         }
     }
 
     fn read_begin(&mut self) -> io::Result<()> {
+        if self.profile.whitespace > 0 {
+            self.skip_whitespace(true)?;
+        }
         // Room for another kind's longer BEGIN line, to name it in the error.
-        let complete = self.read_line(128)?;
+        let complete = self.read_line(self.profile.begin.len().max(126) + 2)?;
         let line = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
         let (line, crlf) = match line.strip_suffix(b"\r") {
             Some(l) => (l, true),
             None => (line, false),
         };
-        if !complete || line != self.begin.as_bytes() {
-            return Err(match line.strip_prefix(b"-----BEGIN NEXUSQ ") {
+        if !complete || line != self.profile.begin.as_bytes() {
+            let other = line
+                .strip_prefix(BEGIN_PREFIX)
+                .filter(|_| complete && self.profile.nexusq);
+            return Err(match other {
                 // The file's own words: escaped and capped.
-                Some(rest) if complete => self.fail(format!(
-                    "is a different kind of nexusq file ({}), expected {}",
-                    crate::untrusted::escape_bytes(rest.strip_suffix(b"-----").unwrap_or(rest)),
-                    self.begin
-                        .trim_start_matches("-----BEGIN NEXUSQ ")
-                        .trim_end_matches("-----")
-                )),
-                _ => {
-                    let msg = format!("does not start with \"{}\"", self.begin);
+                Some(rest) => {
+                    let msg = format!(
+                        "is a different kind of nexusq file ({}), expected {}",
+                        crate::untrusted::escape_bytes(rest.strip_suffix(b"-----").unwrap_or(rest)),
+                        self.profile.kind()
+                    );
+                    self.fail(msg)
+                }
+                None => {
+                    let msg = format!("does not start with \"{}\"", self.profile.begin);
                     self.fail(msg)
                 }
             });
@@ -365,38 +466,38 @@ impl<R: Read> ArmorReader<R> {
 
     /// The next body line into `decoded`, or the END line (then `state` is `Done`).
     fn read_body_line(&mut self) -> io::Result<()> {
-        let limit = self.end.len().max(LINE) + 2;
+        let limit = self.profile.end.len().max(LINE) + 2;
         let complete = self.read_line(limit)?;
-        if !complete {
+        let content: &[u8] = if complete {
+            let body = &self.line[..self.line.len() - 1];
+            match (self.crlf, body.strip_suffix(b"\r")) {
+                (true, Some(b)) => b,
+                (false, None) => body,
+                _ => return Err(self.fail("mixes line endings or has stray line breaks")),
+            }
+        } else if !self.profile.nexusq && self.line == self.profile.end.as_bytes() {
+            // age's END line may end the input without a line ending.
+            &self.line
+        } else {
             let msg = if self.line.len() >= limit {
                 "has a base64 line of the wrong length".to_string()
             } else {
-                format!("does not end with \"{}\" (truncated?)", self.end)
+                format!("does not end with \"{}\" (truncated?)", self.profile.end)
             };
             return Err(self.fail(msg));
-        }
-        let Some(content) = self.content() else {
-            return Err(self.fail("mixes line endings or has stray line breaks"));
         };
-        if content == self.end.as_bytes() {
-            if !self.saw_body {
-                let msg = format!("does not end with \"{}\" (truncated?)", self.end);
+        if content == self.profile.end.as_bytes() {
+            if self.profile.nexusq && !self.saw_body {
+                let msg = format!("does not end with \"{}\" (truncated?)", self.profile.end);
                 return Err(self.fail(msg));
             }
-            // Exactly one final line ending: nothing may follow.
-            let mut one = [0u8; 1];
-            loop {
-                match self.inner.read(&mut one) {
-                    Ok(0) => break,
-                    Ok(_) => return Err(self.fail("has data after its END line")),
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                    Err(e) => return Err(e),
-                }
-            }
             self.state = ReaderState::Done;
-            return Ok(());
+            return self.skip_whitespace(false);
         }
-        if content.is_empty() || content.len() > LINE || self.saw_last_line {
+        if self.saw_last_line {
+            return Err(self.fail("has a line after its short or padded last line"));
+        }
+        if content.is_empty() || content.len() > LINE {
             return Err(self.fail("has a base64 line of the wrong length"));
         }
         // Only the one canonical encoding is accepted (the same check as `decode`).
@@ -498,7 +599,7 @@ impl<R: Read> Read for MaybeArmored<R> {
 pub fn maybe_armored<R: Read>(reader: R, kind: &str) -> io::Result<MaybeArmored<R>> {
     let (peeked, replay) = peek(reader, BEGIN_PREFIX.len())?;
     Ok(if looks_armored(&peeked) {
-        MaybeArmored::Armored(Box::new(ArmorReader::new(replay, kind)))
+        MaybeArmored::Armored(Box::new(ArmorReader::new(replay, Profile::nexusq(kind))))
     } else {
         MaybeArmored::Binary(replay)
     })
@@ -569,7 +670,7 @@ mod tests {
         let whole = decode("PUBLIC IDENTITY", hostile.as_bytes()).unwrap_err();
         // The streaming reader looks at 128 bytes of the first line at most.
         let short = "-----BEGIN NEXUSQ \x08\x1b[2Kfingerprint: evil\u{202e}-----\nAQ==\n";
-        let mut r = ArmorReader::new(short.as_bytes(), K);
+        let mut r = ArmorReader::new(short.as_bytes(), Profile::nexusq(K));
         let streamed = armor_error(&r.read(&mut [0u8; 64]).unwrap_err())
             .cloned()
             .unwrap();
@@ -587,7 +688,10 @@ mod tests {
             );
         }
         // A first line that is not UTF-8 at all.
-        let mut r = ArmorReader::new(&b"-----BEGIN NEXUSQ \xff\x9b-----\n"[..], K);
+        let mut r = ArmorReader::new(
+            &b"-----BEGIN NEXUSQ \xff\x9b-----\n"[..],
+            Profile::nexusq(K),
+        );
         let e = armor_error(&r.read(&mut [0u8; 8]).unwrap_err())
             .cloned()
             .unwrap();
@@ -614,7 +718,7 @@ mod tests {
     const K: &str = ENCRYPTED_FILE_KIND;
 
     fn stream_encode(data: &[u8], piece: usize) -> Vec<u8> {
-        let mut w = ArmorWriter::new(Vec::new(), K).unwrap();
+        let mut w = ArmorWriter::new(Vec::new(), &Profile::nexusq(K)).unwrap();
         for p in data.chunks(piece.max(1)) {
             w.write_all(p).unwrap();
         }
@@ -623,7 +727,7 @@ mod tests {
 
     /// Read everything through an `ArmorReader`, `piece` bytes per call.
     fn stream_decode(text: &[u8], piece: usize) -> Result<Vec<u8>, ArmorError> {
-        let mut r = ArmorReader::new(text, K);
+        let mut r = ArmorReader::new(text, Profile::nexusq(K));
         let mut out = Vec::new();
         let mut buf = vec![0u8; piece.max(1)];
         loop {
@@ -721,7 +825,7 @@ mod tests {
                 Err(io::Error::other("disk on fire"))
             }
         }
-        let e = ArmorReader::new(Broken, K)
+        let e = ArmorReader::new(Broken, Profile::nexusq(K))
             .read(&mut [0u8; 10])
             .unwrap_err();
         assert!(armor_error(&e).is_none());
@@ -820,5 +924,67 @@ mod tests {
             let cut = cut % s.len();
             prop_assert!(stream_decode(&s.as_bytes()[..cut], 17).is_err());
         }
+    }
+
+    // -----------------------------------------------------------------------------------------
+    // age's profile
+
+    fn age_encode(data: &[u8]) -> Vec<u8> {
+        let mut w = ArmorWriter::new(Vec::new(), &Profile::age()).unwrap();
+        w.write_all(data).unwrap();
+        w.finish().unwrap()
+    }
+
+    fn age_decode(text: &[u8]) -> Result<Vec<u8>, ArmorError> {
+        let mut out = Vec::new();
+        ArmorReader::new(text, Profile::age())
+            .read_to_end(&mut out)
+            .map_err(|e| armor_error(&e).cloned().expect("armor error"))?;
+        Ok(out)
+    }
+
+    #[test]
+    fn age_round_trips_lf_crlf_and_whitespace_outside() {
+        for len in [0usize, 1, 47, 48, 49, 96, 1000] {
+            let data: Vec<u8> = (0..len).map(|i| (i * 7) as u8).collect();
+            let lf = age_encode(&data);
+            assert_eq!(age_decode(&lf).unwrap(), data);
+            let crlf = String::from_utf8(lf.clone()).unwrap().replace('\n', "\r\n");
+            assert_eq!(age_decode(crlf.as_bytes()).unwrap(), data);
+            let mut spaced = b"\n \t\r\n".to_vec();
+            spaced.extend_from_slice(&lf);
+            spaced.extend_from_slice(b"\n\r\t \n");
+            assert_eq!(age_decode(&spaced).unwrap(), data);
+            assert!(looks_like_age(&spaced));
+            let no_eol = &lf[..lf.len() - 1];
+            assert_eq!(age_decode(no_eol).unwrap(), data);
+        }
+    }
+
+    #[test]
+    fn age_refuses_loose_variants() {
+        let good = String::from_utf8(age_encode(&[9u8; 100])).unwrap();
+        let bad = [
+            good.replacen('\n', "\r\n", 1),
+            good.replace(AGE_END, &format!(" {AGE_END}")),
+            format!("x{good}"),
+            format!("{good}x"),
+            format!("{}{good}", " ".repeat(AGE_MAX_WHITESPACE + 1)),
+            format!("{good}{}", " ".repeat(AGE_MAX_WHITESPACE + 1)),
+            good.replace("CQkJ\n", "CQkJ \n"),
+            good.replace(&format!("{AGE_BEGIN}\n"), &format!("{AGE_BEGIN}\n\n")),
+            good[..good.len() - AGE_END.len() - 1].to_string(),
+            format!("{AGE_BEGIN}\nAQ\n{AGE_END}\n"),
+            format!("{AGE_BEGIN}\nAR==\n{AGE_END}\n"),
+            format!("{AGE_BEGIN}\nAQ==\nAQ==\n{AGE_END}\n"),
+            good.replace("BEGIN AGE", "BEGIN age"),
+            " \n\t".to_string(),
+        ];
+        for (i, b) in bad.iter().enumerate() {
+            assert!(age_decode(b.as_bytes()).is_err(), "variant {i} accepted");
+        }
+        // A nexusq armor is not age's, and not named as another nexusq kind either.
+        let e = age_decode(encode(K, b"x").as_bytes()).unwrap_err();
+        assert!(e.0.contains(AGE_BEGIN), "{}", e.0);
     }
 }

@@ -20,10 +20,11 @@
 //! the last chunk, and the header (at most [`MAX_HEADER_LEN`] bytes). Nothing here touches
 //! files: callers pass any `Read` and `Write`.
 
-use super::SuiteId;
-use super::backend::Backend;
-use super::hybrid_kem::{self, KemError, KemLevel};
 use crate::secret::{SecretBytes, random_array};
+use crate::suite::SuiteId;
+use crate::suite::backend::Backend;
+use crate::suite::hybrid_kem::{self, KemError, KemLevel};
+use crate::wire::{read_chunk, read_full};
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use aes_gcm::{Aes256Gcm, Nonce, Tag};
 use hkdf::Hkdf;
@@ -198,45 +199,6 @@ fn chunk_nonce(counter: u128, last: bool) -> Result<[u8; 12], FileError> {
     nonce[..11].copy_from_slice(&counter.to_be_bytes()[5..]);
     nonce[11] = u8::from(last);
     Ok(nonce)
-}
-
-/// Fill `buf` from `input` until it is full or the input ends; the number of bytes read.
-pub(crate) fn read_full<R: Read + ?Sized>(input: &mut R, buf: &mut [u8]) -> io::Result<usize> {
-    let mut filled = 0;
-    while filled < buf.len() {
-        match input.read(&mut buf[filled..]) {
-            Ok(0) => break,
-            Ok(n) => filled += n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(filled)
-}
-
-/// Fill `buf` with the next chunk, starting with the byte carried over from the previous call,
-/// and look one byte ahead to tell whether this is the last chunk: a short chunk is always
-/// last; a full one is last only when nothing follows. Returns (bytes in `buf`, last).
-pub(crate) fn read_chunk<R: Read + ?Sized>(
-    input: &mut R,
-    buf: &mut [u8],
-    carry: &mut Option<u8>,
-) -> io::Result<(usize, bool)> {
-    let mut filled = 0;
-    if let Some(b) = carry.take() {
-        buf[0] = b;
-        filled = 1;
-    }
-    filled += read_full(input, &mut buf[filled..])?;
-    if filled < buf.len() {
-        return Ok((filled, true));
-    }
-    let mut one = [0u8; 1];
-    if read_full(input, &mut one)? == 1 {
-        *carry = Some(one[0]);
-        return Ok((filled, false));
-    }
-    Ok((filled, true))
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -151,8 +151,7 @@ impl Header {
         // Everything after "---": the space, the MAC and the LF.
         mac_input.truncate(mac_input.len() - (mac_line.len() - 3) - 1);
         let mut nonce = [0u8; NONCE_LEN];
-        let got = crate::suite::file_encryption::read_full(input, &mut nonce)
-            .map_err(AgeError::from_read)?;
+        let got = crate::wire::read_full(input, &mut nonce).map_err(AgeError::from_read)?;
         if got < NONCE_LEN {
             return Err(AgeError::Header("the input ends inside the payload nonce"));
         }

@@ -1,6 +1,6 @@
 //! Why an age operation failed, with the CCTV testkit's classes (docs/age.md, "Errors").
 
-use super::armor::ArmorError;
+use crate::format::armor::ArmorError;
 use crate::suite::hybrid_kem::KemError;
 use std::fmt;
 use std::io;
@@ -84,7 +84,7 @@ impl AgeError {
 
     /// A read error, unless it is an armor defect carried through `io::Error`.
     pub fn from_read(e: io::Error) -> AgeError {
-        match super::armor::armor_error(&e) {
+        match crate::format::armor::armor_error(&e) {
             Some(a) => AgeError::Armor(a.clone()),
             None => AgeError::Read(e),
         }

@@ -14,7 +14,7 @@ TERMUX_PKG_SRCURL=https://example.invalid/nexusq/archive/refs/tags/v${TERMUX_PKG
 # Placeholder until the v0.1.0 release tarball exists: replace it with that tarball's
 # `sha256sum` (termux-packages refuses a mismatch, so a stale value cannot slip through).
 TERMUX_PKG_SHA256=0000000000000000000000000000000000000000000000000000000000000000
-# Pure Rust (no C dependencies, DESIGN.md section 9): the binary needs only Android's libc.
+# Pure Rust (no C dependencies, docs/security.md section 8): the binary needs only Android's libc.
 TERMUX_PKG_DEPENDS=""
 TERMUX_PKG_RECOMMENDS="bash-completion"
 TERMUX_PKG_BUILD_IN_SRC=true

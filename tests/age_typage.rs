@@ -1,5 +1,5 @@
 //! Interop with typage (npm `age-encryption` 0.3.x), an independent age implementation, in
-//! every direction issue 16 lists: typage encrypts to `nexusq identity export --age` and nexusq
+//! every direction: typage encrypts to `nexusq identity export --age` and nexusq
 //! decrypts; nexusq encrypts to a typage-generated recipient and typage decrypts; armored both
 //! ways; several recipients; a file sent to generation 1 decrypts after two rotations.
 //!

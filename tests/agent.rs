@@ -1,4 +1,4 @@
-//! `nexusq agent` (issue 18, docs/agent.md): the real binary, real sockets, a private
+//! `nexusq agent` (docs/agent.md): the real binary, real sockets, a private
 //! XDG_RUNTIME_DIR per test and small Argon2 parameters.
 
 mod common;
@@ -609,9 +609,9 @@ fn another_uid_is_closed_unanswered() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// age-plugin-nexusq (issue 18 item 3): the agent first (only the stanzas' KEM ciphertexts
-// cross its socket), the password when it is forced off (NEXUSQ_NO_AGENT), dead, wedged,
-// of another identity or silent half-way, said once with a `msg` frame.
+// age-plugin-nexusq (docs/agent.md, "The age plugin"): the agent first (only the stanzas' KEM
+// ciphertexts cross its socket), the password when it is forced off (NEXUSQ_NO_AGENT), dead,
+// wedged, of another identity or silent half-way, said once with a `msg` frame.
 
 #[path = "common/plugin_frames.rs"]
 mod plugin_frames;

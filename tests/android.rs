@@ -1,4 +1,4 @@
-//! Android and Termux specifics, tested on the host (DESIGN.md section 9): the default vault
+//! Android and Termux specifics, tested on the host (README "Termux"): the default vault
 //! path with HOME and PREFIX set the way Termux sets them (the real binary, with a temporary
 //! folder standing in for /data/data/com.termux/files), shared-storage refusal at library
 //! level, and no `/tmp` assumption anywhere in the program's source.

@@ -1,5 +1,5 @@
 //! Command-line tests: run the real `nexusq` binary the way a user or a script would, and check
-//! exit codes (DESIGN.md section 5), what goes to stdout and stderr, and the bytes on disk.
+//! exit codes (docs/cli.md), what goes to stdout and stderr, and the bytes on disk.
 //!
 //! Every test has its own temporary folder, passes `--vault <tmp>/v.nxq`, creates vaults with
 //! small Argon2 parameters, and removes NEXUSQ_VAULT / NEXUSQ_BACKEND from the environment.

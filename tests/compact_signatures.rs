@@ -1,5 +1,5 @@
-//! Compact signatures, many files with one unlock, and signed manifests (issue 20;
-//! docs/signature-format.md sections 7-9): the library's compact policy, then the real binary.
+//! Compact signatures, many files with one unlock, and signed manifests
+//! (docs/signature-format.md sections 7-9): the library's compact policy, then the real binary.
 //!
 //! CLI tests: each has its own temporary folder and vault (small Argon2 parameters) and a clean
 //! environment (tests/common).
@@ -226,7 +226,7 @@ fn cli_compact_round_trip_with_the_vault_and_an_export_and_size_bound() {
     fs::write(&data, DATA).unwrap();
     let sig = tmp.path().join("data.txt.sig");
     sign_compact(&alice, &data, &sig);
-    // Issue 20: under 5,000 bytes armored.
+    // Under 5,000 bytes armored (docs/signature-format.md, section 1.1).
     let len = fs::metadata(&sig).unwrap().len();
     assert!(len < 5_000, "compact signature is {len} bytes");
     assert_eq!(len, 4_704);

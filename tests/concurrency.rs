@@ -1,7 +1,7 @@
-//! Saves under concurrency and sudden death, through the real binary (DESIGN.md section 4):
-//! a process killed with SIGKILL at random points leaves the old or the new vault, whole; a
-//! writer that waited for the lock sees the first writer's result; concurrent writers never
-//! corrupt the vault or lose an update.
+//! Saves under concurrency and sudden death, through the real binary
+//! (docs/vault-format.md, section 9): a process killed with SIGKILL at random points leaves the
+//! old or the new vault, whole; a writer that waited for the lock sees the first writer's result;
+//! concurrent writers never corrupt the vault or lose an update.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! The contacts book (issue 19, docs/contacts.md) through the real binary: adding (at a real
+//! The contacts book (docs/contacts.md) through the real binary: adding (at a real
 //! tmux terminal, with --expect-fingerprint, with --yes), listing, showing, exporting,
 //! removing; names where recipients and signers are named; updates along the chain, no
 //! rollback, revocations kept; tampering; concurrency and kill -9.

@@ -683,7 +683,7 @@ fn every_schema_is_used() {
     }
 }
 
-/// The error object carries the exit code and kind of the DESIGN.md table.
+/// The error object carries the exit code and kind of the table in docs/cli.md, "Exit codes".
 #[test]
 fn json_errors_name_code_and_kind() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,4 +1,4 @@
-//! Fault-injected saves and outputs (issues 9 and 14, DESIGN.md section 4): every file-system
+//! Fault-injected saves and outputs (docs/robustness.md, "Fault-injected saves"): every file-system
 //! step of every save made by `init`, `vault passwd` and `rotate`, and of every `-o` output of
 //! `encrypt`, `decrypt`, `identity export` and `sign`, is made to fail, one at a time. The
 //! vault must then unlock to exactly the old state or exactly the new one; an output must be

@@ -1,4 +1,4 @@
-//! git commit and tag signing with `nexusq-git-sign` as git's `gpg.x509.program` (issue 20;
+//! git commit and tag signing with `nexusq-git-sign` as git's `gpg.x509.program` (
 //! README "Sign your git commits"): a real git in a temporary repository, configured as the
 //! README says, with its own HOME so no user or system configuration leaks in.
 

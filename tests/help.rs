@@ -86,7 +86,7 @@ fn options_appear_only_in_the_help_of_the_commands_they_apply_to() {
             assert!(text.contains(option), "{command:?} lacks {option}:\n{text}");
         }
     }
-    // The issue's own example.
+    // A password option of another command is not listed.
     assert!(!help(&["encrypt"]).contains("--new-password"));
     // The top-level help lists them all: they are accepted before the command name too.
     let top = help(&[]);
@@ -106,7 +106,7 @@ fn options_appear_only_in_the_help_of_the_commands_they_apply_to() {
 fn per_command_options_work_before_the_command_and_are_refused_where_they_do_not_apply() {
     let dir = tempfile::tempdir().unwrap();
     let v = TestVault::new(dir.path(), "me");
-    // Before the command name, as DESIGN.md section 5 promises.
+    // Before the command name, as docs/cli.md promises.
     v.cmd()
         .arg("--password-file")
         .arg(&v.pw)
@@ -244,7 +244,7 @@ fn each_command_lists_its_own_options_first_and_the_global_ones_under_their_head
         // --help is the command's own, before the heading.
         assert!(own.iter().any(|o| o == "--help"), "{command:?}:\n{text}");
     }
-    // The examples: the new password only where it is asked for.
+    // The new password only where it is asked for.
     let passwd = help(&["vault", "passwd"]);
     let own = defined_options(passwd.split("\nGlobal options:\n").next().unwrap());
     for option in NEW_PASSWORD.iter().chain(&PASSWORD).chain(&WRITER) {

@@ -1,8 +1,9 @@
-//! Text that someone else controls never reaches a terminal as terminal controls (issue 15,
-//! item 1): certificate and revocation reasons in an attacker's export, the first line of a
-//! hostile armored file, file names, and decrypted plaintext. The commands run at a real
-//! terminal (a pseudo-terminal, `common/pty.rs`), and what the terminal received must hold no
-//! byte below 0x20 other than LF and TAB (NO_COLOR is set, so nexusq's own colours are off).
+//! Text that someone else controls never reaches a terminal as terminal controls (docs/security.md,
+//! "Text from others on your terminal"): certificate and revocation reasons in an attacker's
+//! export, the first line of a hostile armored file, file names, and decrypted plaintext. The
+//! commands run at a real terminal (a pseudo-terminal, `common/pty.rs`), and what the terminal
+//! received must hold no byte below 0x20 other than LF and TAB (NO_COLOR is set, so nexusq's own
+//! colours are off).
 
 mod common;
 #[path = "common/pty.rs"]
@@ -18,8 +19,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The attack of issue 15: return to the start of the line, go up, erase it, and print a
-/// fingerprint line of the attacker's choosing over the real one.
+/// The attack docs/security.md describes: return to the start of the line, go up, erase it, and
+/// print a fingerprint line of the attacker's choosing over the real one.
 fn overwrite_fingerprint(fake: &str) -> String {
     format!("\r\x1b[3A\x1b[2Kfingerprint: {fake}")
 }

@@ -216,7 +216,7 @@ fn man_page_has_the_standard_sections_and_every_command() {
         );
     }
 
-    // EXAMPLES: the tasks the issue names.
+    // EXAMPLES: the everyday tasks.
     let examples = section(&page, "EXAMPLES");
     for task in [
         "nexusq init",

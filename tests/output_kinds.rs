@@ -1,4 +1,4 @@
-//! `-o PATH` by what PATH is (issue 14, docs/file-encryption.md "Outputs"), with the real
+//! `-o PATH` by what PATH is (docs/file-encryption.md "Outputs"), with the real
 //! binary: a character device and a FIFO are written into and stay what they are; a
 //! `/dev/stdout`-style link writes into our own descriptor at its offset; a symbolic link is
 //! followed and its target replaced in its own folder (the link stays); a folder is refused;

@@ -1,5 +1,5 @@
 //! Key rotation through the real binary: history, parallel rotations, sudden death, and
-//! the cross-generation promises of DESIGN.md section 3.1.
+//! the cross-generation promises of docs/signature-format.md, section 4.
 
 mod common;
 
@@ -592,8 +592,8 @@ fn expired_exports_are_refused_unless_allowed() {
         .output()
         .unwrap();
     assert_eq!(out.stdout, b"x");
-    // An expired generation no longer signs: verifiers refuse a signing time after its
-    // validity (issue 15), so `sign` says to rotate instead of making one.
+    // An expired generation no longer signs: verifiers refuse a signing time after its validity
+    // (docs/signature-format.md, section 4), so `sign` says to rotate instead of making one.
     let sig = v.dir.join("p.sig");
     let out = v
         .cmd()

@@ -1,7 +1,7 @@
-//! No leftovers, ever (issue 14): SIGINT, SIGTERM and SIGHUP at random points of a large
-//! `encrypt -o` / `decrypt -o` and of vault saves, with the real binary. Afterwards no
-//! `*.tmp.*` file and no partial output may exist, and the process must have exited with
-//! 128 + the signal number (not died by the signal, not half-renamed anything).
+//! No leftovers, ever (docs/security.md, section 6): SIGINT, SIGTERM and SIGHUP at random points of
+//! a large `encrypt -o` / `decrypt -o` and of vault saves, with the real binary. Afterwards no
+//! `*.tmp.*` file and no partial output may exist, and the process must have exited with 128 + the
+//! signal number (not died by the signal, not half-renamed anything).
 //!
 //! The data comes through a pipe, so the signal lands while the output is being streamed: the
 //! test feeds a random number of bytes, waits until the temporary output exists (the handler

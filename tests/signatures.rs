@@ -1,4 +1,4 @@
-//! Detached signatures end to end (DESIGN.md sections 3.1 and 6, docs/signature-format.md):
+//! Detached signatures end to end (docs/signature-format.md):
 //! the library's sign/verify policy, exhaustive defect sweeps at library level, and the real
 //! binary (`nexusq sign` / `nexusq verify`) with a sample of the same defects.
 //!
@@ -243,9 +243,9 @@ fn library_round_trip_and_trust_sources() {
     later.signed_at += 1;
     refused(verify_data(trust(id), &later, DATA), "BAD signature");
 
-    // Expiry alone is not a reason to refuse: verify does not look at today's date, so a
-    // signature made inside the validity stays good after it. But a signing time claimed
-    // outside the validity is refused (issue 15), and `sign` does not make one.
+    // Expiry alone is not a reason to refuse: verify does not look at today's date, so a signature
+    // made inside the validity stays good after it. But a signing time claimed outside the validity
+    // is refused (docs/signature-format.md, section 4), and `sign` does not make one.
     let (created, not_after) = (id.newest().created, id.newest().not_after);
     assert!(
         verify_data(trust(id), &claimed_at(f, not_after), DATA).is_ok(),
@@ -522,7 +522,7 @@ fn every_truncation_is_refused() {
     }
     // Every truncation of the armored text, as the CLI reads it: exit 1.
     let armored = f.sig1.to_armor();
-    // Only the final line ending may go (issue 17: armor as people paste it).
+    // Only the final line ending may go (docs/cli.md, "Armor as people paste it").
     assert!(DetachedSignature::parse(&armored.as_bytes()[..armored.len() - 1], "sig").is_ok());
     let cuts: Vec<usize> = (0..armored.len() - 1).collect();
     par_for(&cuts, |&cut| {
@@ -1116,7 +1116,7 @@ fn cli_defective_signature_files_are_exit_1() {
         ("empty".into(), vec![]),
         ("garbage".into(), b"hello\n".to_vec()),
         ("binary".into(), raw.clone()),
-        // (A missing final newline is forgiven since issue 17: armor as people paste it.)
+        // (A missing final newline is forgiven: docs/cli.md, "Armor as people paste it".)
         ("END line cut".into(), armored[..armored.len() - 2].to_vec()),
         (
             "wrong kind".into(),

@@ -1,4 +1,4 @@
-//! The Termux scripts (DESIGN.md section 9): `termux/build.sh` cannot be built here (no Android
+//! The Termux scripts (README "Termux"): `termux/build.sh` cannot be built here (no Android
 //! NDK), so it is linted — `bash -n`, the fields and steps termux-packages requires, its
 //! layout rules — and its make steps are run against stand-ins for cargo and the NDK build.
 //! `termux/install.sh` is run with a fake `pkg` (and a fake `cargo`) on PATH, twice.

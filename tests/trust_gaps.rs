@@ -1,4 +1,4 @@
-//! The trust gaps of issue 15, items 2 to 6, each closed and checked: a revocation a relay
+//! Five trust gaps, each closed and checked: a revocation a relay
 //! cannot strip, signing times inside the certificate's validity, `--expect-fingerprint` for
 //! every recipient, confirmations that still hold under the vault's lock (with a real second
 //! process in between), and `identity revoke` saying what it did.
@@ -94,7 +94,7 @@ fn read_export(path: &Path) -> PublicIdentity {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Item 2: revocations that cannot be stripped
+// Revocations that cannot be stripped
 
 #[test]
 fn stripping_the_statement_from_a_compromised_export_does_not_revive_the_old_key() {
@@ -233,7 +233,7 @@ fn version_1_certificates_still_verify() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Item 3: signing time inside the certificate's window
+// Signing time inside the certificate's window
 
 /// A signature over DATA claiming `signed_at`, made with the key directly (the holder of a
 /// signing key can write any time; `sign` cannot be made to).
@@ -300,7 +300,7 @@ fn a_signing_time_outside_the_certificate_is_refused() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Item 4: --expect-fingerprint means every one
+// --expect-fingerprint means every one
 
 #[test]
 fn every_expected_fingerprint_must_be_a_recipient() {
@@ -356,7 +356,7 @@ fn every_expected_fingerprint_must_be_a_recipient() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Item 5: what was confirmed, checked under the lock
+// What was confirmed, checked under the lock
 
 /// `nexusq --vault <v>` at a terminal, NO_COLOR.
 fn terminal_cmd(v: &TestVault, args: &[&str]) -> pty::Terminal {
@@ -496,7 +496,7 @@ fn passwd_stops_when_the_kdf_changed_while_it_waited() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Item 6: identity revoke says what it did
+// identity revoke says what it did
 
 #[test]
 fn revoking_signing_keys_does_not_claim_the_identity_is_revoked() {

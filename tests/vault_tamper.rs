@@ -1,7 +1,7 @@
-//! Library-level tamper sweep (DESIGN.md section 9): every single-byte change and every
-//! truncation of a vault is rejected, first by the checksum (`vault open`, exit 4), and again
-//! with the checksum recomputed after the change, where unlock must reject it (exit 3 or 4).
-//! Never a panic.
+//! Library-level tamper sweep (docs/security.md, "Hostile vaults"): every single-byte change and
+//! every truncation of a vault is rejected, first by the checksum (`vault open`, exit 4), and again
+//! with the checksum recomputed after the change, where unlock must reject it (exit 3 or 4). Never
+//! a panic.
 
 use nexusq_core::error::{Exit, Result};
 use nexusq_core::secret::{Password, SecretBytes};

@@ -1,7 +1,8 @@
 //! `cargo bench --bench crypto_baseline [-- --nocapture]`: the 12-row baseline table of
-//! `nexusq bench` (DESIGN.md section 8), from the same code (`nexusq_core::bench::baseline`), with
-//! the default counts, the default KDF and the rustcrypto backend. `-- --markdown` prints the
-//! Markdown form. The throwaway vault lives in $TMPDIR and is removed, also on Ctrl-C.
+//! `nexusq bench` (BENCHMARKS.md, "Baseline table"), from the same code
+//! (`nexusq_core::bench::baseline`), with the default counts, the default KDF and the rustcrypto
+//! backend. `-- --markdown` prints the Markdown form. The throwaway vault lives in $TMPDIR and is
+//! removed, also on Ctrl-C.
 
 use nexusq_core::bench::baseline::{self, Config};
 use nexusq_core::bench::report::{self, Style};

@@ -2,7 +2,7 @@
 //! SLH-DSA-SHAKE-128f (FIPS 205), written once over small vector-operations traits
 //! (`simd::Simd`; `mldsa::ops::DsaSimd`, which extends it) with `portable`, `avx2` and `avx512`
 //! (x86-64), and `neon` and `neon-sha3` (aarch64) implementations, chosen once at run time
-//! (DESIGN.md section 7).
+//! (docs/security.md, section 8).
 //!
 //! # Shape
 //!
@@ -85,9 +85,9 @@
 //! only in their Keccak. ³ The trait's default body (the whole permutation).
 //!
 //! New code follows the table: work for an existing concept goes into that concept's file of
-//! each implementation (issue 21's speed work), a helper that two files of one implementation
-//! need goes into its `vector.rs` (not a second copy), and a new algorithm (issue 22's
-//! `slhdsa/`) is a folder beside `mlkem/` and `mldsa/` written over the traits, whose vector
+//! each implementation (speed work, say), a helper that two files of one implementation
+//! need goes into its `vector.rs` (not a second copy), and a new algorithm (as
+//! `slhdsa/` was) is a folder beside `mlkem/` and `mldsa/` written over the traits, whose vector
 //! operations, if it needs its own, become trait methods with one file per implementation
 //! named with its prefix, as `dsa_` is ML-DSA's.
 //!

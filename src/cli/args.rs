@@ -1,4 +1,4 @@
-//! The command-line definitions (DESIGN.md section 5). Only clap here; no behaviour.
+//! The command-line definitions (docs/cli.md). Only clap here; no behaviour.
 
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -18,7 +18,7 @@ use std::path::PathBuf;
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,
-    /// The per-command options, also accepted before the subcommand (DESIGN.md section 5).
+    /// The per-command options, also accepted before the subcommand (docs/cli.md).
     #[command(flatten)]
     pub early: EarlyArgs,
     #[command(subcommand)]

@@ -1,4 +1,4 @@
-//! `nexusq bench` (DESIGN.md section 8): the baseline table, or `--compare` of the two
+//! `nexusq bench` (BENCHMARKS.md, "Baseline table"): the baseline table, or `--compare` of the two
 //! backends. The measuring is in `nexusq_core::bench`; this checks the options, shows progress on a
 //! terminal and prints the results.
 

@@ -168,8 +168,8 @@ pub(super) fn backend_choice(flag: Option<BackendArg>, env: Option<&str>) -> Res
     })
 }
 
-/// What to do instead of a prompt when there is no terminal: the options of `command` that
-/// give the password (issue 17: each command's hint names only what it accepts).
+/// What to do instead of a prompt when there is no terminal: the options of `command` that give the
+/// password (docs/cli.md, "Help and the manual": each command's hint names only what it accepts).
 fn no_terminal_hint(command: &Command) -> &'static str {
     match command {
         Command::Init(_) => {

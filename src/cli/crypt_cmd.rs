@@ -1,4 +1,4 @@
-//! `nexusq encrypt` and `nexusq decrypt` (DESIGN.md sections 5 and 6; docs/file-encryption.md).
+//! `nexusq encrypt` and `nexusq decrypt` (docs/file-encryption.md, section 4).
 //!
 //! Both stream: memory use does not depend on the size of the input.
 //!

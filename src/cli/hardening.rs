@@ -1,4 +1,4 @@
-//! Process hardening before any password is read (DESIGN.md section 4): no core dumps, not
+//! Process hardening before any password is read (docs/security.md, section 3): no core dumps, not
 //! dumpable (so other processes of the same uid, such as other Termux plugins, cannot ptrace
 //! us or read /proc/<pid>/mem). Best effort: failures are reported, not fatal.
 

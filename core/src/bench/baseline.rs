@@ -1,4 +1,4 @@
-//! The 12-row baseline table (DESIGN.md section 8): what `nexusq bench` and
+//! The 12-row baseline table (BENCHMARKS.md, "Baseline table"): what `nexusq bench` and
 //! `cargo bench -p nexusq-core --bench crypto_baseline` measure, in this order, with these names.
 
 use super::ops::{self, Op};

@@ -8,7 +8,7 @@ use super::environment::Environment;
 use super::stats;
 use serde::{Deserialize, Serialize};
 
-/// The format number in every environment record. 1 was the bench-only layout before issue 23.
+/// The format number in every environment record. 1 was the bench-only layout (docs/evidence.md).
 pub const FORMAT: u32 = 2;
 
 /// One line of an evidence file.

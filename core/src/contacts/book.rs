@@ -1,4 +1,4 @@
-//! The book in memory: contacts by name, and the continuity rules of issue 19 / DESIGN.md 3.1.
+//! The book in memory: contacts by name, and the continuity rules of docs/contacts.md.
 //!
 //! A contact holds everything the book has ever accepted for one identity: its root key, every
 //! certificate seen (any generation, in order) and every revocation statement seen. Updates

@@ -1,4 +1,4 @@
-//! Strict ASCII armor (DESIGN.md section 5).
+//! Strict ASCII armor (docs/identity-format.md, section 8; the forgiving reader: docs/cli.md).
 //!
 //! `-----BEGIN NEXUSQ <KIND>-----`, base64 in 64-character lines with canonical padding,
 //! `-----END NEXUSQ <KIND>-----`, and exactly one final line ending. All lines end the same way

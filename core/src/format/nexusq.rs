@@ -1,4 +1,4 @@
-//! Streaming file encryption to one or more hybrid-KEM recipients (DESIGN.md section 6; the
+//! Streaming file encryption to one or more hybrid-KEM recipients (the
 //! byte layout is in docs/file-encryption.md).
 //!
 //! ```text

@@ -1,5 +1,6 @@
 //! Paths in general: a file's folder, where a chain of symbolic links ends, and Android shared
-//! storage (DESIGN.md section 4). Plain functions over paths, so they are tested on any host.
+//! storage (docs/vault-format.md, section 11). Plain functions over paths, so they are tested on
+//! any host.
 
 use std::io;
 use std::path::{Component, Path, PathBuf};

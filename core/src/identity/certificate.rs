@@ -1,4 +1,4 @@
-//! Generation certificates (DESIGN.md section 3.1), signed directly by the root.
+//! Generation certificates (docs/identity-format.md, section 5), signed directly by the root.
 //!
 //! Encoding (big-endian; docs/identity-format.md):
 //! `"NXQC" || u8 version || root_id(32) || u32 g || u64 created || u64 not_after ||
@@ -8,7 +8,7 @@
 //! The root signs everything before the signature with SLH-DSA, context "nexusq/cert/v1".
 //! prev_hash is SHA3-256 of the whole encoded certificate g-1 (zeros for g = 1).
 //!
-//! Version 2 (written since issue 15) carries `signing_revoked_before`: 0, or n in 2..=g,
+//! Version 2 (the one nexusq writes) carries `signing_revoked_before`: 0, or n in 2..=g,
 //! meaning "the signing keys of every generation before n are revoked" (`rotate
 //! --compromised`, carried forward by every later certificate). Because the root signs it, a
 //! relay cannot strip it the way it can drop a separate revocation statement. A version 2

@@ -1,4 +1,4 @@
-//! The KEM envelope of `encapsulate -o` (DESIGN.md section 6):
+//! The KEM envelope of `encapsulate -o` (docs/kem.md):
 //! `"NXQK" || u8 version=1 || u16 suite || root_id (32) || u32 g || KEM ciphertext || tag`,
 //! tag = HMAC-SHA-256(key = SHA3-256("nexusq/kem-confirm/v1" || ss), all preceding bytes).
 //!

@@ -1,4 +1,4 @@
-//! The identity model (DESIGN.md section 3): an SLH-DSA root key that never changes, and key
+//! The identity model (docs/identity-format.md): an SLH-DSA root key that never changes, and key
 //! generations it certifies.
 
 pub mod certificate;

@@ -1,5 +1,5 @@
 //! Other people's identities: reading an export, checking it, and choosing the key to use
-//! (DESIGN.md section 3.1).
+//! (docs/identity-format.md, sections 7 and 9; docs/security.md, "Exports").
 
 use super::certificate::Certificate;
 use super::public::{ARMOR_KIND, PublicIdentity};
@@ -236,7 +236,7 @@ mod tests {
         let armored = new.public.export(false).to_armor();
         assert!(parse_export(armored.as_bytes(), "x", &RustCrypto).is_ok());
         // Truncations spread over the armored text (armor.rs tests every one).
-        // Only the final line ending may go (issue 17: armor as people paste it); a cut into
+        // Only the final line ending may go (docs/cli.md, "Armor as people paste it"); a cut into
         // the END line or anything before it is refused.
         assert!(parse_export(&armored.as_bytes()[..armored.len() - 1], "x", &RustCrypto).is_ok());
         for cut in (0..armored.len() - 1)

@@ -1,4 +1,4 @@
-//! Root-signed revocation statements (DESIGN.md section 3.1).
+//! Root-signed revocation statements (docs/identity-format.md, section 6).
 //!
 //! Encoding: `"NXQR" || u8 version=1 || root_id(32) || u8 scope || u32 generation ||
 //! u64 created || u16 reason_len || reason (UTF-8, at most 200 bytes) || signature (17088)`,

@@ -1,4 +1,4 @@
-//! root_id and the human fingerprint (DESIGN.md section 3).
+//! root_id and the human fingerprint (docs/identity-format.md, section 3).
 //!
 //! `root_id = SHA3-256("nexusq/root/v1" || u16be(alg-id) || root_pk)`; the fingerprint is the
 //! first 20 bytes of root_id in lowercase base32 (RFC 4648, no padding), 8 groups of 4

@@ -1,4 +1,4 @@
-//! Key rotation (DESIGN.md section 3): a new generation certified by the root, the previous
+//! Key rotation (docs/security.md, section 2): a new generation certified by the root, the previous
 //! one superseded (signing secrets erased, decapsulation keys kept), optionally older ones
 //! retired (decapsulation keys erased) and earlier signing keys revoked.
 

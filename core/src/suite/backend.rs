@@ -1,5 +1,5 @@
 //! The one small interface between `suite` and the ML-KEM / ML-DSA / SLH-DSA implementations
-//! (DESIGN.md section 7): the deterministic FIPS 203/204/205 internal functions, so both
+//! (docs/security.md, section 8): the deterministic FIPS 203/204/205 internal functions, so both
 //! backends produce identical bytes and tests can pin every random input. Everything else
 //! (X25519, Ed25519, AES-GCM, Argon2id) is shared by both backends and lives in `suite`.
 

@@ -1,4 +1,4 @@
-//! Hybrid KEMs (DESIGN.md section 6), written once over the backend's ML-KEM internal functions:
+//! Hybrid KEMs (docs/kem.md), written once over the backend's ML-KEM internal functions:
 //!
 //! - X-Wing = ML-KEM-768 + X25519 (draft-connolly-cfrg-xwing-kem), label `\.//^\`;
 //! - ML-KEM-1024 + X25519, nexusq-specific, label `nexusq/MLKEM1024-X25519/v1`.

@@ -1,4 +1,4 @@
-//! Argon2id password hashing with the bounds of DESIGN.md section 4.
+//! Argon2id password hashing with the bounds of docs/vault-format.md, "Argon2id parameters".
 
 use crate::error::{Error, Result};
 use crate::secret::{Password, SecretBytes};

@@ -1,4 +1,4 @@
-//! The vault: one password-protected file holding the identity (DESIGN.md section 4).
+//! The vault: one password-protected file holding the identity (docs/vault-format.md).
 //!
 //! Reading needs no lock (saves are atomic renames). Writers take `<vault>.lock` before they
 //! read and keep it until the new file is renamed into place and the folder synced.

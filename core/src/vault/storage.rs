@@ -1,4 +1,4 @@
-//! Where vaults live: the default path (DESIGN.md section 4). Plain functions over paths and
+//! Where vaults live: the default path (docs/vault-format.md). Plain functions over paths and
 //! environment values, so they are tested on any host. Shared-storage detection is in
 //! `crate::fs::paths`, since it applies to every file nexusq writes.
 

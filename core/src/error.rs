@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-/// Exit codes of DESIGN.md section 5.
+/// Exit codes (docs/cli.md, "Exit codes").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Exit {
     /// A check failed: bad signature, not-authentic ciphertext, any defect in a non-vault input.

@@ -270,7 +270,8 @@ fn gather(ctx: &Context) -> Report {
 // ---------------------------------------------------------------------------------------------
 // Where the vault is
 
-/// How the vault path was chosen (DESIGN.md section 5 order).
+/// How the vault path was chosen (`--vault`, then `$NEXUSQ_VAULT`, then the default:
+/// docs/vault-format.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PathSource {
     Flag,

@@ -1,5 +1,5 @@
-//! Detached signatures and the policy for verifying them (DESIGN.md sections 3.1 and 6;
-//! docs/signature-format.md).
+//! Detached signatures and the policy for verifying them (docs/signature-format.md; the
+//! trust rules: docs/security.md, "Signatures").
 //!
 //! Encoding (big-endian), armored as `SIGNATURE`, version 1 (full, [`DetachedSignature`]):
 //! `"NXQS" || u8 version=1 || u16 suite=0x0011 || u16 len=32 || root_pk(32) || u64 signed_at ||
@@ -487,8 +487,8 @@ pub fn sign_newest(
     )
 }
 
-/// Where the verifier's trusted root comes from (DESIGN.md section 3.1): never from the
-/// signature alone.
+/// Where the verifier's trusted root comes from (docs/signature-format.md, section 4): never
+/// from the signature alone.
 #[derive(Clone, Copy, Debug)]
 pub enum Trust<'a> {
     /// An identity the user gave (`--identity`, already checked by `peer::parse_export`) or
@@ -966,7 +966,7 @@ mod tests {
         assert_eq!(bytes.len(), COMPACT_LEN);
         assert_eq!(COMPACT_LEN, 3426);
         let armored = compact.to_armor();
-        // docs/signature-format.md: 4704 bytes armored, under the 5000 of issue 20.
+        // docs/signature-format.md: 4704 bytes armored, under the 5000-byte budget.
         assert_eq!(armored.len(), 4704);
         assert_eq!(
             Signature::parse(armored.as_bytes(), "s").unwrap(),

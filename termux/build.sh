@@ -1,6 +1,6 @@
 # termux-packages recipe for nexusq: copy this file to packages/nexusq/build.sh in a
 # termux-packages checkout and run `./build-package.sh nexusq` (or `-I` on the phone).
-# It cannot be built in nexusq's own CI (no Android NDK there); tests/termux_scripts.rs lints it.
+# It cannot be built in nexusq's own CI (no Android NDK there); tests/system/termux.rs lints it.
 #
 # Cross builds cannot run the Android binary on the build host, so the man page and the shell
 # completions (which do not depend on the target) come from a second, host build of the same

@@ -2,7 +2,7 @@
 //! private (0600) files, and a vault initialised in a test's folder with small Argon2
 //! parameters.
 //!
-//! Each test binary compiles this module on its own and uses only part of it.
+//! Each test binary (`tests/*/main.rs`) compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
 
 use assert_cmd::Command;

@@ -1,5 +1,5 @@
 //! The age plugin protocol's frames as age writes them, for driving `age-plugin-nexusq` with a
-//! scripted conversation (tests/age_cli.rs, tests/agent.rs).
+//! scripted conversation (tests/cli/age.rs, tests/cli/agent.rs).
 #![allow(dead_code)]
 
 /// One frame: `-> tag args…`, then the body in base64 lines of 64 (the last one shorter).

@@ -4,7 +4,7 @@
 //! is exactly the bytes nexusq wrote (no LF -> CRLF); input echo stays on, as on a real
 //! terminal, except where nexusq turns it off for a password.
 //!
-//! Include with `#[path = "common/pty.rs"] mod pty;`.
+//! Included by a test binary's `main.rs` with `#[path = "../common/pty.rs"] mod pty;`.
 #![allow(dead_code)]
 
 use rustix::pty::{OpenptFlags, grantpt, openpt, ptsname, unlockpt};

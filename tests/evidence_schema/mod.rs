@@ -1,5 +1,5 @@
 //! The evidence schema (docs/bench.schema.json) for the tests that validate records against it:
-//! tests/bench.rs (`nexusq bench --json`) and tests/evidence.rs (the arena's committed output,
+//! tests/cli/bench.rs (`nexusq bench --json`) and tests/cli/evidence.rs (the arena's committed output,
 //! the shared record types, `nexusq report`).
 #![allow(dead_code)]
 

@@ -1,4 +1,4 @@
-// typage (npm age-encryption 0.3.x), the independent age implementation tests/age_typage.rs
+// typage (npm age-encryption 0.3.x), the independent age implementation tests/interop/typage.rs
 // checks nexusq against. Usage, with the folder where `npm install age-encryption` ran:
 //
 //   node interop.mjs DIR keygen                       -> identity line, recipient line

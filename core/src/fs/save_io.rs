@@ -1,5 +1,5 @@
 //! The file-system steps of a save, behind one trait so that tests can fail or stop any one of
-//! them (tests/fault_injection.rs). Production always uses [`RealIo`]; the cost of the seam is
+//! them (tests/system/faults.rs). Production always uses [`RealIo`]; the cost of the seam is
 //! one thread-local read per file written.
 
 use std::cell::RefCell;

@@ -5,11 +5,10 @@
 //! Every test has its own temporary folder, passes `--vault <tmp>/<name>.nxq`, creates vaults
 //! with small Argon2 parameters, and removes NEXUSQ_VAULT / NEXUSQ_BACKEND from the environment.
 
-mod common;
-
+use crate::common;
+use crate::common::{BIN, SMALL_KDF, private_file};
 use assert_cmd::Command;
 use assert_cmd::assert::OutputAssertExt;
-use common::{BIN, SMALL_KDF, private_file};
 use predicates::str::contains;
 use serde_json::Value;
 use sha2::{Digest, Sha256};

@@ -3,9 +3,7 @@
 //! old or the new vault, whole; a writer that waited for the lock sees the first writer's result;
 //! concurrent writers never corrupt the vault or lose an update.
 
-mod common;
-
-use common::{BIN, SMALL_KDF, private_file};
+use crate::common::{BIN, SMALL_KDF, private_file};
 use nexusq_core::secret::{Password, random_array};
 use nexusq_core::suite::rustcrypto::RustCrypto;
 use nexusq_core::vault;

@@ -7,9 +7,7 @@
 //! `NEXUSQ_TYPAGE_DIR` (`.ci/run` makes one). Without it the tests skip loudly, unless
 //! `NEXUSQ_REQUIRE_TYPAGE=1`, when they fail.
 
-mod common;
-
-use common::{TestVault, bin};
+use crate::common::{TestVault, bin};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

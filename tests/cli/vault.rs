@@ -4,10 +4,9 @@
 //! Every test has its own temporary folder, passes `--vault <tmp>/v.nxq`, creates vaults with
 //! small Argon2 parameters, and removes NEXUSQ_VAULT / NEXUSQ_BACKEND from the environment.
 
-mod common;
-
+use crate::common;
+use crate::common::{BIN, SMALL_KDF, new_vault_lanes, private_file};
 use assert_cmd::Command;
-use common::{BIN, SMALL_KDF, new_vault_lanes, private_file};
 use predicates::prelude::*;
 use predicates::str::contains;
 use serde_json::Value;

@@ -2,9 +2,8 @@
 //! README "Sign your git commits"): a real git in a temporary repository, configured as the
 //! README says, with its own HOME so no user or system configuration leaks in.
 
-mod common;
-
-use common::TestVault;
+use crate::common;
+use crate::common::TestVault;
 use std::fs;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};

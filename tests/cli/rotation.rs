@@ -1,9 +1,8 @@
 //! Key rotation through the real binary: history, parallel rotations, sudden death, and
 //! the cross-generation promises of docs/signature-format.md, section 4.
 
-mod common;
-
-use common::TestVault;
+use crate::common;
+use crate::common::TestVault;
 use nexusq_core::secret::{Password, random_array};
 use nexusq_core::suite::rustcrypto::RustCrypto;
 use nexusq_core::vault::{self, Argon2id};

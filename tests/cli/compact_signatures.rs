@@ -4,9 +4,8 @@
 //! CLI tests: each has its own temporary folder and vault (small Argon2 parameters) and a clean
 //! environment (tests/common).
 
-mod common;
-
-use common::TestVault;
+use crate::common;
+use crate::common::TestVault;
 use nexusq_core::identity::signature::{self, CompactSignature, Refusal, Signature, Trust};
 use nexusq_core::identity::{Certificate, NewIdentity, PublicIdentity};
 use nexusq_core::suite::rustcrypto::RustCrypto;

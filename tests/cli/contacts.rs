@@ -3,11 +3,9 @@
 //! removing; names where recipients and signers are named; updates along the chain, no
 //! rollback, revocations kept; tampering; concurrency and kill -9.
 
-mod common;
-#[path = "common/pty.rs"]
-mod pty;
-
-use common::{TestVault, bin};
+use crate::common;
+use crate::common::{TestVault, bin};
+use crate::pty;
 use nexusq_core::contacts::format;
 use nexusq_core::identity::PublicIdentity;
 use std::path::{Path, PathBuf};

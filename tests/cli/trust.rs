@@ -3,11 +3,9 @@
 //! every recipient, confirmations that still hold under the vault's lock (with a real second
 //! process in between), and `identity revoke` saying what it did.
 
-mod common;
-#[path = "common/pty.rs"]
-mod pty;
-
-use common::{BIN, TestVault};
+use crate::common;
+use crate::common::{BIN, TestVault};
+use crate::pty;
 use nexusq_core::identity::signature::{self, DetachedSignature, Trust};
 use nexusq_core::identity::{
     Certificate, GenerationSecrets, NewIdentity, PublicIdentity, Revocation, RevocationScope,

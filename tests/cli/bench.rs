@@ -3,12 +3,11 @@
 //! Every run points TMPDIR at its own folder and checks the throwaway folder is gone after,
 //! also after SIGINT / SIGTERM. The --json records are validated against
 //! docs/bench.schema.json (the evidence format, which the arena's output also follows: see
-//! tests/evidence.rs).
+//! tests/cli/evidence.rs).
 
-mod common;
-
+use crate::common;
+use crate::common::{BIN, private_file};
 use assert_cmd::Command;
-use common::{BIN, private_file};
 use nexusq_core::bench::evidence::{Gate, Record};
 use nexusq_core::bench::{baseline, compare, environment, report};
 use serde_json::Value;
@@ -73,8 +72,7 @@ impl Env {
     }
 }
 
-mod evidence_schema;
-use evidence_schema::{assert_valid, schema};
+use crate::evidence_schema::{assert_valid, schema};
 
 fn stdout_of(assert: &assert_cmd::assert::Assert) -> String {
     String::from_utf8(assert.get_output().stdout.clone()).unwrap()

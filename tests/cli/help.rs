@@ -2,9 +2,8 @@
 //! it applies to and nowhere else; the per-command options still work before the command name;
 //! `--backend` and `$NEXUSQ_BACKEND` take only the backends there are.
 
-mod common;
-
-use common::TestVault;
+use crate::common;
+use crate::common::TestVault;
 use std::process::Output;
 
 fn run(args: &[&str]) -> Output {

@@ -11,9 +11,8 @@
 //! Every special file is made in a temporary folder (the machine's own /dev/null and
 //! /dev/stdout are never aimed at).
 
-mod common;
-
-use common::{TestVault, bin};
+use crate::common;
+use crate::common::{TestVault, bin};
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};

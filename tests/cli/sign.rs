@@ -6,10 +6,9 @@
 //! with small Argon2 parameters, and removes NEXUSQ_VAULT / NEXUSQ_BACKEND from the environment.
 //! SLH-DSA signing costs ~0.2 s, so the library fixture issues few certificates, once.
 
-mod common;
-
+use crate::common;
+use crate::common::{SMALL_KDF, private_file};
 use assert_cmd::Command;
-use common::{SMALL_KDF, private_file};
 use nexusq_core::error::Exit;
 use nexusq_core::identity::signature::{self, DetachedSignature, Trust, Verified};
 use nexusq_core::identity::{

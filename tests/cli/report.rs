@@ -11,8 +11,7 @@
 //! says so loudly and passes only outside CI; in CI (CI set) it fails unless .ci/run could not
 //! install the package and set NEXUSQ_SKIP_BROWSER=1, which it announces.
 
-mod common;
-
+use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};

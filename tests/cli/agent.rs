@@ -1,10 +1,9 @@
 //! `nexusq agent` (docs/agent.md): the real binary, real sockets, a private
 //! XDG_RUNTIME_DIR per test and small Argon2 parameters.
 
-mod common;
-
+use crate::common;
+use crate::common::{BIN, TestVault};
 use assert_cmd::Command;
-use common::{BIN, TestVault};
 use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::net::UnixStream;
@@ -613,9 +612,7 @@ fn another_uid_is_closed_unanswered() {
 // ciphertexts cross its socket), the password when it is forced off (NEXUSQ_NO_AGENT), dead,
 // wedged, of another identity or silent half-way, said once with a `msg` frame.
 
-#[path = "common/plugin_frames.rs"]
-mod plugin_frames;
-use plugin_frames::{frame as pframe, said, stanza_frames};
+use crate::plugin_frames::{frame as pframe, said, stanza_frames};
 
 const PLUGIN: &str = env!("CARGO_BIN_EXE_age-plugin-nexusq");
 

@@ -5,11 +5,9 @@
 //! received must hold no byte below 0x20 other than LF and TAB (NO_COLOR is set, so nexusq's own
 //! colours are off).
 
-mod common;
-#[path = "common/pty.rs"]
-mod pty;
-
-use common::{BIN, TestVault};
+use crate::common;
+use crate::common::{BIN, TestVault};
+use crate::pty;
 use nexusq_core::identity::signature::{self, DetachedSignature};
 use nexusq_core::identity::{
     Certificate, NewIdentity, PublicIdentity, Revocation, RevocationScope, certificate, revocation,

@@ -4,10 +4,9 @@
 //! revocation statement beside it, a revoked or expired identity and shared storage; exit 1
 //! when a check is an error, else 0; and that it never asks for a password or touches the vault.
 
-mod common;
-
+use crate::common;
+use crate::common::{BIN, SMALL_KDF, private_file};
 use assert_cmd::Command;
-use common::{BIN, SMALL_KDF, private_file};
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

@@ -1,9 +1,8 @@
 //! `encapsulate`, `decapsulate` and `identity show` through the real binary.
 
-mod common;
-
+use crate::common;
+use crate::common::TestVault;
 use assert_cmd::Command;
-use common::TestVault;
 use std::path::Path;
 
 /// The binary with a clean environment and NO_COLOR=1.

@@ -3,12 +3,10 @@
 //! validates against docs/bench.schema.json and parses with the shared record types; the
 //! record types themselves validate for every workload; `nexusq report` renders them,
 //! escapes what it reads, and refuses bad input with a clear error and no output file.
-//! (tests/report_browser.rs renders the page in a real browser.)
+//! (tests/cli/report.rs renders the page in a real browser.)
 
-mod common;
-mod evidence_schema;
-
-use evidence_schema::{assert_valid, schema};
+use crate::common;
+use crate::evidence_schema::{assert_valid, schema};
 use nexusq_core::bench::environment::{Build, Environment};
 use nexusq_core::bench::evidence::{
     self, Dataset, Gate, GateCheck, Measurement, Record, Subject, Warmup, Workload,

@@ -2,13 +2,11 @@
 //! `encrypt` to age recipients, `decrypt` of age files (vault and `-i`), the 19 hybrid CCTV
 //! vectors with `-i`, and `age-plugin-nexusq` in a scripted conversation.
 
-mod common;
-#[path = "common/plugin_frames.rs"]
-mod plugin_frames;
-
-use common::{TestVault, bin};
+use crate::common;
+use crate::common::{TestVault, bin};
+use crate::plugin_frames;
+use crate::plugin_frames::{frame, stanza_frames};
 use nexusq_core::format::age::recipient::PluginIdentity;
-use plugin_frames::{frame, stanza_frames};
 use sha2::{Digest, Sha256};
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -2,9 +2,8 @@
 //! (`nexusq completions SHELL`): they render, say what they should, work in bash, and stop
 //! quietly when the reader goes away (`| head`).
 
-mod common;
-
-use common::BIN;
+use crate::common;
+use crate::common::BIN;
 use std::process::{Command, Output, Stdio};
 
 /// The commands a user types; every one must be in the man page and the completions.

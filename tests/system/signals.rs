@@ -10,9 +10,7 @@
 //! chunk, the rename, or after the end (then the output must be whole and the exit 0).
 //! The random seed is printed; `NEXUSQ_TEST_SEED=N` repeats a run.
 
-mod common;
-
-use common::{BIN, TestVault};
+use crate::common::{BIN, TestVault};
 use rustix::process::{Pid, Signal, kill_process};
 use std::io::Write;
 use std::os::unix::process::ExitStatusExt;

@@ -15,16 +15,14 @@
 //!   as with a killed process: destructors run (they close descriptors and release the flock,
 //!   as the kernel would), but from the crash on the injector removes nothing. So a crash
 //!   stands for SIGKILL or a power loss; SIGINT, SIGTERM and SIGHUP are handled and tested
-//!   with the real binary in tests/output_kinds.rs.
+//!   with the real binary in tests/cli/outputs.rs.
 //!
 //! A short write that the write loop must finish (no error) is tried at every write too.
 //! For each command and fault kind, k = 0, 1, 2, ... until a run completes without reaching k.
-//! Run: `cargo test --locked --test fault_injection -- --nocapture` for the table.
+//! Run: `cargo test --locked --test system -- faults:: --nocapture` for the table.
 
-mod common;
-
+use crate::common::private_file;
 use clap::Parser;
-use common::private_file;
 use nexusq::cli::args::Cli;
 use nexusq_core::error::{Error, Exit};
 use nexusq_core::fs::{RealIo, SaveIo, with_save_io};

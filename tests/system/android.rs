@@ -3,10 +3,8 @@
 //! folder standing in for /data/data/com.termux/files), shared-storage refusal at library
 //! level, and no `/tmp` assumption anywhere in the program's source.
 
-mod common;
-
+use crate::common::{BIN, SMALL_KDF, private_file};
 use assert_cmd::Command;
-use common::{BIN, SMALL_KDF, private_file};
 use nexusq_core::vault::{self, SaveOptions, storage};
 use serde_json::Value;
 use std::fs;

@@ -3,9 +3,7 @@
 //! layout rules — and its make steps are run against stand-ins for cargo and the NDK build.
 //! `termux/install.sh` is run with a fake `pkg` (and a fake `cargo`) on PATH, twice.
 
-mod common;
-
-use common::BIN;
+use crate::common::BIN;
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

@@ -1,0 +1,7 @@
+//! Interoperability with another implementation run in the same test: typage (npm
+//! `age-encryption`). The reference `age` binary is exercised in `cli::age` and `cli::agent`.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+mod typage;

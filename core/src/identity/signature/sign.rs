@@ -1,0 +1,155 @@
+//! Signing: the newest generation's key, and a signature that verifies before it is returned,
+//! made only inside the generation's validity.
+
+use super::{DIGEST_LEN, DetachedSignature, context};
+use crate::error::{Error, Result};
+use crate::identity::certificate::Certificate;
+use crate::identity::generation::{SecretSection, SigSeeds};
+use crate::identity::public::PublicIdentity;
+use crate::identity::root_id::RootId;
+use crate::suite::root_sig;
+use crate::suite::{Backend, hybrid_sig};
+
+/// The newest generation's certificate and signing seeds (superseded generations have none).
+pub fn signing_key<'a>(
+    public: &'a PublicIdentity,
+    secrets: &'a SecretSection,
+) -> Result<(&'a Certificate, &'a SigSeeds)> {
+    let cert = public.newest();
+    secrets
+        .generations
+        .last()
+        .filter(|g| g.generation == cert.generation)
+        .and_then(|g| g.sig.as_ref())
+        .map(|seeds| (cert, seeds))
+        .ok_or_else(|| {
+            Error::vault(
+                format!(
+                    "the vault holds no signing key for its newest generation {}",
+                    cert.generation
+                ),
+                "the vault is damaged; restore it from a backup copy",
+            )
+        })
+}
+
+/// Sign the data whose SHA-512 is `digest` with the given generation's key. `rnd` is ML-DSA's
+/// randomness (draw it from the OS; tests pin it). The result is checked before it is returned.
+pub fn sign(
+    backend: &dyn Backend,
+    root_pk: &[u8; root_sig::PUBLIC_KEY_LEN],
+    certificate: &Certificate,
+    seeds: &SigSeeds,
+    digest: &[u8; DIGEST_LEN],
+    signed_at: u64,
+    rnd: &[u8; 32],
+) -> Result<DetachedSignature> {
+    let damaged = |what: &str| {
+        Error::vault(
+            format!("cannot sign: {what}"),
+            "the vault is damaged; restore it from a backup copy",
+        )
+    };
+    let root_id = RootId::of(root_pk);
+    if certificate.root_id != root_id {
+        return Err(damaged("the certificate names another root"));
+    }
+    let pk = hybrid_sig::public_key(backend, &seeds.mldsa_xi, &seeds.ed25519);
+    if pk != certificate.keys.mldsa65_ed25519 {
+        return Err(damaged(
+            "the signing key does not match its certificate's public key",
+        ));
+    }
+    if !certificate.covers_signing_time(signed_at) {
+        let g = certificate.generation;
+        return Err(if signed_at > certificate.not_after {
+            Error::usage(
+                format!(
+                    "generation {g} expired on {}: verifiers refuse signatures made after that",
+                    crate::time::rfc3339(certificate.not_after)
+                ),
+                "run `nexusq rotate` for a new generation, then sign again",
+            )
+        } else {
+            Error::usage(
+                format!(
+                    "this device's clock ({}) is before generation {g} was certified ({})",
+                    crate::time::rfc3339(signed_at),
+                    crate::time::rfc3339(certificate.created)
+                ),
+                "set the clock right, then sign again",
+            )
+        });
+    }
+    let ctx = context(&root_id, certificate.generation, signed_at);
+    let signature =
+        hybrid_sig::sign_prehashed(backend, &seeds.mldsa_xi, &seeds.ed25519, digest, &ctx, rnd)
+            .map_err(|_| damaged("the signature context is too long"))?;
+    // A fault or a backend bug must not leave the house as a signature.
+    if !hybrid_sig::verify_prehashed(backend, &pk, digest, &ctx, &signature) {
+        return Err(Error::new(
+            crate::error::Exit::Io,
+            "the signature just made does not verify (a hardware or software fault)",
+            "try again; if it persists, try --backend rustcrypto and report a bug",
+        ));
+    }
+    Ok(DetachedSignature {
+        root_pk: *root_pk,
+        signed_at,
+        certificate: certificate.clone(),
+        signature,
+    })
+}
+
+/// Sign with the newest generation of an unlocked identity.
+pub fn sign_newest(
+    backend: &dyn Backend,
+    public: &PublicIdentity,
+    secrets: &SecretSection,
+    digest: &[u8; DIGEST_LEN],
+    signed_at: u64,
+    rnd: &[u8; 32],
+) -> Result<DetachedSignature> {
+    let (cert, seeds) = signing_key(public, secrets)?;
+    sign(
+        backend,
+        &public.root_pk,
+        cert,
+        seeds,
+        digest,
+        signed_at,
+        rnd,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::fixture;
+    use super::*;
+    use crate::identity::GenerationSecrets;
+    use crate::identity::signature::digest;
+    use crate::suite::rustcrypto::RustCrypto;
+
+    #[test]
+    fn signing_refuses_a_key_that_is_not_the_certificate_s() {
+        let (id, _) = fixture();
+        let stranger = GenerationSecrets::generate(1);
+        let e = sign(
+            &RustCrypto,
+            &id.public.root_pk,
+            id.public.newest(),
+            stranger.sig.as_ref().unwrap(),
+            &digest(b""),
+            0,
+            &[0; 32],
+        )
+        .unwrap_err();
+        assert_eq!(e.exit(), crate::error::Exit::Vault);
+        // A vault whose newest generation lost its signing seeds cannot sign.
+        let mut secrets = SecretSection {
+            generations: vec![GenerationSecrets::generate(1)],
+        };
+        secrets.generations[0].sig = None;
+        assert!(signing_key(&id.public, &secrets).is_err());
+    }
+}

@@ -4,19 +4,19 @@
 
 use super::Context;
 use super::args::{DecryptArgs, EncryptArgs};
-use super::crypt_cmd::{self, Counted};
 use super::io as cio;
-use nexusq_core::error::{Error, Exit, Result};
+use super::{pipeline, recipients};
+use nexusq_core::agent::client::Agent;
+use nexusq_core::error::{Error, Result};
 use nexusq_core::format::age::{
     self, AgeError, ErrorClass, Format, Identity, IdentityRef, Key, recipient,
 };
-use nexusq_core::format::armor::{ArmorWriter, Profile};
-use nexusq_core::fs::paths::folder_is_shared_storage;
+use nexusq_core::format::armor::Profile;
 use nexusq_core::fs::{Access, atomic};
 use nexusq_core::identity::{PublicIdentity, peer};
 use nexusq_core::suite::hybrid_kem::KemLevel;
-use serde_json::json;
-use std::io::{Read, Write};
+use serde_json::{Value, json};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// Is this `--to` value an age key string rather than a file?
@@ -238,9 +238,9 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     }
     // nexusq exports: checked, collapsed and with their expiry and revocation as for
     // nexusq's own format; the newest valid generation's X-Wing key.
-    let mut peers = crypt_cmd::read_recipients(ctx, &exports, &args.peer.expect_fingerprint)?;
+    let mut peers = recipients::read_recipients(ctx, &exports, &args.peer.expect_fingerprint)?;
     if args.to_self {
-        crypt_cmd::add_own_identity(ctx, &mut peers)?;
+        recipients::add_own_identity(ctx, &mut peers)?;
     }
     let mut summary = Vec::new();
     for p in &peers {
@@ -252,7 +252,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
         )
         .map_err(|e| e.context(p.resolved.source()))?;
         let fp = p.identity().root_id().fingerprint().to_string();
-        ctx.out.note(&crypt_cmd::recipient_line(
+        ctx.out.note(&recipients::recipient_line(
             "encrypting",
             &p.resolved,
             cert.generation,
@@ -278,55 +278,45 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     }
     let pks: Vec<&[u8]> = unique.iter().map(|k| k.0.as_slice()).collect();
 
-    let input_name = cio::input_name(args.input.as_deref());
-    let mut input = cio::open_input(args.input.as_deref())?;
     let output = args.output.as_deref();
-    let sink = cio::create_output(output, !args.armor, Access::Private)?;
-    let map = |e: AgeError| match e {
-        AgeError::Read(e) => Error::io(
-            format!("cannot read {input_name}: {e}"),
-            "check the input; nothing was written",
-        ),
-        AgeError::Write(e) => crypt_cmd::write_error(&e, output),
-        AgeError::InvalidRecipient { index, error } => Error::check(
-            format!("recipient from {}: {error}", unique[index].1),
-            "the recipient is unusable; ask its owner for a fresh one",
-        ),
-        other => Error::usage(format!("cannot encrypt: {other}"), "check the recipients"),
-    };
-    let (bytes, sink) = if args.armor {
-        let mut w = ArmorWriter::new(sink, &Profile::age())
-            .map_err(|e| crypt_cmd::write_error(&e, output))?;
-        let n = age::encrypt(backend, &pks, &mut input, &mut w).map_err(map)?;
-        (
-            n,
-            w.finish().map_err(|e| crypt_cmd::write_error(&e, output))?,
-        )
-    } else {
-        let mut sink = sink;
-        let n = age::encrypt(backend, &pks, &mut input, &mut sink).map_err(map)?;
-        (n, sink)
-    };
-    let to_file = sink.is_file();
-    sink.commit()?;
-    if to_file {
-        let out = output.expect("a file sink has a path");
+    let armor = args.armor.then(Profile::age);
+    let written = pipeline::encrypt(
+        args.input.as_deref(),
+        output,
+        armor.as_ref(),
+        |input, out, input_name| {
+            age::encrypt(backend, &pks, input, out).map_err(|e| match e {
+                AgeError::Read(e) => Error::io(
+                    format!("cannot read {input_name}: {e}"),
+                    "check the input; nothing was written",
+                ),
+                AgeError::Write(e) => pipeline::write_error(&e, output),
+                AgeError::InvalidRecipient { index, error } => Error::check(
+                    format!("recipient from {}: {error}", unique[index].1),
+                    "the recipient is unusable; ask its owner for a fresh one",
+                ),
+                other => Error::usage(format!("cannot encrypt: {other}"), "check the recipients"),
+            })
+        },
+    )?;
+    if let Some(out) = written.file {
         ctx.out.note(&format!(
-            "encrypted {bytes} bytes from {input_name} to {} age recipient(s): {}",
+            "encrypted {} bytes from {} to {} age recipient(s): {}",
+            written.bytes,
+            written.input_name,
             pks.len(),
-            out.display()
+            super::output::untrusted_path(out)
         ));
-        let mut j = json!({
-            "output": out.display().to_string(),
+    }
+    written.json(
+        ctx,
+        json!({
             "format": "age",
             "armor": args.armor,
-            "bytes": bytes,
             "recipients": pks.len(),
             "identities": summary,
-        });
-        super::output::path_bytes(&mut j, &[("output", out)]);
-        ctx.out.json(&j);
-    }
+        }),
+    );
     Ok(())
 }
 
@@ -338,7 +328,7 @@ fn decrypt_error(e: AgeError, input: &str, output: Option<&Path>, with_vault: bo
     let damaged = "the file was damaged or tampered with; ask the sender for a new copy";
     match e.class() {
         ErrorClass::Other => match e {
-            AgeError::Write(e) => crypt_cmd::write_error(&e, output),
+            AgeError::Write(e) => pipeline::write_error(&e, output),
             other => Error::io(
                 format!("cannot read {input}: {other}"),
                 "check the input and try again",
@@ -406,10 +396,12 @@ fn read_identities(args: &DecryptArgs) -> Result<Vec<Identity>> {
     Ok(all)
 }
 
-/// `decrypt` of an age file (binary or armored), with `-i` identities or the vault's keys.
+/// `decrypt` of an age file (binary or armored), with `-i` identities or the vault's keys;
+/// `agent` is the key agent serving the vault, when one does and no `-i` was given.
 pub fn decrypt(
     ctx: &Context,
     args: &DecryptArgs,
+    agent: Option<Agent>,
     input: Box<dyn Read>,
     format: Format,
     input_name: &str,
@@ -425,11 +417,6 @@ pub fn decrypt(
 
     // The key agent's X-Wing keys first, when it runs (only the stanzas' KEM ciphertexts
     // cross its socket); if it fails on the way, the password.
-    let agent = if with_vault {
-        super::agent_cmd::for_command(ctx, args.no_agent)
-    } else {
-        None
-    };
     let by_agent = match &agent {
         Some(a) => {
             let remote = a.remote_keys(Some(KemLevel::MlKem768));
@@ -490,62 +477,19 @@ pub fn decrypt(
         (opened, used)
     };
     drop(identities);
-    if let Some(p) = output.filter(|p| !cio::is_stdio(Some(p)))
-        && folder_is_shared_storage(p)
-    {
-        ctx.out.warn(&format!(
-            "{} is in Android shared storage, where other apps can read the plaintext",
-            super::output::untrusted_path(p)
-        ));
+    let written = pipeline::decrypt(ctx, input_name, output, |out| {
+        opened.decrypt_payload(&mut reader, out).map_err(fail)
+    })?;
+    ctx.out.note(&format!(
+        "decrypted {} bytes of an age file from {input_name} to {}; the file is authentic but \
+         its sender is not authenticated",
+        written.bytes,
+        written.output_name()
+    ));
+    let mut fields = json!({"format": "age", "armor": format == Format::Armored});
+    if let (Some(o), Value::Object(u)) = (fields.as_object_mut(), used) {
+        o.extend(u);
     }
-    let sink = cio::create_output(output, false, Access::Private)?;
-    let to_file = sink.is_file();
-    let all_or_nothing = sink.is_all_or_nothing();
-    let mut out = Counted {
-        inner: crypt_cmd::terminal_guard(sink, output),
-        written: 0,
-    };
-    match opened.decrypt_payload(&mut reader, &mut out) {
-        Ok(bytes) => {
-            out.inner.into_inner().commit()?;
-            let out_name = match output {
-                Some(p) if to_file => p.display().to_string(),
-                _ => "stdout".into(),
-            };
-            ctx.out.note(&format!(
-                "decrypted {bytes} bytes of an age file from {input_name} to {out_name}; the \
-                 file is authentic but its sender is not authenticated"
-            ));
-            if to_file {
-                let mut j = json!({
-                    "output": out_name,
-                    "bytes": bytes,
-                    "format": "age",
-                    "armor": format == Format::Armored,
-                });
-                if let (Some(o), Some(u)) = (j.as_object_mut(), used.as_object()) {
-                    o.extend(u.clone());
-                }
-                if let Some(p) = output {
-                    super::output::path_bytes(&mut j, &[("output", p)]);
-                }
-                ctx.out.json(&j);
-            }
-            Ok(())
-        }
-        Err(e) => {
-            let written = (!all_or_nothing).then(|| {
-                let _ = out.flush();
-                out.written
-            });
-            drop(out);
-            let err = fail(e);
-            Err(match written {
-                Some(n) if err.exit() == Exit::CheckFailed => {
-                    crypt_cmd::partial_stdout(err, n, output)
-                }
-                _ => err,
-            })
-        }
-    }
+    written.json(ctx, fields);
+    Ok(())
 }

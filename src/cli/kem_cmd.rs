@@ -46,14 +46,14 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
         .output
         .as_deref()
         .filter(|p| *p != std::path::Path::new("-"));
-    super::crypt_cmd::refuse_json_to_stdout(ctx, output, "encapsulate")?;
+    super::pipeline::refuse_json_to_stdout(ctx, output, "encapsulate")?;
     let backend = ctx.backend()?;
     let expected = peer::parse_fingerprints(&args.peer.expect_fingerprint)?;
     let resolved = super::contacts_cmd::read_identity(ctx, &args.to)?;
     let identity = &resolved.identity;
     let root_id = identity.root_id();
     let fp = root_id.fingerprint();
-    ctx.out.note(&super::crypt_cmd::recipient_line(
+    ctx.out.note(&super::recipients::recipient_line(
         "encapsulating",
         &resolved,
         identity.newest().generation,

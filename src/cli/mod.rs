@@ -19,6 +19,8 @@ mod kem_cmd;
 mod manpage;
 pub mod output;
 pub mod password;
+mod pipeline;
+mod recipients;
 mod report_cmd;
 mod rotate_cmd;
 mod sign_cmd;

@@ -17,7 +17,6 @@ use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::json;
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 /// Where the book is: `--contacts`, else `$NEXUSQ_CONTACTS`, else beside the vault.
 pub(super) fn book_path(ctx: &Context) -> Result<PathBuf> {
@@ -36,20 +35,21 @@ fn vault_public(ctx: &Context) -> Result<Option<PublicIdentity>> {
     Ok(Some(nexusq_core::vault::open(&path)?.public))
 }
 
-/// The book, read and checked once per process (a command may resolve several names).
-pub(super) fn book(ctx: &Context) -> Result<&'static Loaded> {
-    static BOOK: OnceLock<Result<Loaded>> = OnceLock::new();
-    BOOK.get_or_init(|| {
-        let path = book_path(ctx)?;
-        let vault = if std::fs::symlink_metadata(&path).is_ok() {
-            vault_public(ctx)?
-        } else {
-            None
-        };
-        store::load(&path, vault.as_ref(), ctx.backend()?)
-    })
-    .as_ref()
-    .map_err(Clone::clone)
+/// The book, read and checked once per command (a command may resolve several names), and
+/// kept in the command's context.
+pub(super) fn book(ctx: &Context) -> Result<&Loaded> {
+    ctx.contacts
+        .get_or_init(|| {
+            let path = book_path(ctx)?;
+            let vault = if std::fs::symlink_metadata(&path).is_ok() {
+                vault_public(ctx)?
+            } else {
+                None
+            };
+            store::load(&path, vault.as_ref(), ctx.backend()?)
+        })
+        .as_ref()
+        .map_err(Clone::clone)
 }
 
 /// What is at the path a value spells (a dangling link counts as a file: opening it says
@@ -64,7 +64,7 @@ fn at_path(value: &Path) -> AtPath {
 }
 
 /// Resolve a `--to` / `--identity` / `identity show` value (`nexusq_core::contacts::naming`).
-pub(super) fn resolve(ctx: &Context, value: &Path) -> Result<Named<'static>> {
+pub(super) fn resolve<'c>(ctx: &'c Context, value: &Path) -> Result<Named<'c>> {
     let Some(s) = value.to_str() else {
         return Ok(Named::File(value.to_path_buf()));
     };

@@ -8,11 +8,13 @@ use super::args::{
 use super::hardening;
 use super::output::Output;
 use super::password;
+use nexusq_core::contacts::store::Loaded;
 use nexusq_core::error::{Error, Result};
 use nexusq_core::secret::Password;
 use nexusq_core::suite::{Backend, BackendChoice};
 use nexusq_core::vault::{SaveOptions, storage};
 use std::path::PathBuf;
+use std::sync::OnceLock;
 use std::time::Duration;
 
 /// Which of the per-command option groups a command takes.
@@ -196,6 +198,9 @@ pub struct Context {
     new_password: NewPasswordArgs,
     writer: WriterArgs,
     no_terminal_hint: &'static str,
+    /// The contacts book, read and checked at its first use by this command (a command may
+    /// resolve several names); `contacts_cmd::book` fills it.
+    pub(super) contacts: OnceLock<Result<Loaded>>,
 }
 
 impl Context {
@@ -210,6 +215,7 @@ impl Context {
             new_password,
             writer,
             no_terminal_hint: no_terminal_hint(command),
+            contacts: OnceLock::new(),
         })
     }
 

@@ -12,7 +12,7 @@ fn main() {
             if e.use_stderr() && std::env::args_os().any(|a| a == "--json") {
                 let text = e.render().to_string();
                 let first = text.lines().next().unwrap_or("invalid command line");
-                let err = nexusq_core::error::Error::usage(
+                let err = nexusq::cli::error::Error::usage(
                     first.strip_prefix("error: ").unwrap_or(first).to_string(),
                     "see `nexusq <command> --help`",
                 );

@@ -4,10 +4,10 @@
 
 use super::Context;
 use super::args::{DecryptArgs, EncryptArgs};
+use super::error::{Error, Result};
 use super::io as cio;
 use super::{pipeline, recipients};
 use nexusq_core::agent::client::Agent;
-use nexusq_core::error::{Error, Result};
 use nexusq_core::format::age::{
     self, AgeError, ErrorClass, Format, Identity, IdentityRef, Key, recipient,
 };

@@ -83,7 +83,7 @@ impl VaultKeys {
 }
 
 /// An error of ours as one line for age to show: message and hint.
-fn line(e: &nexusq_core::error::Error) -> String {
+fn line(e: &super::error::Error) -> String {
     format!("nexusq: {} ({})", e.message(), e.hint())
 }
 
@@ -103,7 +103,7 @@ impl KeySource for VaultKeys {
             )
             .ok_or("nexusq: cannot tell where the default vault lives (no NEXUSQ_VAULT and no home folder)")?,
         };
-        let file = vault::open(&path).map_err(|e| line(&e))?;
+        let file = vault::open(&path).map_err(|e| line(&e.into()))?;
         self.agent = None;
         match attempt {
             _ if self.no_agent => {}
@@ -128,7 +128,7 @@ impl KeySource for VaultKeys {
         let password = self.password(&path, client)?;
         let unlocked = file
             .unlock(&password, &Argon2id, self.backend)
-            .map_err(|e| line(&e))?;
+            .map_err(|e| line(&e.into()))?;
         // The identity's X-Wing keys, as unlock expanded them: newest generation first,
         // retired generations left out.
         Ok(unlocked
@@ -175,7 +175,8 @@ pub fn main(args: &[OsString]) -> i32 {
         eprintln!("age-plugin-nexusq: warning: could not harden the process: {failure}");
     }
     let env = std::env::var("NEXUSQ_BACKEND").ok();
-    let backend = super::context::backend_choice(None, env.as_deref()).and_then(|c| c.backend());
+    let backend = super::context::backend_choice(None, env.as_deref())
+        .and_then(|c| c.backend().map_err(super::error::Error::from));
     let backend = match backend {
         Ok(b) => b,
         Err(e) => {

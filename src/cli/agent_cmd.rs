@@ -4,8 +4,8 @@
 
 use super::Context;
 use super::args::{AgentServeArgs, AgentStartArgs};
+use super::error::{Error, Result};
 use nexusq_core::agent::{self, client, keys::AgentKeys, process, server};
-use nexusq_core::error::{Error, Result};
 use nexusq_core::identity::SecretSection;
 use serde_json::json;
 use std::io::{BufRead, Read, Write};

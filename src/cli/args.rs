@@ -11,9 +11,7 @@ use std::path::PathBuf;
     long_about = "nexusq keeps one person's post-quantum identity in a single password-protected \
                   file (Argon2id + AES-256-GCM): an SLH-DSA root key and generations of hybrid \
                   ML-KEM + X25519 and ML-DSA-65 + Ed25519 keys.",
-    after_help = "Exit codes: 0 success, 1 a check failed (bad signature, ciphertext or input \
-                  file), 2 usage error, 3 wrong password, 4 vault missing/corrupted/unsupported, \
-                  5 other I/O error or vault busy."
+    after_help = super::error::help_summary()
 )]
 pub struct Cli {
     #[command(flatten)]

@@ -4,12 +4,12 @@
 
 use super::Context;
 use super::args::BenchArgs;
+use super::error::{Error, Result};
 use nexusq_core::bench::baseline::{self, Progress};
 use nexusq_core::bench::environment::{Build, Environment};
 use nexusq_core::bench::evidence::{Gate, Record};
 use nexusq_core::bench::report::{self, Style};
 use nexusq_core::bench::{compare, scratch};
-use nexusq_core::error::{Error, Result};
 use nexusq_core::suite::BackendChoice;
 use nexusq_core::vault::{KdfParams, kdf};
 use std::io::{IsTerminal, Write};
@@ -133,7 +133,7 @@ fn run_compare(ctx: &Context, args: &BenchArgs) -> Result<()> {
     let baseline = BackendChoice::RustCrypto.backend()?;
     let candidate = BackendChoice::Native.backend().map_err(|e| {
         Error::new(
-            e.exit(),
+            e.kind(),
             format!("--compare needs the native backend: {}", e.message()),
             "nothing was measured; run `nexusq bench` without --compare for the baseline table",
         )

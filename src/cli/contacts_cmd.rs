@@ -5,12 +5,12 @@
 
 use super::Context;
 use super::args::ContactsCommand;
+use super::error::{Error, Result};
 use super::io as cio;
 use nexusq_core::contacts::book::merge_identity;
 use nexusq_core::contacts::naming::{self, AtPath, Named};
 use nexusq_core::contacts::store::{self, Inspection, Loaded, Owner};
 use nexusq_core::contacts::{Contact, ContactKey, Merge, check_name};
-use nexusq_core::error::{Error, Result};
 use nexusq_core::format::age::recipient;
 use nexusq_core::identity::{PublicIdentity, RootId, peer};
 use nexusq_core::suite::hybrid_kem::KemLevel;
@@ -46,7 +46,7 @@ pub(super) fn book(ctx: &Context) -> Result<&Loaded> {
             } else {
                 None
             };
-            store::load(&path, vault.as_ref(), ctx.backend()?)
+            Ok(store::load(&path, vault.as_ref(), ctx.backend()?)?)
         })
         .as_ref()
         .map_err(Clone::clone)
@@ -68,7 +68,7 @@ pub(super) fn resolve<'c>(ctx: &'c Context, value: &Path) -> Result<Named<'c>> {
     let Some(s) = value.to_str() else {
         return Ok(Named::File(value.to_path_buf()));
     };
-    naming::resolve(s, at_path(value), || Ok(&book(ctx)?.book))
+    Ok(naming::resolve(s, at_path(value), || Ok(&book(ctx)?.book))?)
 }
 
 /// Does any of these values name an age-recipient contact (so `encrypt` writes age)?
@@ -383,7 +383,7 @@ pub fn run(ctx: &Context, command: &ContactsCommand) -> Result<()> {
 /// Unlock the vault (its signing key signs the new book), then change the book.
 fn change<T>(
     ctx: &Context,
-    f: impl FnOnce(&mut nexusq_core::contacts::Book) -> Result<T>,
+    f: impl FnOnce(&mut nexusq_core::contacts::Book) -> nexusq_core::error::Result<T>,
 ) -> Result<T> {
     let path = book_path(ctx)?;
     let vault = ctx.vault_path()?;
@@ -393,14 +393,14 @@ fn change<T>(
         public: &unlocked.file.public,
         secrets: &unlocked.secrets,
     };
-    store::modify(
+    Ok(store::modify(
         &path,
         &ctx.save_options()?,
         &owner,
         ctx.backend()?,
         super::now(),
         f,
-    )
+    )?)
 }
 
 fn describe(c: &Contact, now: u64) -> String {
@@ -831,7 +831,7 @@ fn export(ctx: &Context, names: &[String], all: bool, age: bool) -> Result<()> {
                 let n = n.strip_prefix('@').unwrap_or(n);
                 loaded.book.get(n).ok_or_else(|| loaded.book.unknown(n))
             })
-            .collect::<Result<_>>()?
+            .collect::<nexusq_core::error::Result<_>>()?
     };
     let now = super::now();
     let mut out = String::new();

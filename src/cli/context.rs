@@ -5,11 +5,11 @@ use super::args::{
     AgentCommand, BackendArg, Command, EarlyArgs, GlobalArgs, IdentityCommand, NewPasswordArgs,
     PasswordArgs, VaultCommand, WriterArgs,
 };
+use super::error::{Error, Result};
 use super::hardening;
 use super::output::Output;
 use super::password;
 use nexusq_core::contacts::store::Loaded;
-use nexusq_core::error::{Error, Result};
 use nexusq_core::secret::Password;
 use nexusq_core::suite::{Backend, BackendChoice};
 use nexusq_core::vault::{SaveOptions, storage};
@@ -235,7 +235,7 @@ impl Context {
 
     pub fn backend(&self) -> Result<&'static dyn Backend> {
         let env = std::env::var("NEXUSQ_BACKEND").ok();
-        backend_choice(self.global.backend, env.as_deref())?.backend()
+        Ok(backend_choice(self.global.backend, env.as_deref())?.backend()?)
     }
 
     /// How a writer locks and where it may save (defaults for commands without the options).
@@ -327,7 +327,8 @@ impl Context {
     /// Read and check the vault file, so a missing or damaged one fails (exit 4) before any
     /// password is asked for.
     pub fn check_vault(&self) -> Result<()> {
-        nexusq_core::vault::open(&self.vault_path()?).map(drop)
+        nexusq_core::vault::open(&self.vault_path()?)?;
+        Ok(())
     }
 
     /// Open the vault, ask for the password and unlock it (secret section only).
@@ -337,7 +338,7 @@ impl Context {
         self.warn_if_shared_storage(&path);
         let file = nexusq_core::vault::open(&path)?;
         let password = self.password(false)?;
-        file.unlock(&password, &nexusq_core::vault::Argon2id, backend)
+        Ok(file.unlock(&password, &nexusq_core::vault::Argon2id, backend)?)
     }
 
     /// The new password of `vault passwd` (asked twice on a terminal).
@@ -383,7 +384,7 @@ mod tests {
         );
         // A bad environment value is a usage error naming the variable, unless the flag wins.
         let e = backend_choice(None, Some("Native")).unwrap_err();
-        assert_eq!(e.exit(), nexusq_core::error::Exit::Usage);
+        assert_eq!(e.exit(), crate::cli::error::Exit::Usage);
         assert!(e.message().contains("NEXUSQ_BACKEND"), "{}", e.message());
         assert_eq!(
             backend_choice(Some(BackendArg::Native), Some("x")).unwrap(),
@@ -441,7 +442,7 @@ mod tests {
             &["--allow-shared-storage", "sign"][..],
         ] {
             let e = context(args).err().expect("refused");
-            assert_eq!(e.exit(), nexusq_core::error::Exit::Usage, "{args:?}");
+            assert_eq!(e.exit(), crate::cli::error::Exit::Usage, "{args:?}");
             assert!(e.message().contains("does not apply"), "{}", e.message());
         }
     }

@@ -9,9 +9,9 @@
 
 use super::Context;
 use super::args::{DecryptArgs, EncryptArgs};
+use super::error::{Error, Result};
 use super::io as cio;
 use super::{pipeline, recipients};
-use nexusq_core::error::{Error, Result};
 use nexusq_core::format::armor::{self, ENCRYPTED_FILE_KIND, Profile};
 use nexusq_core::format::nexusq::{self as fe, FileError};
 use nexusq_core::format::{self, Envelope};
@@ -283,7 +283,7 @@ mod tests {
     fn stdout_partial_output_is_mentioned() {
         let truncated = |chunks| decrypt_error(FileError::Truncated { chunks }, "stdin", None);
         let e = pipeline::partial_stdout(truncated(3), 3 * 65536, None);
-        assert_eq!(e.exit(), nexusq_core::error::Exit::CheckFailed);
+        assert_eq!(e.exit(), crate::cli::error::Exit::CheckFailed);
         assert!(e.message().contains("196608 bytes"), "{}", e.message());
         assert!(e.message().contains("truncated"), "{}", e.message());
         let e = pipeline::partial_stdout(truncated(0), 0, None);
@@ -297,8 +297,8 @@ mod tests {
             armor::ArmorError("has invalid base64".into()),
         );
         let e = decrypt_error(FileError::Read(armor_err), "x.asc", None);
-        assert_eq!(e.exit(), nexusq_core::error::Exit::CheckFailed);
+        assert_eq!(e.exit(), crate::cli::error::Exit::CheckFailed);
         let e = decrypt_error(FileError::Read(std::io::Error::other("EIO")), "x", None);
-        assert_eq!(e.exit(), nexusq_core::error::Exit::Io);
+        assert_eq!(e.exit(), crate::cli::error::Exit::Io);
     }
 }

@@ -11,7 +11,7 @@
 //! they are unit-tested on any host; `run` gathers the facts.
 
 use super::Context;
-use nexusq_core::error::Result;
+use super::error::Result;
 use nexusq_core::secret::{Password, random_array};
 use nexusq_core::vault::{self, KdfParams, KeyDerivation, kdf, storage};
 use serde_json::{Value, json};
@@ -148,14 +148,14 @@ pub fn run(ctx: &Context) -> Result<()> {
 }
 
 /// The exit-1 error when any check is an error: names them, points at the hints.
-fn failure(checks: &[Check]) -> Option<nexusq_core::error::Error> {
+fn failure(checks: &[Check]) -> Option<super::error::Error> {
     let failed: Vec<&str> = checks
         .iter()
         .filter(|c| c.status == Status::Error)
         .map(|c| c.name)
         .collect();
     (!failed.is_empty()).then(|| {
-        nexusq_core::error::Error::check(
+        super::error::Error::check(
             format!(
                 "{} of {} checks failed: {}",
                 failed.len(),

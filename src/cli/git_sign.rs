@@ -9,9 +9,9 @@
 //! ones. A signature by anyone else cannot be checked here (ERRSIG), since a compact signature
 //! needs the signer's certificate: `nexusq contacts add` them first.
 
+use super::error::{Error, Result};
 use super::password;
 use super::sign_cmd::{Signer, own_identity};
-use nexusq_core::error::{Error, Result};
 use nexusq_core::gitsign::{self, Invocation, Outcome};
 use nexusq_core::identity::signature::{self, Refusal, Signature, Trust};
 use nexusq_core::identity::{Fingerprint, PublicIdentity};
@@ -79,7 +79,7 @@ pub fn main(args: &[OsString]) -> i32 {
 
 fn backend() -> Result<&'static dyn Backend> {
     let env = std::env::var("NEXUSQ_BACKEND").ok();
-    super::context::backend_choice(None, env.as_deref())?.backend()
+    Ok(super::context::backend_choice(None, env.as_deref())?.backend()?)
 }
 
 fn vault_path() -> Result<PathBuf> {
@@ -228,7 +228,7 @@ fn sign(status_fd: u32, key: &str) -> Result<i32> {
             "{}, and set git's user.signingkey to its fingerprint",
             e.hint()
         );
-        return Err(e.reworded_hint(hint));
+        return Err(e.reworded_hint(hint).into());
     }
     for failure in super::hardening::harden_process() {
         eprintln!("{NAME}: warning: could not harden the process: {failure}");
@@ -325,7 +325,7 @@ fn verify(status_fd: u32, sig_file: &Path) -> Result<i32> {
     let text = super::io::read_small(sig_file, "a signature")?;
     let sig = gitsign::unarmor(&text)
         .map_err(|why| Error::check(why, "the commit's signature is not nexusq's"))
-        .and_then(|inner| Signature::parse(&inner, "the commit's signature"));
+        .and_then(|inner| Ok(Signature::parse(&inner, "the commit's signature")?));
     let sig = match sig {
         Ok(s) => s,
         Err(e) => {

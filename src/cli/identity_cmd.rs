@@ -1,7 +1,7 @@
 //! `nexusq identity export`.
 
 use super::Context;
-use nexusq_core::error::{Error, Result};
+use super::error::{Error, Result};
 use nexusq_core::fs::Access;
 use nexusq_core::vault::{self, Argon2id};
 use serde_json::json;
@@ -27,7 +27,7 @@ pub(super) fn refuse_if_revoked(
     }
     let e = nexusq_core::identity::peer::revoked_owner(&public.root_id(), what);
     let hint = format!("{}; pass --force to do it anyway", e.hint());
-    Err(e.reworded_hint(hint))
+    Err(e.reworded_hint(hint).into())
 }
 
 pub fn export(ctx: &Context, output: Option<&Path>, opts: ExportOptions) -> Result<()> {

@@ -1,7 +1,7 @@
 //! `nexusq init`: create the vault, the identity and its revocation statement.
 
+use super::error::{Error, Result};
 use super::{Context, kdf_json, kdf_params, now, output};
-use nexusq_core::error::{Error, Result};
 use nexusq_core::format::armor;
 use nexusq_core::identity::revocation;
 use nexusq_core::vault::{self, KdfParams};
@@ -102,7 +102,7 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
             if wrote_revocation.get() && std::fs::symlink_metadata(&path).is_err() {
                 let _ = std::fs::remove_file(&revocation_out);
             }
-            return Err(e);
+            return Err(e.into());
         }
     };
     let fp = created.public.root_id().fingerprint().to_string();

@@ -2,7 +2,7 @@
 //! and `-o` outputs (through `nexusq_core::fs`: a file appears only when complete; devices, FIFOs
 //! and `/dev/stdout` are written into directly; a vault is never overwritten).
 
-use nexusq_core::error::{Error, Result};
+use super::error::{Error, Result};
 use nexusq_core::fs::Access;
 use nexusq_core::fs::output::{self, OutputFile, OutputKind};
 use std::fs::File;
@@ -214,7 +214,7 @@ impl Sink {
             Sink::Stdout(mut s) => s
                 .flush()
                 .map_err(|e| Error::stdout_write(&e, "check where the output goes")),
-            Sink::File { out, .. } => out.commit(),
+            Sink::File { out, .. } => Ok(out.commit()?),
         }
     }
 }
@@ -271,7 +271,7 @@ mod tests {
             let e = create_output(Some(p), true, Access::Private)
                 .err()
                 .expect("refused");
-            assert_eq!(e.exit(), nexusq_core::error::Exit::Usage);
+            assert_eq!(e.exit(), crate::cli::error::Exit::Usage);
             assert!(e.message().contains("nexusq vault"), "{}", e.message());
         }
         assert_eq!(

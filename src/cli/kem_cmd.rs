@@ -2,8 +2,8 @@
 
 use super::Context;
 use super::args::{DecapsulateArgs, EncapsulateArgs, KemSuiteArg};
+use super::error::{Error, Result};
 use super::io::{create_output, read_small};
-use nexusq_core::error::{Error, Result};
 use nexusq_core::fs::Access;
 use nexusq_core::identity::envelope::{self, Envelope};
 use nexusq_core::identity::{MissingKey, peer};

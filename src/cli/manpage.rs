@@ -258,39 +258,6 @@ const FILES: &[(&str, &str)] = &[
     ),
 ];
 
-/// The exit codes of docs/cli.md: (code, meaning).
-pub const EXIT_STATUS: &[(&str, &str)] = &[
-    (
-        "0",
-        "Success (also when stdout's reader went away, as in nexusq decrypt f | head).",
-    ),
-    (
-        "1",
-        "A check failed: a bad signature, a ciphertext or envelope that is not authentic or \
-         not for you, a defect in an input file, a revoked identity (signing without --force, or \
-         another's as a recipient); doctor: a failed check.",
-    ),
-    (
-        "2",
-        "Usage error: the command line or its inputs are unusable as given (a folder as input, \
-         no terminal for a prompt, a refused confirmation).",
-    ),
-    ("3", "Wrong password: the password did not open the vault."),
-    (
-        "4",
-        "The vault is missing, corrupted or unsupported, or the contacts book cannot be trusted.",
-    ),
-    (
-        "5",
-        "Any other I/O problem, or the vault is busy (another nexusq holds its lock).",
-    ),
-    (
-        "128+N",
-        "Ended by signal N (SIGINT 130, SIGTERM 143, SIGHUP 129); temporary files are removed \
-         first.",
-    ),
-];
-
 /// The roff source of nexusq(1) for the command line `cmd` (the root `Cli::command()`).
 pub fn render(mut cmd: Command) -> String {
     cmd.build();
@@ -424,10 +391,14 @@ pub fn render(mut cmd: Command) -> String {
     }
 
     page.control("SH", ["EXIT STATUS"]);
-    for (code, text) in EXIT_STATUS {
+    // The one table of exit codes (cli::error), its Markdown quoting dropped.
+    for row in super::error::EXIT_CODES {
+        let meaning = row.meaning.replace('`', "");
+        let mut text = meaning[..1].to_uppercase() + &meaning[1..];
+        text.push('.');
         page.control("TP", []);
-        page.text([bold(*code)]);
-        page.text([roman(*text)]);
+        page.text([bold(row.code)]);
+        page.text([roman(&text)]);
     }
     page.control("PP", []);
     page.text([roman(

@@ -10,6 +10,7 @@ mod contacts_cmd;
 pub mod context;
 mod crypt_cmd;
 mod doctor_cmd;
+pub mod error;
 pub mod git_sign;
 pub mod hardening;
 mod identity_cmd;
@@ -27,9 +28,9 @@ mod sign_cmd;
 pub mod state;
 mod vault_cmd;
 
+use crate::cli::error::{Error, Result};
 use args::{AgentCommand, Cli, Command, IdentityCommand, KdfArgs, VaultCommand};
 pub use context::Context;
-use nexusq_core::error::{Error, Result};
 use output::Output;
 use std::time::Duration;
 

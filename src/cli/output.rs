@@ -59,7 +59,7 @@ impl Output {
 
     /// An error: on stderr for people; under --json also the error object on stdout
     /// (docs/cli.md). A reader of stdout that went away is not reported at all.
-    pub fn error(&self, err: &nexusq_core::error::Error) {
+    pub fn error(&self, err: &super::error::Error) {
         if err.is_broken_pipe() {
             return;
         }
@@ -90,11 +90,11 @@ impl Output {
 
     /// Text that is the command's product (an export, armor) on stdout, exactly; a failed
     /// write is an error (a vanished reader is marked as such, see `Error::stdout_write`).
-    pub fn raw(&self, text: &str) -> nexusq_core::error::Result<()> {
+    pub fn raw(&self, text: &str) -> super::error::Result<()> {
         let mut out = std::io::stdout().lock();
         out.write_all(text.as_bytes())
             .and_then(|()| out.flush())
-            .map_err(|e| nexusq_core::error::Error::stdout_write(&e, "check where the output goes"))
+            .map_err(|e| super::error::Error::stdout_write(&e, "check where the output goes"))
     }
 
     /// The one JSON object of a command (stdout); only under --json.
@@ -106,15 +106,14 @@ impl Output {
     }
 
     /// [`Output::json`] of an object with some fields given as JSON text already (lists too
-    /// long to hold as `Value`s: `nexusq_core::error::write_json_object`).
+    /// long to hold as `Value`s: `super::error::write_json_object`).
     pub fn json_with_text(
         &self,
         fields: &serde_json::Map<String, Value>,
         texts: &[(String, String)],
     ) {
         if self.json {
-            let _ =
-                nexusq_core::error::write_json_object(&mut std::io::stdout().lock(), fields, texts);
+            let _ = super::error::write_json_object(&mut std::io::stdout().lock(), fields, texts);
         }
     }
 }

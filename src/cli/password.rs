@@ -1,7 +1,7 @@
 //! Where passwords come from: a file, an inherited file descriptor, or the terminal.
 //! Never stdin, never an environment variable, never a command-line argument.
 
-use nexusq_core::error::{Error, Result};
+use super::error::{Error, Result};
 use nexusq_core::secret::Password;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -325,7 +325,7 @@ mod tests {
         let f = dir.path().join("pw");
         std::fs::write(&f, "\nsecond").unwrap();
         let err = read(&Source::File(f), "password", false).unwrap_err();
-        assert_eq!(err.exit(), nexusq_core::error::Exit::Usage);
+        assert_eq!(err.exit(), crate::cli::error::Exit::Usage);
         assert!(err.message().contains("empty"));
     }
 

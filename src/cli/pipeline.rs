@@ -6,9 +6,9 @@
 //! encrypt to, which key opens a header) are `crypt_cmd` and `age_cmd`.
 
 use super::Context;
+use super::error::{Error, Result};
 use super::io as cio;
 use super::output::TerminalGuard;
-use nexusq_core::error::{Error, Result};
 use nexusq_core::format::armor::{ArmorWriter, Profile};
 use nexusq_core::fs::Access;
 use nexusq_core::fs::paths::folder_is_shared_storage;

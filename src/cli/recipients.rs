@@ -6,7 +6,7 @@
 
 use super::Context;
 use super::contacts_cmd::Resolved;
-use nexusq_core::error::{Error, Result};
+use super::error::{Error, Result};
 use nexusq_core::format::nexusq::MAX_RECIPIENTS;
 use nexusq_core::identity::{Certificate, PublicIdentity, peer};
 use std::path::PathBuf;

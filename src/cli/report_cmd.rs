@@ -3,9 +3,9 @@
 
 use super::Context;
 use super::args::ReportArgs;
+use super::error::{Error, Result};
 use super::io::{create_output, read_small};
 use nexusq_core::bench::evidence;
-use nexusq_core::error::{Error, Result};
 use nexusq_core::fs::Access;
 use std::io::Write;
 

@@ -2,9 +2,9 @@
 
 use super::Context;
 use super::args::RotateArgs;
+use super::error::{Error, Result};
 use nexusq_core::contacts::store::{self, Carried};
-use nexusq_core::error::{Error, Result};
-use nexusq_core::identity::rotation::{self, RotateOptions};
+use nexusq_core::identity::rotation::{self, MAX_VALIDITY_DAYS, OptionDefect, RotateOptions};
 use nexusq_core::vault;
 use serde_json::json;
 use std::io::{BufRead, Write};
@@ -44,6 +44,25 @@ pub(super) fn confirm(question: &str, refusal: &str) -> Result<()> {
     }
 }
 
+/// A defect of the options, named as the command line spells them.
+fn option_error(defect: OptionDefect) -> Error {
+    match defect {
+        OptionDefect::Reason(defect) => Error::usage(
+            format!("the reason {defect}"),
+            "use a short line of plain text for --reason (it is public: it travels in exports \
+             and signatures)",
+        ),
+        OptionDefect::Validity(days) => Error::usage(
+            format!("--validity {days} is outside 1..={MAX_VALIDITY_DAYS} days"),
+            "pass a number of days, e.g. --validity 180",
+        ),
+        OptionDefect::RetireNewest => Error::usage(
+            "--retire-older-than 0 would retire the newest generation",
+            "pass N >= 1: the newest N generations keep their decapsulation keys",
+        ),
+    }
+}
+
 pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
     let path = ctx.vault_path()?;
     let backend = ctx.backend()?;
@@ -55,7 +74,9 @@ pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
         retire_older_than: args.retire_older_than,
         confirmed_retire: None,
     };
-    rotation.check()?;
+    if let Some(defect) = rotation.defect() {
+        return Err(option_error(defect));
+    }
     // Read the public part first: a missing or damaged vault fails before any prompt.
     let current = vault::open(&path)?;
     if let Some(n) = args.retire_older_than

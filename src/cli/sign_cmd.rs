@@ -5,10 +5,10 @@
 use super::Context;
 use super::args::{SignArgs, VerifyArgs};
 use super::contacts_cmd::ContactRef;
+use super::error::{Error, Exit, Result};
 use super::io::{create_output, input_name, is_stdio, open_input, read_small};
 use super::output::untrusted_path;
 use nexusq_core::agent::client::Agent;
-use nexusq_core::error::{Error, Exit, Result};
 use nexusq_core::fs::Access;
 use nexusq_core::identity::signature::{self, Signature, Trust};
 use nexusq_core::identity::{Fingerprint, SecretSection};
@@ -738,7 +738,10 @@ impl TrustChoice {
 }
 
 fn read_signature(path: &Path) -> Result<Signature> {
-    Signature::parse(&read_small(path, "a signature")?, &untrusted_path(path))
+    Ok(Signature::parse(
+        &read_small(path, "a signature")?,
+        &untrusted_path(path),
+    )?)
 }
 
 pub fn verify(ctx: &Context, args: &VerifyArgs) -> Result<()> {
@@ -1017,7 +1020,7 @@ fn verify_manifest(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     let text = read_small(path, "a manifest")?;
     let ok = match signature::verify_signature(backend, trust, &sig, &signature::digest(&text)) {
         Ok(ok) => ok,
-        Err(e) => return Err(e.with_json("valid", json!(false))),
+        Err(e) => return Err(Error::from(e).with_json("valid", json!(false))),
     };
     let count = parse_manifest(path, &text)?;
     ctx.out.data(&format!(

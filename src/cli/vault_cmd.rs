@@ -1,7 +1,7 @@
 //! `nexusq vault open | unlock | passwd`.
 
+use super::error::Result;
 use super::{Context, kdf_json, kdf_params, output, state};
-use nexusq_core::error::Result;
 use nexusq_core::identity::PublicIdentity;
 use nexusq_core::suite::SuiteId;
 use nexusq_core::vault::{self, Argon2id, VaultFile};

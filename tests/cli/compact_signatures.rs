@@ -105,7 +105,7 @@ fn compact_cannot_be_re_attributed_to_another_root() {
         &digest,
     )
     .unwrap_err();
-    assert_eq!(e.exit(), nexusq_core::error::Exit::CheckFailed);
+    assert_eq!(e.kind(), nexusq_core::error::ErrorKind::CheckFailed);
     let victim_fp = f.victim.public.root_id().fingerprint().to_string();
     assert!(e.message().contains(&victim_fp), "{e:?}");
     // The attacker certifies the victim's signing key under the attacker's root (generation

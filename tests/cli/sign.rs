@@ -9,7 +9,7 @@
 use crate::common;
 use crate::common::{SMALL_KDF, private_file};
 use assert_cmd::Command;
-use nexusq_core::error::Exit;
+use nexusq_core::error::ErrorKind;
 use nexusq_core::identity::signature::{self, DetachedSignature, Trust, Verified};
 use nexusq_core::identity::{
     Certificate, GenerationSecrets, NewIdentity, PublicIdentity, Revocation, RevocationScope,
@@ -158,7 +158,7 @@ fn verify_data(
 #[track_caller]
 fn refused(r: nexusq_core::error::Result<Verified>, needle: &str) {
     let e = r.expect_err("must be refused");
-    assert_eq!(e.exit(), Exit::CheckFailed, "{e:?}");
+    assert_eq!(e.kind(), ErrorKind::CheckFailed, "{e:?}");
     assert!(
         e.message().contains(needle),
         "expected {needle:?} in {:?}",
@@ -271,7 +271,7 @@ fn library_round_trip_and_trust_sources() {
         &[1; 32],
     )
     .unwrap_err();
-    assert_eq!(e.exit(), Exit::Usage);
+    assert_eq!(e.kind(), ErrorKind::Usage);
 }
 
 /// A generation 1 signature over DATA claiming any time, made with the key directly (what the
@@ -301,7 +301,7 @@ fn another_identity_cannot_verify_and_is_named() {
     let f = fixture();
     let stranger = NewIdentity::generate(&RustCrypto, T0);
     let e = verify_data(trust(&stranger.public), &f.sig1, DATA).unwrap_err();
-    assert_eq!(e.exit(), Exit::CheckFailed);
+    assert_eq!(e.kind(), ErrorKind::CheckFailed);
     let signer = f.victim.public.root_id().fingerprint().to_string();
     assert!(e.message().contains(&signer), "{}", e.message());
     assert!(
@@ -526,7 +526,7 @@ fn every_truncation_is_refused() {
     let cuts: Vec<usize> = (0..armored.len() - 1).collect();
     par_for(&cuts, |&cut| {
         let e = DetachedSignature::parse(&armored.as_bytes()[..cut], "sig").unwrap_err();
-        assert_eq!(e.exit(), Exit::CheckFailed, "cut {cut}");
+        assert_eq!(e.kind(), ErrorKind::CheckFailed, "cut {cut}");
     });
 }
 
@@ -573,7 +573,7 @@ fn byte_flips_in_the_decoded_signature_are_refused() {
             let text = nexusq_core::format::armor::encode("SIGNATURE", &b);
             if let Ok(sig) = DetachedSignature::parse(text.as_bytes(), "sig") {
                 let e = verify_data(trust(id), &sig, DATA).unwrap_err();
-                assert_eq!(e.exit(), Exit::CheckFailed);
+                assert_eq!(e.kind(), ErrorKind::CheckFailed);
             }
         }
     });
@@ -605,7 +605,7 @@ fn byte_flips_in_the_armored_text_are_refused() {
         t[pos] ^= [0x01, 0x02, 0x20, 0x40][pos % 4];
         if let Ok(sig) = DetachedSignature::parse(&t, "sig") {
             let e = verify_data(trust(id), &sig, DATA).unwrap_err();
-            assert_eq!(e.exit(), Exit::CheckFailed, "flip at {pos}");
+            assert_eq!(e.kind(), ErrorKind::CheckFailed, "flip at {pos}");
         }
     });
 }
@@ -640,7 +640,7 @@ fn hostile_lengths_and_versions_are_refused_without_panic() {
     for (what, b) in cases {
         let text = nexusq_core::format::armor::encode("SIGNATURE", &b);
         let e = DetachedSignature::parse(text.as_bytes(), "sig").unwrap_err();
-        assert_eq!(e.exit(), Exit::CheckFailed, "{what}");
+        assert_eq!(e.kind(), ErrorKind::CheckFailed, "{what}");
     }
     let e = DetachedSignature::parse(
         nexusq_core::format::armor::encode("SIGNATURE", &set(4, &[2])).as_bytes(),

@@ -412,7 +412,7 @@ fn a_rotation_between_confirmation_and_lock_changes_nothing() {
     };
     let now = nexusq_core::time::now();
     let e = vault::rotate(&v.path, &pwd, &Default::default(), &opts, &RustCrypto, now).unwrap_err();
-    assert_eq!(e.exit(), nexusq_core::error::Exit::Io);
+    assert_eq!(e.kind(), nexusq_core::error::ErrorKind::Io);
     assert_eq!(fs::read(&v.path).unwrap(), snapshot);
     // Confirmed against the current state, it goes through and retires exactly that.
     let opts = rotation::RotateOptions {

@@ -2,7 +2,7 @@
 //! the section 4 bounds, before any large allocation. A counting global allocator records the
 //! largest single allocation made while parsing.
 
-use nexusq_core::error::Exit;
+use nexusq_core::error::ErrorKind;
 use nexusq_core::secret::Password;
 use nexusq_core::suite::rustcrypto::RustCrypto;
 use nexusq_core::vault::kdf::KdfParams;
@@ -106,7 +106,7 @@ fn absurd_requests_are_refused_by_the_bounds_without_allocating() {
         let err = format::parse(&bytes, None).expect_err(name);
         let elapsed = start.elapsed();
         let largest = LARGEST.load(Ordering::Relaxed);
-        assert_eq!(err.exit(), Exit::Vault, "{name}");
+        assert_eq!(err.kind(), ErrorKind::Vault, "{name}");
         assert!(
             !err.message().contains("checksum"),
             "{name}: refused by the checksum: {err}"
@@ -139,7 +139,7 @@ fn versions_are_named() {
     let bytes = with_field(&base, 4, &2u16.to_be_bytes());
     let err = format::parse(&bytes, None).unwrap_err();
     assert!(err.message().contains("made by a newer nexusq"), "{err}");
-    assert_eq!(err.exit(), Exit::Vault);
+    assert_eq!(err.kind(), ErrorKind::Vault);
     // Without a matching checksum it may be either: say both.
     let mut unchecked = base.clone();
     unchecked[4..6].copy_from_slice(&2u16.to_be_bytes());

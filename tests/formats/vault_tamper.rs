@@ -3,7 +3,7 @@
 //! with the checksum recomputed after the change, where unlock must reject it (exit 3 or 4). Never
 //! a panic.
 
-use nexusq_core::error::{Exit, Result};
+use nexusq_core::error::{ErrorKind, Result};
 use nexusq_core::secret::{Password, SecretBytes};
 use nexusq_core::suite::rustcrypto::RustCrypto;
 use nexusq_core::vault::kdf::{Argon2id, KdfParams, KeyDerivation, SALT_LEN};
@@ -66,14 +66,14 @@ fn make_vault() -> Vec<u8> {
 
 /// Parse, then (if the parse passes) the everyday unlock, which does not decrypt the root
 /// section; the exit code of the first refusal.
-fn refusal(bytes: &[u8], kdf: &CachedArgon2) -> Option<Exit> {
+fn refusal(bytes: &[u8], kdf: &CachedArgon2) -> Option<ErrorKind> {
     let file = match format::parse(bytes, None) {
         Ok(f) => f,
-        Err(e) => return Some(e.exit()),
+        Err(e) => return Some(e.kind()),
     };
     file.unlock(&password(), kdf, &RustCrypto)
         .err()
-        .map(|e| e.exit())
+        .map(|e| e.kind())
 }
 
 #[test]
@@ -91,7 +91,7 @@ fn untouched_vault_unlocks_and_opens_its_root() {
 fn every_byte_flip_is_rejected_by_the_checksum_and_after_it_by_unlock() {
     let original = make_vault();
     let kdf = CachedArgon2::default();
-    let mut by_exit: HashMap<Exit, usize> = HashMap::new();
+    let mut by_exit: HashMap<ErrorKind, usize> = HashMap::new();
     for i in 0..original.len() {
         for mask in [0xffu8, 0x01] {
             let mut bytes = original.clone();
@@ -99,8 +99,8 @@ fn every_byte_flip_is_rejected_by_the_checksum_and_after_it_by_unlock() {
             // As the file is: `vault open` refuses it, exit 4.
             let open = format::parse(&bytes, None);
             assert_eq!(
-                open.as_ref().map(|_| ()).map_err(|e| e.exit()),
-                Err(Exit::Vault),
+                open.as_ref().map(|_| ()).map_err(|e| e.kind()),
+                Err(ErrorKind::Vault),
                 "byte {i} ^ {mask:#x} passed the checksum"
             );
             // With the checksum recomputed: unlock refuses it, exit 3 or 4.
@@ -110,7 +110,7 @@ fn every_byte_flip_is_rejected_by_the_checksum_and_after_it_by_unlock() {
             }
             let exit = refusal(&bytes, &kdf);
             assert!(
-                matches!(exit, Some(Exit::WrongPassword | Exit::Vault)),
+                matches!(exit, Some(ErrorKind::WrongPassword | ErrorKind::Vault)),
                 "byte {i} ^ {mask:#x} with a fixed checksum gave {exit:?}"
             );
             *by_exit.entry(exit.unwrap()).or_default() += 1;
@@ -118,7 +118,7 @@ fn every_byte_flip_is_rejected_by_the_checksum_and_after_it_by_unlock() {
     }
     // Both kinds of refusal happen: bounds/structure (4) and authentication (3).
     assert!(
-        by_exit[&Exit::Vault] > 0 && by_exit[&Exit::WrongPassword] > 0,
+        by_exit[&ErrorKind::Vault] > 0 && by_exit[&ErrorKind::WrongPassword] > 0,
         "{by_exit:?}"
     );
 }
@@ -131,8 +131,8 @@ fn every_truncation_is_rejected_with_and_without_a_fixed_checksum() {
     for len in 0..original.len() {
         let cut = &original[..len];
         assert_eq!(
-            format::parse(cut, None).map(|_| ()).map_err(|e| e.exit()),
-            Err(Exit::Vault),
+            format::parse(cut, None).map(|_| ()).map_err(|e| e.kind()),
+            Err(ErrorKind::Vault),
             "truncation to {len} bytes accepted"
         );
     }
@@ -142,7 +142,7 @@ fn every_truncation_is_rejected_with_and_without_a_fixed_checksum() {
         format::fix_checksum(&mut cut);
         let exit = refusal(&cut, &kdf);
         assert!(
-            matches!(exit, Some(Exit::WrongPassword | Exit::Vault)),
+            matches!(exit, Some(ErrorKind::WrongPassword | ErrorKind::Vault)),
             "body truncated to {len} bytes with a fixed checksum gave {exit:?}"
         );
     }

@@ -171,7 +171,7 @@ fn saving_into_shared_storage_is_refused_unless_allowed() {
     ] {
         let err =
             vault::check_save_location(Path::new(path), &SaveOptions::default()).expect_err(path);
-        assert_eq!(err.exit(), nexusq_core::error::Exit::Usage, "{path}");
+        assert_eq!(err.kind(), nexusq_core::error::ErrorKind::Usage, "{path}");
         let said = format!("{} {}", err.message(), err.hint());
         assert!(said.contains("shared storage"), "{path}: {said}");
         assert!(said.contains("--allow-shared-storage"), "{path}: {said}");

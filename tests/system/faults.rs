@@ -24,7 +24,8 @@
 use crate::common::private_file;
 use clap::Parser;
 use nexusq::cli::args::Cli;
-use nexusq_core::error::{Error, Exit};
+use nexusq::cli::error::Error;
+use nexusq_core::error::ErrorKind;
 use nexusq_core::fs::{RealIo, SaveIo, with_save_io};
 use nexusq_core::identity::PublicIdentity;
 use nexusq_core::identity::revocation::{self, Revocation};
@@ -724,8 +725,8 @@ fn trial(
                 "No space left on device"
             };
             let msg = e.message();
-            if e.exit() != Exit::Io {
-                fail(format!("exit class {:?}, not Io (5)", e.exit()));
+            if e.kind() != ErrorKind::Io {
+                fail(format!("exit class {:?}, not Io (5)", e.kind()));
             }
             let folder = if cmd.is_output() { &t.out } else { &t.folder };
             if !msg.contains(os) || !msg.contains(&*folder.to_string_lossy()) {
@@ -773,7 +774,8 @@ fn trial(
                 tally.orphan_revocations += 1;
                 // init refuses to overwrite a revocation statement; the message says what to do.
                 match t.command(cmd, "@A", "@B") {
-                    Err(e) if e.exit() == Exit::Usage && e.message().contains("revocation") => {}
+                    Err(e)
+                        if e.kind() == ErrorKind::Usage && e.message().contains("revocation") => {}
                     other => fail(format!("rerun with an orphan statement: {other:?}")),
                 }
                 std::fs::remove_file(t.revocation()).unwrap();
@@ -783,7 +785,7 @@ fn trial(
         }
         // init must refuse to overwrite the vault it made; the vault must open normally.
         (Command::Init, State::New) => match t.command(cmd, "@A", "@B") {
-            Err(e) if e.exit() == Exit::Usage => {
+            Err(e) if e.kind() == ErrorKind::Usage => {
                 t.run(&["vault", "unlock", "--password-file", "@A"])
             }
             other => Err(Error::usage(format!("init over a vault: {other:?}"), "")),

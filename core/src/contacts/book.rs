@@ -464,8 +464,8 @@ mod tests {
             &"a".repeat(65),
         ] {
             assert_eq!(
-                check_name(bad).unwrap_err().exit(),
-                crate::error::Exit::Usage
+                check_name(bad).unwrap_err().kind(),
+                crate::error::ErrorKind::Usage
             );
         }
     }
@@ -515,7 +515,7 @@ mod tests {
         let mut forked = old;
         forked.certificates[0].not_after += 1;
         let e = book.apply(forked).unwrap_err();
-        assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+        assert_eq!(e.kind(), crate::error::ErrorKind::CheckFailed);
         assert!(e.message().contains("contact bob") && e.message().contains("fork"));
         // An age recipient derived from either generation is bob's.
         let g1 = &bob.public.certificates[0].keys.xwing;

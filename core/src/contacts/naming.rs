@@ -79,7 +79,7 @@ pub fn resolve<'a>(
 mod tests {
     use super::*;
     use crate::contacts::ContactKey;
-    use crate::error::Exit;
+    use crate::error::ErrorKind;
 
     fn book() -> Book {
         let mut b = Book::default();
@@ -102,7 +102,7 @@ mod tests {
             Named::Contact(bob)
         );
         let e = resolve("bob", AtPath::File, get).unwrap_err();
-        assert_eq!(e.exit(), Exit::Usage);
+        assert_eq!(e.kind(), ErrorKind::Usage);
         assert!(
             e.message()
                 .contains("both the contact bob and the file ./bob")
@@ -126,7 +126,7 @@ mod tests {
             Named::File("eve".into())
         );
         let e = resolve("eve", AtPath::Folder, get).unwrap_err();
-        assert_eq!(e.exit(), Exit::Usage);
+        assert_eq!(e.kind(), ErrorKind::Usage);
         assert!(e.hint().contains("@NAME"), "{e:?}");
         let e = resolve("bbo", AtPath::Nothing, get).unwrap_err();
         assert!(e.hint().contains("did you mean bob"), "{e:?}");

@@ -398,7 +398,7 @@ mod tests {
             b[i] ^= 0x01;
             std::fs::write(&path, &b).unwrap();
             let e = load(&path, Some(&me.public), &RustCrypto).unwrap_err();
-            assert_eq!(e.exit(), crate::error::Exit::Vault, "flip at {i}");
+            assert_eq!(e.kind(), crate::error::ErrorKind::Vault, "flip at {i}");
         }
         // Another vault's identity does not verify it.
         std::fs::write(&path, &good).unwrap();
@@ -433,7 +433,7 @@ mod tests {
             |b| b.add("alice", ContactKey::Identity(alice), true, 3_000),
         )
         .unwrap_err();
-        assert_eq!(e.exit(), crate::error::Exit::Io);
+        assert_eq!(e.kind(), crate::error::ErrorKind::Io);
         assert!(e.message().contains("the vault changed"), "{e:?}");
         assert!(!path.exists());
     }
@@ -475,7 +475,7 @@ mod tests {
         );
         // Signed by generation 1, now revoked: refused, with the way out named.
         let e = load(&path, Some(&me.public), &RustCrypto).unwrap_err();
-        assert_eq!(e.exit(), crate::error::Exit::Vault);
+        assert_eq!(e.kind(), crate::error::ErrorKind::Vault);
         assert!(e.hint().contains("contacts recover"), "{e:?}");
         // Carried over with the identity as it was before: checked with generation 1's key,
         // signed with generation 2's.

@@ -248,7 +248,7 @@ mod tests {
             OutputKind::Device("/dev/null".into())
         );
         let e = classify(&d.join("sub")).unwrap_err();
-        assert_eq!(e.exit(), crate::error::Exit::Usage);
+        assert_eq!(e.kind(), crate::error::ErrorKind::Usage);
         assert!(e.message().contains("a folder"), "{}", e.message());
         assert_eq!(
             classify(Path::new("/dev/stdout")).unwrap(),
@@ -269,8 +269,8 @@ mod tests {
         );
         symlink("loop", d.join("loop")).unwrap();
         assert_eq!(
-            classify(&d.join("loop")).unwrap_err().exit(),
-            crate::error::Exit::Usage
+            classify(&d.join("loop")).unwrap_err().kind(),
+            crate::error::ErrorKind::Usage
         );
     }
 

@@ -188,7 +188,7 @@ mod tests {
         // Before expiry: fine; after: refused unless allowed.
         assert!(encryption_key(&id, KemLevel::MlKem768, not_after, false).is_ok());
         let err = encryption_key(&id, KemLevel::MlKem768, not_after + 1, false).unwrap_err();
-        assert_eq!(err.exit(), crate::error::Exit::CheckFailed);
+        assert_eq!(err.kind(), crate::error::ErrorKind::CheckFailed);
         assert!(err.message().contains("expired") && err.hint().contains("fresh export"));
         assert!(encryption_key(&id, KemLevel::MlKem1024, not_after + 1, true).is_ok());
         // Revoked identity: refused even when allowed to be expired.
@@ -210,7 +210,7 @@ mod tests {
         check_all_expected_present(&[a, b], &[a.fingerprint(), b.fingerprint()]).unwrap();
         check_all_expected_present(&[a], &[]).unwrap();
         let e = check_all_expected_present(&[a], &[a.fingerprint(), b.fingerprint()]).unwrap_err();
-        assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+        assert_eq!(e.kind(), crate::error::ErrorKind::CheckFailed);
         assert!(
             e.message().contains(&b.fingerprint().to_string()),
             "names the missing one: {e:?}"
@@ -220,8 +220,8 @@ mod tests {
         assert_eq!(
             parse_fingerprints(&["not-a-fingerprint".into()])
                 .unwrap_err()
-                .exit(),
-            crate::error::Exit::Usage
+                .kind(),
+            crate::error::ErrorKind::Usage
         );
         let _: &Revocation = &new.revocation;
     }
@@ -244,7 +244,7 @@ mod tests {
             .chain([armored.len() - 2])
         {
             let e = parse_export(&armored.as_bytes()[..cut], "x", &RustCrypto).unwrap_err();
-            assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+            assert_eq!(e.kind(), crate::error::ErrorKind::CheckFailed);
         }
         // Flips inside the decoded identity, re-armored so only the inner checks see them.
         let raw = new.public.export(false).encode();
@@ -253,7 +253,11 @@ mod tests {
             b[i] ^= 0x04;
             let text = crate::format::armor::encode(ARMOR_KIND, &b);
             let e = parse_export(text.as_bytes(), "x", &RustCrypto).unwrap_err();
-            assert_eq!(e.exit(), crate::error::Exit::CheckFailed, "flip at {i}");
+            assert_eq!(
+                e.kind(),
+                crate::error::ErrorKind::CheckFailed,
+                "flip at {i}"
+            );
         }
     }
 }

@@ -29,32 +29,52 @@ pub struct RotateOptions {
     pub confirmed_retire: Option<Vec<u32>>,
 }
 
+/// What makes a [`RotateOptions`] unusable, found before anything is unlocked; a caller
+/// names the option as its user gave it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum OptionDefect {
+    /// The reason is not a short line of plain text; the text says how ("is longer than ...",
+    /// "holds a control character ...").
+    Reason(String),
+    /// The validity (in days) is outside 1..=[`MAX_VALIDITY_DAYS`].
+    Validity(u32),
+    /// Retiring all but the newest 0 generations would retire the newest.
+    RetireNewest,
+}
+
 impl RotateOptions {
-    /// Usage errors, found before anything is unlocked.
-    pub fn check(&self) -> Result<()> {
+    /// The first defect of these options, if any.
+    pub fn defect(&self) -> Option<OptionDefect> {
         if let Some(defect) = reason_defect(&self.reason) {
-            return Err(Error::usage(
-                format!("the reason {defect}"),
-                "use a short line of plain text for --reason (it is public: it travels in \
-                 exports and signatures)",
-            ));
+            return Some(OptionDefect::Reason(defect));
         }
         if !(1..=MAX_VALIDITY_DAYS).contains(&self.validity_days) {
-            return Err(Error::usage(
-                format!(
-                    "--validity {} is outside 1..={MAX_VALIDITY_DAYS} days",
-                    self.validity_days
-                ),
-                "pass a number of days, e.g. --validity 180",
-            ));
+            return Some(OptionDefect::Validity(self.validity_days));
         }
         if self.retire_older_than == Some(0) {
-            return Err(Error::usage(
-                "--retire-older-than 0 would retire the newest generation",
-                "pass N >= 1: the newest N generations keep their decapsulation keys",
-            ));
+            return Some(OptionDefect::RetireNewest);
         }
-        Ok(())
+        None
+    }
+
+    /// Usage errors, found before anything is unlocked, in the library's words.
+    pub fn check(&self) -> Result<()> {
+        match self.defect() {
+            None => Ok(()),
+            Some(OptionDefect::Reason(defect)) => Err(Error::usage(
+                format!("the reason {defect}"),
+                "use a short line of plain text as the reason (it is public: it travels in \
+                 exports and signatures)",
+            )),
+            Some(OptionDefect::Validity(days)) => Err(Error::usage(
+                format!("a validity of {days} days is outside 1..={MAX_VALIDITY_DAYS} days"),
+                format!("give the new generation 1 to {MAX_VALIDITY_DAYS} days, e.g. 180"),
+            )),
+            Some(OptionDefect::RetireNewest) => Err(Error::usage(
+                "retiring all but the newest 0 generations would retire the newest generation",
+                "keep at least the newest generation's decapsulation keys",
+            )),
+        }
     }
 }
 
@@ -347,7 +367,7 @@ mod tests {
             ..opts()
         };
         let e = rotate(&mut public, &mut secrets, &root, &RustCrypto, 400, &o).unwrap_err();
-        assert_eq!(e.exit(), crate::error::Exit::Io);
+        assert_eq!(e.kind(), crate::error::ErrorKind::Io);
         assert!(
             e.message().contains("1, 2 instead of the confirmed 1")
                 && e.message().contains("nothing was changed"),
@@ -389,7 +409,7 @@ mod tests {
             }
             .check()
             .unwrap_err();
-            assert_eq!(e.exit(), crate::error::Exit::Usage);
+            assert_eq!(e.kind(), crate::error::ErrorKind::Usage);
             assert!(e.message().contains("control character"), "{e:?}");
         }
         assert!(

@@ -111,7 +111,7 @@ mod tests {
         let first = VaultLock::acquire(&vault, DEFAULT_TIMEOUT).unwrap();
         let start = Instant::now();
         let err = VaultLock::acquire(&vault, Duration::from_millis(200)).unwrap_err();
-        assert_eq!(err.exit(), crate::error::Exit::Io);
+        assert_eq!(err.kind(), crate::error::ErrorKind::Io);
         assert!(err.message().contains("vault is busy"));
         assert!(start.elapsed() >= Duration::from_millis(200));
         drop(first);
@@ -139,7 +139,7 @@ mod lock_file_tests {
         std::fs::set_permissions(&precious, std::fs::Permissions::from_mode(0o644)).unwrap();
         std::os::unix::fs::symlink(&precious, lock_path(&vault)).unwrap();
         let err = VaultLock::acquire(&vault, Duration::from_millis(50)).unwrap_err();
-        assert_eq!(err.exit(), crate::error::Exit::Io);
+        assert_eq!(err.kind(), crate::error::ErrorKind::Io);
         assert!(err.message().contains("symbolic link"), "{}", err.message());
         assert!(err.hint().contains("remove it"), "{}", err.hint());
         let mode = std::fs::metadata(&precious).unwrap().permissions().mode();
@@ -167,8 +167,8 @@ mod lock_file_tests {
         assert_eq!(
             VaultLock::acquire(&other, Duration::from_millis(50))
                 .unwrap_err()
-                .exit(),
-            crate::error::Exit::Io
+                .kind(),
+            crate::error::ErrorKind::Io
         );
     }
 

@@ -88,7 +88,7 @@ pub fn sign(
     // A fault or a backend bug must not leave the house as a signature.
     if !hybrid_sig::verify_prehashed(backend, &pk, digest, &ctx, &signature) {
         return Err(Error::new(
-            crate::error::Exit::Io,
+            crate::error::ErrorKind::Io,
             "the signature just made does not verify (a hardware or software fault)",
             "try again; if it persists, try --backend rustcrypto and report a bug",
         ));
@@ -144,7 +144,7 @@ mod tests {
             &[0; 32],
         )
         .unwrap_err();
-        assert_eq!(e.exit(), crate::error::Exit::Vault);
+        assert_eq!(e.kind(), crate::error::ErrorKind::Vault);
         // A vault whose newest generation lost its signing seeds cannot sign.
         let mut secrets = SecretSection {
             generations: vec![GenerationSecrets::generate(1)],

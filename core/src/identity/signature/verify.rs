@@ -516,7 +516,7 @@ mod tests {
             &digest(b"datA"),
         )
         .unwrap_err();
-        assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+        assert_eq!(e.kind(), crate::error::ErrorKind::CheckFailed);
         assert!(e.message().contains("BAD signature"), "{e:?}");
     }
 
@@ -604,7 +604,7 @@ mod tests {
             (u64::MAX, "after generation 1"),
         ] {
             let e = verify_at(t).unwrap_err();
-            assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+            assert_eq!(e.kind(), crate::error::ErrorKind::CheckFailed);
             assert!(
                 e.message().contains(word) && e.message().contains("(claimed)"),
                 "{e:?}"
@@ -635,7 +635,7 @@ mod tests {
                 &[0; 32],
             )
             .unwrap_err();
-            assert_eq!(e.exit(), crate::error::Exit::Usage, "{e:?}");
+            assert_eq!(e.kind(), crate::error::ErrorKind::Usage, "{e:?}");
         }
         let e = sign_newest(
             &RustCrypto,
@@ -678,7 +678,7 @@ mod tests {
             expected: None,
         };
         let e = verify(&RustCrypto, trust(&stripped), sig1, &digest(b"data")).unwrap_err();
-        assert_eq!(e.exit(), crate::error::Exit::CheckFailed);
+        assert_eq!(e.kind(), crate::error::ErrorKind::CheckFailed);
         assert!(
             e.message().contains("generation 1")
                 && e.message().contains("certificate of generation 2")

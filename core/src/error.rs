@@ -20,6 +20,7 @@ pub enum Exit {
 }
 
 impl Exit {
+    /// The process exit status.
     pub fn code(self) -> i32 {
         self as i32
     }
@@ -52,9 +53,11 @@ pub struct Error {
     json_text: Vec<(String, String)>,
 }
 
+/// A result with nexusq's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// An error with its exit code, the message (what happened) and the hint (what to do next).
     pub fn new(exit: Exit, message: impl Into<String>, hint: impl Into<String>) -> Self {
         Error {
             exit,
@@ -137,14 +140,18 @@ impl Error {
         self
     }
 
+    /// Exit 1: a check failed, or an input that is not the vault is defective.
     pub fn check(message: impl Into<String>, hint: impl Into<String>) -> Self {
         Self::new(Exit::CheckFailed, message, hint)
     }
 
+    /// Exit 2: the command line or its inputs are unusable as given.
     pub fn usage(message: impl Into<String>, hint: impl Into<String>) -> Self {
         Self::new(Exit::Usage, message, hint)
     }
 
+    /// Exit 3: the password did not open the vault (or its public part was altered; AES-GCM cannot
+    /// tell the two apart).
     pub fn wrong_password() -> Self {
         Self::new(
             Exit::WrongPassword,
@@ -153,10 +160,12 @@ impl Error {
         )
     }
 
+    /// Exit 4: the vault is missing, corrupted or unsupported.
     pub fn vault(message: impl Into<String>, hint: impl Into<String>) -> Self {
         Self::new(Exit::Vault, message, hint)
     }
 
+    /// Exit 5: any other I/O problem, a busy vault included.
     pub fn io(message: impl Into<String>, hint: impl Into<String>) -> Self {
         Self::new(Exit::Io, message, hint)
     }
@@ -178,14 +187,17 @@ impl Error {
         )
     }
 
+    /// The exit code this error ends the process with.
     pub fn exit(&self) -> Exit {
         self.exit
     }
 
+    /// What happened.
     pub fn message(&self) -> &str {
         &self.message
     }
 
+    /// What to do next.
     pub fn hint(&self) -> &str {
         &self.hint
     }

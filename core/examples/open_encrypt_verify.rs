@@ -111,7 +111,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let export = unlocked.file.public.export(false).to_armor();
     let recipient = peer::parse_export(export.as_bytes(), "the export", backend)?;
     let fingerprint = recipient.root_id().fingerprint();
-    println!("read the export ({} bytes of armor): {fingerprint}", export.len());
+    println!(
+        "read the export ({} bytes of armor): {fingerprint}",
+        export.len()
+    );
 
     // 4. Encrypt to the export's newest X-Wing key (a revoked identity or an expired
     //    certificate is refused here), then decrypt with the unlocked vault's keys.
@@ -174,7 +177,10 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let other = signature::digest(b"release 1.0.1\n");
     match signature::verify_signature(backend, trust, &received, &other) {
         Ok(_) => return Err("the signature verified over other data".into()),
-        Err(e) => println!("the same signature over other data is refused: {}", e.message()),
+        Err(e) => println!(
+            "the same signature over other data is refused: {}",
+            e.message()
+        ),
     }
 
     // 6. Clean up: the secrets are zeroized on drop, the throwaway folder is removed.

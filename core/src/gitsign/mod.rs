@@ -17,7 +17,8 @@ use std::path::PathBuf;
 
 /// The first line git looks for to treat a signature as x509's.
 pub const BEGIN: &str = "-----BEGIN SIGNED MESSAGE-----";
-/// The last line of the armor git is given.
+/// The line that ends the signature nexusq-git-sign hands git (after [`BEGIN`] and the base64
+/// lines).
 pub const END: &str = "-----END SIGNED MESSAGE-----";
 /// Every status line starts with this.
 pub const STATUS_PREFIX: &str = "[GNUPG:] ";

@@ -288,7 +288,8 @@ pub fn check_save_location(path: &Path, opts: &SaveOptions) -> Result<()> {
 
 /// What `init` made.
 pub struct Created {
-    /// The path as the caller gave it (a symbolic link stays a link; the file went where it points).
+    /// The path as the caller gave it (a symbolic link stays a link; the file went where it
+    /// points).
     pub path: PathBuf,
     /// The new identity's public half, as `identity export` would give it.
     pub public: PublicIdentity,

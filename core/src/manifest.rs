@@ -21,6 +21,7 @@ use std::path::{Component, Path, PathBuf};
 /// The most lines a manifest may have.
 pub const MAX_ENTRIES: usize = 1_000_000;
 
+/// One line of a manifest: a hash and the name of the file it is for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
     /// The file's SHA-256 as listed.
@@ -32,7 +33,9 @@ pub struct Entry {
 /// Why a manifest was refused: the line (1-based) and what is wrong with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ManifestError {
+    /// The line, from 1.
     pub line: usize,
+    /// What is wrong with it.
     pub why: String,
 }
 

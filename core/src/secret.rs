@@ -17,12 +17,14 @@ pub struct SecretBytes<const N: usize> {
 }
 
 impl<const N: usize> SecretBytes<N> {
+    /// All zeros, locked where the system allows.
     pub fn zero() -> Self {
         let bytes = Box::new([0u8; N]);
         let _lock = region::lock(bytes.as_ptr(), N).ok();
         SecretBytes { _lock, bytes }
     }
 
+    /// A copy of `src`; `None` unless it is exactly `N` bytes long.
     pub fn from_slice(src: &[u8]) -> Option<Self> {
         if src.len() != N {
             return None;
@@ -39,10 +41,12 @@ impl<const N: usize> SecretBytes<N> {
         s
     }
 
+    /// The secret bytes. Copies made from them are not zeroized: keep them short-lived.
     pub fn expose(&self) -> &[u8; N] {
         &self.bytes
     }
 
+    /// The secret bytes, to fill in place.
     pub fn expose_mut(&mut self) -> &mut [u8; N] {
         &mut self.bytes
     }
@@ -76,6 +80,7 @@ pub struct Password {
 }
 
 impl Password {
+    /// Take ownership of the typed or read text, locking it where the system allows.
     pub fn new(text: Zeroizing<String>) -> Self {
         // Best effort: the buffer may already have been copied by whoever produced it.
         let _lock = (!text.is_empty())
@@ -84,10 +89,12 @@ impl Password {
         Password { text, _lock }
     }
 
+    /// The password's UTF-8 bytes, as Argon2id takes them.
     pub fn as_bytes(&self) -> &[u8] {
         self.text.as_bytes()
     }
 
+    /// Is it the empty password?
     pub fn is_empty(&self) -> bool {
         self.text.is_empty()
     }
@@ -117,6 +124,7 @@ pub fn fill_random(buf: &mut [u8]) {
     }
 }
 
+/// An array filled from the OS's CSPRNG (for salts, nonces and other non-secret randomness).
 pub fn random_array<const N: usize>() -> [u8; N] {
     let mut out = [0u8; N];
     fill_random(&mut out);

@@ -172,6 +172,7 @@ pub struct TextStream {
 }
 
 impl TextStream {
+    /// A stream with nothing fed yet.
     pub fn new() -> Self {
         Self::default()
     }

@@ -10,6 +10,7 @@ use std::io;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DecodeError(pub String);
 
+/// A decoding result.
 pub type DecodeResult<T> = Result<T, DecodeError>;
 
 fn err<T>(msg: impl Into<String>) -> DecodeResult<T> {
@@ -23,18 +24,22 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// A cursor at the start of `bytes`.
     pub fn new(bytes: &'a [u8]) -> Self {
         Reader { bytes, pos: 0 }
     }
 
+    /// Bytes consumed so far.
     pub fn position(&self) -> usize {
         self.pos
     }
 
+    /// Bytes left.
     pub fn remaining(&self) -> usize {
         self.bytes.len() - self.pos
     }
 
+    /// The next `n` bytes; `what` names the field when too few remain.
     pub fn take(&mut self, n: usize, what: &str) -> DecodeResult<&'a [u8]> {
         if n > self.remaining() {
             return err(format!(
@@ -47,24 +52,29 @@ impl<'a> Reader<'a> {
         Ok(out)
     }
 
+    /// The next `N` bytes as an array.
     pub fn array<const N: usize>(&mut self, what: &str) -> DecodeResult<[u8; N]> {
         let mut out = [0u8; N];
         out.copy_from_slice(self.take(N, what)?);
         Ok(out)
     }
 
+    /// One byte.
     pub fn u8(&mut self, what: &str) -> DecodeResult<u8> {
         Ok(self.take(1, what)?[0])
     }
 
+    /// A big-endian u16.
     pub fn u16(&mut self, what: &str) -> DecodeResult<u16> {
         Ok(u16::from_be_bytes(self.array(what)?))
     }
 
+    /// A big-endian u32.
     pub fn u32(&mut self, what: &str) -> DecodeResult<u32> {
         Ok(u32::from_be_bytes(self.array(what)?))
     }
 
+    /// A big-endian u64.
     pub fn u64(&mut self, what: &str) -> DecodeResult<u64> {
         Ok(u64::from_be_bytes(self.array(what)?))
     }
@@ -105,6 +115,7 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    /// The next bytes must be `tag` (a format's magic).
     pub fn expect_tag(&mut self, tag: &[u8], what: &str) -> DecodeResult<()> {
         if self.take(tag.len(), what)? != tag {
             return err(format!("{what}: wrong magic bytes"));
@@ -127,32 +138,39 @@ impl<'a> Reader<'a> {
 /// Appends big-endian fields to a byte vector.
 #[derive(Default)]
 pub struct Writer {
+    /// The bytes written so far.
     pub buf: Vec<u8>,
 }
 
 impl Writer {
+    /// An empty writer.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Raw bytes, no length prefix.
     pub fn bytes(&mut self, b: &[u8]) -> &mut Self {
         self.buf.extend_from_slice(b);
         self
     }
 
+    /// One byte.
     pub fn u8(&mut self, v: u8) -> &mut Self {
         self.buf.push(v);
         self
     }
 
+    /// A big-endian u16.
     pub fn u16(&mut self, v: u16) -> &mut Self {
         self.bytes(&v.to_be_bytes())
     }
 
+    /// A big-endian u32.
     pub fn u32(&mut self, v: u32) -> &mut Self {
         self.bytes(&v.to_be_bytes())
     }
 
+    /// A big-endian u64.
     pub fn u64(&mut self, v: u64) -> &mut Self {
         self.bytes(&v.to_be_bytes())
     }
@@ -163,11 +181,13 @@ impl Writer {
         self.bytes(b)
     }
 
+    /// u16 length prefix, then the bytes. Panics over 64 KiB, which no nexusq field reaches.
     pub fn bytes_u16(&mut self, b: &[u8]) -> &mut Self {
         self.u16(u16::try_from(b.len()).expect("field longer than 64 KiB"));
         self.bytes(b)
     }
 
+    /// The bytes written.
     pub fn into_inner(self) -> Vec<u8> {
         self.buf
     }

@@ -29,6 +29,7 @@ pub enum Lookup {
     Absent,
     /// A socket is there but unusable: why (stale, wedged, not private, another vault).
     Unusable(String),
+    /// A running agent for this vault, which answered `status`.
     Ready(Agent),
 }
 
@@ -126,10 +127,12 @@ fn connect_socket(path: &Path) -> Result<UnixStream, String> {
 }
 
 impl Agent {
+    /// What the agent answered to `status` when it was found.
     pub fn status(&self) -> &Status {
         &self.status
     }
 
+    /// The socket the agent listens on.
     pub fn socket(&self) -> &Path {
         &self.socket
     }
@@ -259,7 +262,9 @@ impl Agent {
 /// One of the agent's decapsulation keys, used through the socket.
 pub struct RemoteKey<'a> {
     agent: &'a Agent,
+    /// The generation this key belongs to.
     pub generation: u32,
+    /// Which hybrid KEM it is.
     pub level: KemLevel,
     failure: Cell<Option<()>>,
 }

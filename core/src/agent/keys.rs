@@ -11,6 +11,7 @@ use crate::suite::hybrid_kem::KemLevel;
 use crate::suite::{Backend, SuiteId};
 use sha2::{Digest, Sha256};
 
+/// What a running agent holds for one vault (module docs); zeroized on drop.
 pub struct AgentKeys {
     root_pk: [u8; crate::suite::root_sig::PUBLIC_KEY_LEN],
     certificate: Certificate,
@@ -66,14 +67,17 @@ impl AgentKeys {
         })
     }
 
+    /// [`public_hash`] of the public section these keys belong to.
     pub fn public_hash(&self) -> &[u8; 32] {
         &self.public_hash
     }
 
+    /// The identity these keys belong to.
     pub fn root_id(&self) -> crate::identity::RootId {
         crate::identity::RootId::of(&self.root_pk)
     }
 
+    /// The generation whose key signs: the newest.
     pub fn signing_generation(&self) -> u32 {
         self.certificate.generation
     }

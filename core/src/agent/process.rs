@@ -76,6 +76,7 @@ pub fn write_pid_file(path: &Path) -> io::Result<()> {
 /// An agent's process: its pid and start time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AgentProcess {
+    /// The process id.
     pub pid: u32,
     start: u64,
 }
@@ -191,11 +192,17 @@ pub enum EndError {
     NotPrivate(io::Error),
     /// A process listens on the socket that is not the agent the pid file names (or there is
     /// no pid file): it was not signalled.
-    NotTheAgent { pid: u32 },
+    NotTheAgent {
+        /// The process listening on the socket.
+        pid: u32,
+    },
     /// The socket accepts no connection and no pid file names the agent's process.
     Unknown,
     /// The agent was sent SIGTERM, SIGCONT and SIGKILL and still runs.
-    Survived { pid: u32 },
+    Survived {
+        /// The agent's process id.
+        pid: u32,
+    },
     /// Its socket is still in the way after the agent was dealt with.
     Socket(String),
 }

@@ -10,11 +10,13 @@ use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
 use std::io::{Read, Write};
 use zeroize::Zeroizing;
 
+/// The protocol version, the first byte of every body.
 pub const VERSION: u8 = 1;
 /// The largest request body: a decapsulation of the largest hybrid ciphertext fits easily.
 pub const MAX_REQUEST: usize = 4096;
 /// The largest response body: a status with many generations, or a signature.
 pub const MAX_RESPONSE: usize = 64 * 1024;
+/// Length of the digest a `sign` request carries: SHA-512.
 pub const DIGEST_LEN: usize = 64;
 /// Longest error message an agent sends (bytes of UTF-8).
 pub const MAX_MESSAGE: usize = 1024;
@@ -29,33 +31,44 @@ const RESP_SIGNATURE: u8 = 0x82;
 const RESP_SECRET: u8 = 0x83;
 const RESP_STOPPING: u8 = 0x84;
 
+/// What a client asks the agent (docs/agent.md, "Protocol (version 1)").
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Request {
+    /// Who the agent is and what it holds; answered with [`Response::Status`].
     Status,
     /// Sign the SHA-512 `digest` with the newest generation, under nexusq's signature context
     /// for `signed_at` (the agent builds the context itself).
     Sign {
+        /// SHA-512 of the data to sign.
         digest: [u8; DIGEST_LEN],
+        /// The signing time to claim (Unix seconds); must lie inside the generation's validity.
         signed_at: u64,
     },
     /// Decapsulate a hybrid KEM ciphertext with one generation's key of one suite.
     Decapsulate {
+        /// The recipient generation whose key to use.
         generation: u32,
+        /// The hybrid KEM's suite id (0x0001 X-Wing, 0x0002 ML-KEM-1024 + X25519).
         suite: u16,
+        /// The hybrid KEM ciphertext.
         ciphertext: Vec<u8>,
     },
+    /// Stop now, wiping the keys; answered with [`Response::Stopping`].
     Stop,
 }
 
 /// What a running agent says about itself.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Status {
+    /// The agent's process id.
     pub pid: u32,
+    /// The root_id of the identity it serves.
     pub root_id: [u8; 32],
     /// The newest generation, the one that signs (0: no signing key held).
     pub signing_generation: u32,
     /// Unix seconds: started, and when it stops at the latest (the --max expiry).
     pub started_at: u64,
+    /// When the agent stops at the latest: `started_at` + `--max` (Unix seconds).
     pub expires_at: u64,
     /// Seconds until the idle timeout stops it, unless it is used before then.
     pub idle_left: u64,
@@ -68,11 +81,22 @@ pub struct Status {
     pub vault: String,
 }
 
+/// The agent's answer. `Debug` never shows a shared secret or signature bytes.
 pub enum Response {
+    /// The request was refused; the message says why (at most [`MAX_MESSAGE`] bytes are sent).
     Error(String),
+    /// The answer to [`Request::Status`].
     Status(Status),
-    Signature { generation: u32, signature: Vec<u8> },
+    /// The answer to [`Request::Sign`].
+    Signature {
+        /// The generation whose key signed.
+        generation: u32,
+        /// The composite ML-DSA-65 + Ed25519 signature (3373 bytes).
+        signature: Vec<u8>,
+    },
+    /// The hybrid KEM's shared secret, the answer to [`Request::Decapsulate`].
     Secret(SecretBytes<32>),
+    /// The answer to [`Request::Stop`]: the agent is stopping.
     Stopping,
 }
 
@@ -109,6 +133,7 @@ fn header<'a>(bytes: &'a [u8], what: &str) -> DecodeResult<(u8, Reader<'a>)> {
 }
 
 impl Request {
+    /// The frame body (without the length prefix).
     pub fn encode(&self) -> Vec<u8> {
         match self {
             Request::Status => body(REQ_STATUS).into_inner(),
@@ -130,6 +155,7 @@ impl Request {
         }
     }
 
+    /// Strict decoding of a request body; over [`MAX_REQUEST`] bytes or any defect is an error.
     pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
         if bytes.len() > MAX_REQUEST {
             return Err(DecodeError("request is too long".into()));
@@ -204,6 +230,7 @@ impl Response {
         Zeroizing::new(plain)
     }
 
+    /// Strict decoding of a response body; over [`MAX_RESPONSE`] bytes or any defect is an error.
     pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
         if bytes.len() > MAX_RESPONSE {
             return Err(DecodeError("response is too long".into()));
@@ -280,6 +307,7 @@ pub enum FrameError {
     Truncated,
     /// The length field exceeds the bound.
     TooLong(u32),
+    /// Reading from the socket failed (a timeout included: see [`is_timeout`]).
     Io(std::io::Error),
 }
 
@@ -294,6 +322,7 @@ impl std::fmt::Display for FrameError {
     }
 }
 
+/// Is this I/O error a socket timeout?
 pub fn is_timeout(e: &std::io::Error) -> bool {
     matches!(
         e.kind(),

@@ -20,23 +20,32 @@ pub const REQUEST_DEADLINE: Duration = Duration::from_secs(2);
 /// Connections served at once; more are closed unanswered until some finish.
 pub const MAX_CONNECTIONS: usize = 64;
 
+/// How an agent runs: what it serves, where, and for how long (docs/agent.md).
 pub struct Config {
     /// The vault file served (resolved path): re-checked before each use of a key.
     pub vault: PathBuf,
+    /// The Unix socket to listen on.
     pub socket: PathBuf,
+    /// Stop after this long without a `sign` or `decapsulate` (`--idle`).
     pub idle: Duration,
+    /// Stop after this long whatever happens (`--max`).
     pub max: Duration,
+    /// Whether `mlockall` succeeded, as `status` reports it.
     pub memory_locked: bool,
 }
 
 /// Why the agent stopped.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ending {
+    /// The idle timeout passed.
     Idle,
+    /// The maximum lifetime passed.
     Max,
+    /// A client sent `stop`.
     Stopped,
     /// The vault file changed under it (rotated, re-keyed, revoked, swapped or removed).
     VaultChanged(String),
+    /// Serving could not go on.
     Failed(String),
 }
 
@@ -113,6 +122,7 @@ pub struct KeyThread {
 }
 
 impl KeyThread {
+    /// Start the key thread with `keys`; it computes on `backend`.
     pub fn spawn(keys: AgentKeys, backend: &'static dyn Backend) -> io::Result<KeyThread> {
         let keys = Arc::new(RwLock::new(Some(keys)));
         let (jobs, queue) = mpsc::sync_channel::<Job>(MAX_CONNECTIONS);

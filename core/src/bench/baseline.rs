@@ -17,7 +17,9 @@ pub const AES_CHUNK_LEN: usize = crate::format::nexusq::CHUNK_LEN;
 /// Argon2id).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// An operation of the hybrid KEMs, signatures or AES-GCM.
     Crypto,
+    /// An operation on the throwaway vault.
     Vault,
 }
 
@@ -126,18 +128,26 @@ impl Default for Config {
 /// One measured row.
 #[derive(Clone, Debug)]
 pub struct Row {
+    /// The row's name, as [`ROWS`] lists it.
     pub name: &'static str,
+    /// Crypto or vault.
     pub kind: Kind,
+    /// What one sample includes.
     pub includes: &'static str,
+    /// Statistics of the samples.
     pub summary: Summary,
+    /// Every sample, in the order taken.
     pub samples: Vec<Duration>,
 }
 
 /// The measured table.
 #[derive(Clone, Debug)]
 pub struct Baseline {
+    /// The backend measured.
     pub backend: &'static str,
+    /// How much was measured.
     pub config: Config,
+    /// The 12 rows, in [`ROWS`] order.
     pub rows: Vec<Row>,
 }
 
@@ -146,8 +156,11 @@ pub struct Baseline {
 pub struct Progress<'a> {
     /// "measuring", or "preparing" for the throwaway vault's setup.
     pub verb: &'static str,
+    /// The row's name.
     pub what: &'a str,
+    /// Which row, from 1.
     pub index: usize,
+    /// How many rows there are.
     pub total: usize,
 }
 

@@ -50,6 +50,7 @@ pub fn operations(backend: &dyn Backend) -> Result<Vec<Op<'_>>> {
 /// How much to measure.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Config {
+    /// Alternating rounds (in each, both backends take `per_round` samples of every operation).
     pub rounds: u32,
     /// Samples per operation, per backend, per round.
     pub per_round: u32,
@@ -62,10 +63,15 @@ pub struct Config {
 /// One operation compared.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
+    /// The operation's name, as the table prints it.
     pub name: String,
+    /// The baseline's samples, pooled over the rounds and summarized.
     pub baseline: Summary,
+    /// The candidate's samples, pooled and summarized.
     pub candidate: Summary,
+    /// The baseline's samples, every round's, in the order taken.
     pub baseline_samples: Vec<Duration>,
+    /// The candidate's samples, every round's, in the order taken.
     pub candidate_samples: Vec<Duration>,
     /// candidate median / baseline median.
     pub median_ratio: f64,
@@ -113,9 +119,13 @@ impl Row {
 /// The whole comparison.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
+    /// The baseline backend's name.
     pub baseline: &'static str,
+    /// The candidate backend's name.
     pub candidate: &'static str,
+    /// How much was measured, and the gate.
     pub config: Config,
+    /// One row per operation.
     pub rows: Vec<Row>,
 }
 

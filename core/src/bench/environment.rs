@@ -125,10 +125,15 @@ fn arm_core_name(implementer: &str, part: &str) -> Option<&'static str> {
 
 /// Facts fixed when nexusq was built (build.rs).
 pub mod build {
+    /// The target triple nexusq was built for.
     pub const TARGET: &str = env!("NEXUSQ_BUILD_TARGET");
+    /// `rustc --version` of the compiler that built it.
     pub const RUSTC: &str = env!("NEXUSQ_BUILD_RUSTC");
+    /// The flags cargo compiled this crate with, space-separated.
     pub const RUSTFLAGS: &str = env!("NEXUSQ_BUILD_RUSTFLAGS");
+    /// `git rev-parse --short HEAD` when built, or "unknown".
     pub const GIT_REVISION: &str = env!("NEXUSQ_BUILD_GIT");
+    /// nexusq-core's version.
     pub const VERSION: &str = env!("CARGO_PKG_VERSION");
     /// "name=version;..." for the crypto crates.
     const CRATES: &str = env!("NEXUSQ_BUILD_CRATES");
@@ -158,10 +163,15 @@ pub mod build {
 pub struct Build {
     /// "nexusq bench", "nexusq-arena".
     pub program: String,
+    /// The program's version.
     pub version: String,
+    /// `git rev-parse --short HEAD` when built, or "unknown".
     pub git_revision: String,
+    /// "release" or "debug".
     pub build_profile: String,
+    /// The target triple.
     pub target: String,
+    /// `rustc --version`.
     pub rustc: String,
     /// As cargo passed them, space-separated; empty when none.
     pub rustflags: String,
@@ -192,9 +202,13 @@ impl Build {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Os {
+    /// Kernel name ("Linux").
     pub sysname: String,
+    /// Kernel release.
     pub release: String,
+    /// Kernel version string.
     pub version: String,
+    /// Hardware name ("aarch64", "x86_64").
     pub machine: String,
 }
 
@@ -218,28 +232,46 @@ pub struct Thermal {
 pub struct Environment {
     /// The evidence format's number, `evidence::FORMAT`.
     pub format: u32,
+    /// UTC start of the run, `YYYY-MM-DDTHH:MM:SSZ`.
     pub date: String,
+    /// "nexusq bench" or "nexusq-arena".
     pub program: String,
+    /// The program's version.
     pub program_version: String,
+    /// `git rev-parse --short HEAD` when built, or "unknown".
     pub git_revision: String,
+    /// "release" or "debug".
     pub build_profile: String,
+    /// The target triple.
     pub target: String,
+    /// `rustc --version`.
     pub rustc: String,
+    /// The flags cargo passed, space-separated; "" for none.
     pub rustflags: String,
+    /// Name to version of the crates that did the measured work.
     pub crates: BTreeMap<String, String>,
+    /// The CPU model from /proc/cpuinfo.
     pub cpu_model: String,
+    /// Run-time detected CPU features that matter here (`aes`, `pmull`, `sha3`, `asimd`; `aes-ni`,
+    /// `avx2`, `avx512f`).
     pub cpu_features: BTreeMap<String, bool>,
+    /// Available parallelism.
     pub cpu_count: usize,
     /// Total RAM in bytes, or "unknown".
     pub ram_bytes: Value,
+    /// The kernel, from `uname`.
     pub os: Os,
+    /// `getprop ro.build.version.release`; "unknown" off Android.
     pub android_release: String,
+    /// cpu0's cpufreq governor.
     pub cpu_governor: String,
+    /// Every readable thermal zone.
     pub thermal: Vec<Thermal>,
     /// /proc/loadavg's 1, 5 and 15 minute averages as the run started, or "unknown".
     pub load_average: Value,
-    /// nexusq-native's run-time selection on this CPU and every implementation it can run.
+    /// nexusq-native's run-time selection on this CPU.
     pub native_selected: String,
+    /// Every implementation nexusq-native can run on this CPU.
     pub native_available: Vec<String>,
     /// "ci" when $CI is set, else "local".
     pub runner: String,

@@ -15,8 +15,11 @@ pub const FORMAT: u32 = 2;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub enum Record {
+    /// `"kind": "environment"`: starts a dataset.
     Environment(Box<Environment>),
+    /// `"kind": "result"`: one measurement.
     Result(Measurement),
+    /// `"kind": "gate"`: a candidate gated against a baseline.
     Gate(GateCheck),
 }
 
@@ -24,16 +27,23 @@ pub enum Record {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Kdf {
+    /// Always Argon2id.
     pub algorithm: KdfAlgorithm,
+    /// Argon2 version: 19 (0x13).
     pub version: u32,
+    /// Memory in KiB.
     pub memory_kib: u32,
+    /// Passes.
     pub iterations: u32,
+    /// Lanes.
     pub parallelism: u32,
 }
 
+/// The password hash a throwaway vault used.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum KdfAlgorithm {
+    /// Argon2id, written `"argon2id"`.
     Argon2id,
 }
 
@@ -55,21 +65,32 @@ impl From<&crate::vault::KdfParams> for Kdf {
 pub enum Workload {
     /// `nexusq bench`: the 12-row baseline table.
     Baseline {
+        /// The backend measured (`rustcrypto`, `native`).
         backend: String,
+        /// Samples per crypto operation.
         iterations: u32,
+        /// Samples per vault operation (each runs Argon2id).
         vault_iterations: u32,
+        /// Unmeasured runs before sampling, per operation.
         warmup: u32,
+        /// The throwaway vault's Argon2id parameters.
         kdf: Kdf,
     },
     /// `nexusq bench --compare`: two backends in alternating rounds, gated.
     Compare {
+        /// The backend gated against.
         baseline: String,
+        /// The backend gated.
         candidate: String,
+        /// Alternating rounds.
         rounds: u32,
         /// Samples per operation, backend and round.
         iterations: u32,
+        /// Unmeasured runs before sampling, per operation and round.
         warmup: u32,
+        /// Largest candidate / baseline ratio of the medians that passes.
         gate_median: f64,
+        /// Largest candidate / baseline ratio of the p95s that passes.
         gate_p95: f64,
     },
     /// `benches/arena`: many implementations in alternating rounds.
@@ -78,16 +99,22 @@ pub enum Workload {
         subject: String,
         /// Samples per (implementation, algorithm, operation) and round.
         samples: u32,
+        /// Operations timed together for one sample.
         batch: u32,
+        /// Alternating rounds.
         rounds: u32,
+        /// Unmeasured running before the samples, in milliseconds.
         warmup_ms: u64,
+        /// The operations selected (`--filter`), if not all.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         filter: Option<String>,
         /// With `--gate-against`: the comparator and the gate.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         gate_against: Option<String>,
+        /// Largest ratio of the medians that passes.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         gate_median: Option<f64>,
+        /// Largest ratio of the p95s that passes.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         gate_p95: Option<f64>,
     },
@@ -96,6 +123,7 @@ pub enum Workload {
 /// The only unit: nanoseconds per operation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Unit {
+    /// Nanoseconds, written `"ns"`.
     #[serde(rename = "ns")]
     Ns,
 }
@@ -105,7 +133,9 @@ pub enum Unit {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", deny_unknown_fields)]
 pub enum Warmup {
+    /// This many unmeasured runs (`{"runs": N}`).
     Runs(u32),
+    /// This many milliseconds of unmeasured running (`{"ms": N}`).
     Ms(u64),
 }
 
@@ -122,18 +152,25 @@ pub struct Measurement {
     pub algorithm: String,
     /// "keygen", "open", "key rotation", ...
     pub operation: String,
+    /// Always nanoseconds per operation.
     pub unit: Unit,
     /// Samples, pooled over the rounds.
     pub n: usize,
+    /// Alternating rounds pooled (1 for the baseline table).
     pub rounds: u32,
+    /// The warm-up before the samples.
     pub warmup: Warmup,
     /// Operations timed together for one sample (each sample is the batch's time / batch).
     pub batch: u32,
+    /// Mean of the samples (ns).
     pub mean: f64,
+    /// Median (ns); of an even count, the mean of the middle two.
     pub median: f64,
     /// Nearest rank: the smallest sample with at least 95 % of the samples at or below it.
     pub p95: f64,
+    /// Fastest sample (ns).
     pub min: f64,
+    /// Slowest sample (ns).
     pub max: f64,
     /// What one operation includes, where the program says.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -146,12 +183,19 @@ pub struct Measurement {
 /// Who was measured and how (the fields of a measurement that are not statistics).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Subject<'a> {
+    /// As [`Measurement::implementation`].
     pub implementation: &'a str,
+    /// As [`Measurement::variant`].
     pub variant: Option<&'a str>,
+    /// As [`Measurement::algorithm`].
     pub algorithm: &'a str,
+    /// As [`Measurement::operation`].
     pub operation: &'a str,
+    /// As [`Measurement::rounds`].
     pub rounds: u32,
+    /// As [`Measurement::warmup`].
     pub warmup: Warmup,
+    /// As [`Measurement::batch`].
     pub batch: u32,
 }
 
@@ -204,7 +248,9 @@ pub fn label(implementation: &str, variant: Option<&str>) -> String {
 /// The largest acceptable candidate / baseline ratios of the median and of the p95.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Gate {
+    /// Bound on candidate / baseline of the medians.
     pub median: f64,
+    /// Bound on candidate / baseline of the p95s.
     pub p95: f64,
 }
 
@@ -246,26 +292,41 @@ impl Gate {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GateCheck {
+    /// As the measurements'.
     pub algorithm: String,
+    /// As the measurements'.
     pub operation: String,
     /// Labels ("rustcrypto", "aws-lc-rs", "nexusq-native").
     pub baseline: String,
+    /// The candidate's label.
     pub candidate: String,
+    /// Always nanoseconds per operation.
     pub unit: Unit,
+    /// Rounds both were pooled over (the fewer of the two).
     pub rounds: u32,
     /// Pooled samples of the baseline and of the candidate.
     pub baseline_n: usize,
+    /// Pooled samples of the candidate.
     pub candidate_n: usize,
+    /// The baseline's median (ns).
     pub baseline_median: f64,
+    /// The candidate's median (ns).
     pub candidate_median: f64,
+    /// The baseline's p95 (ns).
     pub baseline_p95: f64,
+    /// The candidate's p95 (ns).
     pub candidate_p95: f64,
     /// candidate / baseline; null when undefined (a zero baseline).
     pub median_ratio: Option<f64>,
+    /// candidate / baseline of the p95s; null when undefined.
     pub p95_ratio: Option<f64>,
+    /// The bound the median ratio had to stay within.
     pub gate_median: f64,
+    /// The bound the p95 ratio had to stay within.
     pub gate_p95: f64,
+    /// The median ratio held.
     pub median_pass: bool,
+    /// The p95 ratio held.
     pub p95_pass: bool,
     /// Both held.
     pub pass: bool,
@@ -302,6 +363,7 @@ impl GateCheck {
         }
     }
 
+    /// "ML-KEM-768 keygen": the operation's name as the tables print it.
     pub fn name(&self) -> String {
         format!("{} {}", self.algorithm, self.operation)
     }
@@ -327,8 +389,11 @@ pub fn verdict(median_pass: bool, p95_pass: bool) -> &'static str {
 pub struct Dataset {
     /// Where it was read from ("file.jsonl", or "file.jsonl #2" for a second run in a file).
     pub source: String,
+    /// The environment record that started it.
     pub environment: Environment,
+    /// Its result records, in file order.
     pub results: Vec<Measurement>,
+    /// Its gate records, in file order.
     pub gates: Vec<GateCheck>,
 }
 
@@ -337,6 +402,7 @@ pub struct Dataset {
 pub struct ParseError {
     /// 1-based line number.
     pub line: usize,
+    /// What is wrong with it.
     pub message: String,
 }
 

@@ -28,6 +28,8 @@ pub struct Op<'a> {
 }
 
 impl<'a> Op<'a> {
+    /// An operation called `name` whose `sample` runs it once and returns the time of the part it
+    /// names.
     pub fn new(name: impl Into<String>, sample: impl FnMut() -> Result<Duration> + 'a) -> Self {
         Op {
             name: name.into(),
@@ -41,6 +43,7 @@ impl<'a> Op<'a> {
         self
     }
 
+    /// The row name, such as "ML-KEM-768 keygen".
     pub fn name(&self) -> &str {
         &self.name
     }

@@ -12,7 +12,9 @@ use std::time::Duration;
 /// Plain aligned columns, or a Markdown table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
+    /// Space-aligned columns, for a terminal.
     Text,
+    /// A Markdown table, for BENCHMARKS.md.
     Markdown,
 }
 

@@ -58,6 +58,7 @@ impl ScratchDir {
         }
     }
 
+    /// The folder.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -142,22 +143,27 @@ impl ThrowawayVault {
         })
     }
 
+    /// The vault file.
     pub fn path(&self) -> &Path {
         &self.path
     }
 
+    /// The scratch folder that holds it.
     pub fn folder(&self) -> &Path {
         self.dir.path()
     }
 
+    /// The fixed password that opens it.
     pub fn password(&self) -> &Password {
         &self.password
     }
 
+    /// The Argon2id parameters it was made with.
     pub fn params(&self) -> KdfParams {
         self.params
     }
 
+    /// Options for saving it: shared storage allowed, since the vault is throwaway.
     pub fn save_options(&self) -> SaveOptions {
         SaveOptions {
             allow_shared_storage: true,

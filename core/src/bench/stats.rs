@@ -3,13 +3,20 @@
 
 use std::time::Duration;
 
+/// Statistics of a set of samples, in nanoseconds; NaN where none.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Summary {
+    /// Number of samples.
     pub count: usize,
+    /// Mean.
     pub mean_ns: f64,
+    /// Median; of an even count, the mean of the middle two.
     pub median_ns: f64,
+    /// Nearest-rank 95th percentile ([`nearest_rank`]).
     pub p95_ns: f64,
+    /// Smallest sample.
     pub min_ns: f64,
+    /// Largest sample.
     pub max_ns: f64,
 }
 
@@ -22,6 +29,7 @@ pub fn nearest_rank(sorted: &[f64], p: f64) -> f64 {
     sorted[rank.clamp(1, sorted.len()) - 1]
 }
 
+/// Summarize durations (see [`summarize_ns`]).
 pub fn summarize(samples: &[Duration]) -> Summary {
     let ns: Vec<f64> = samples.iter().map(|d| d.as_nanos() as f64).collect();
     summarize_ns(&ns)

@@ -10,6 +10,7 @@ use crate::identity::{Certificate, Fingerprint, PublicIdentity, RootId};
 use sha3::{Digest, Sha3_256};
 use std::collections::BTreeMap;
 
+/// Longest contact name, in bytes (see [`check_name`]).
 pub const MAX_NAME_LEN: usize = 64;
 /// The book holds at most this many contacts (it is read whole on every use).
 pub const MAX_CONTACTS: usize = 4096;
@@ -24,15 +25,19 @@ pub enum ContactKey {
     Age(Vec<u8>),
 }
 
+/// One entry of the book: a name and the identity or age recipient it stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Contact {
+    /// The name, unique in the book ([`check_name`] rules).
     pub name: String,
+    /// The identity or age recipient.
     pub key: ContactKey,
     /// The fingerprint was compared out of band (interactively, `--expect-fingerprint`, or
     /// `contacts verify`); false after `--yes`.
     pub verified: bool,
     /// Unix seconds.
     pub added: u64,
+    /// Unix seconds of the last change to the entry.
     pub updated: u64,
 }
 
@@ -45,6 +50,7 @@ impl Contact {
         }
     }
 
+    /// The nexusq identity, or `None` for an age recipient.
     pub fn identity(&self) -> Option<&PublicIdentity> {
         match &self.key {
             ContactKey::Identity(id) => Some(id),
@@ -89,12 +95,16 @@ pub fn check_name(name: &str) -> Result<()> {
 pub struct Merge {
     /// Newest generation known before (0 for a new contact or an age recipient).
     pub newest_before: u32,
+    /// Newest generation known after.
     pub newest_after: u32,
+    /// Certificates the update added.
     pub certificates_added: usize,
+    /// Revocation statements the update added.
     pub revocations_added: usize,
 }
 
 impl Merge {
+    /// Did the update add anything?
     pub fn changed(&self) -> bool {
         self.certificates_added + self.revocations_added > 0
     }
@@ -103,11 +113,14 @@ impl Merge {
 /// The contacts, ordered by name; `seq` counts saves.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Book {
+    /// How many times the book was saved; each save adds one.
     pub seq: u64,
+    /// The entries, ordered by name.
     pub contacts: Vec<Contact>,
 }
 
 impl Book {
+    /// The contact of this name.
     pub fn get(&self, name: &str) -> Option<&Contact> {
         self.contacts.iter().find(|c| c.name == name)
     }
@@ -243,6 +256,7 @@ impl Book {
         Ok(merge)
     }
 
+    /// Take the contact of this name out of the book; unknown names are a usage error.
     pub fn remove(&mut self, name: &str) -> Result<Contact> {
         let i = self
             .contacts
@@ -281,6 +295,7 @@ pub struct Known<'a> {
     pub contact: Option<&'a Contact>,
     /// The newest generation the file itself holds, and the book (0: not a contact).
     pub file_newest: u32,
+    /// The newest generation the book's contact holds.
     pub book_newest: u32,
 }
 

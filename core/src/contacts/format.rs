@@ -16,6 +16,7 @@ use crate::suite::hybrid_sig;
 use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
 
 const MAGIC: &[u8; 4] = b"NXQB";
+/// The format version this library writes and reads.
 pub const VERSION: u8 = 1;
 /// Largest book read (a contact with a long history is some hundreds of KiB).
 pub const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;
@@ -28,18 +29,25 @@ const MIN_ENTRY_LEN: usize = 2 + 1 + 1 + 1 + 8 + 8 + 4;
 /// The signature block that ends the file.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SealBlock {
+    /// The generation of the owner's vault whose key signed.
     pub generation: u32,
+    /// When it was signed (Unix seconds).
     pub signed_at: u64,
+    /// The composite ML-DSA-65 + Ed25519 signature (3373 bytes).
     pub signature: Vec<u8>,
 }
 
 /// A file split into what the signature covers and the signature.
 pub struct Parsed<'a> {
+    /// Every byte the signature covers.
     pub body: &'a [u8],
+    /// The vault the book claims to belong to (not yet checked).
     pub owner: RootId,
+    /// The signature block.
     pub seal: SealBlock,
 }
 
+/// The signed part of the file (layout in the module docs).
 pub fn encode_body(book: &Book, owner: &RootId, saved_at: u64) -> Vec<u8> {
     let mut w = Writer::new();
     w.bytes(MAGIC)
@@ -63,6 +71,7 @@ pub fn encode_body(book: &Book, owner: &RootId, saved_at: u64) -> Vec<u8> {
     w.into_inner()
 }
 
+/// The signature block's bytes, appended to the body.
 pub fn encode_seal(seal: &SealBlock) -> Vec<u8> {
     let mut w = Writer::new();
     w.u32(seal.generation)

@@ -2,7 +2,7 @@
 //! root, updated only along their certified chain, with every revocation ever seen kept.
 //!
 //! - [`book`]: the entries and the rules for adding and updating them.
-//! - [`format`]: the file's byte layout.
+//! - [`format`](mod@format): the file's byte layout.
 //! - [`seal`]: the signature that authenticates each saved version against the vault.
 //! - [`store`]: reading and saving `contacts.nxq` (lock, atomic replace), carrying it over a
 //!   rotation and recovering one signed by a revoked key.

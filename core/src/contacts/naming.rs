@@ -10,7 +10,9 @@ use std::path::PathBuf;
 /// What is at the path the value spells.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AtPath {
+    /// Nothing exists there.
     Nothing,
+    /// A folder, which can hold no identity.
     Folder,
     /// A file, or anything else that is not a folder (it is opened as a file).
     File,
@@ -19,6 +21,7 @@ pub enum AtPath {
 /// What the value names.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Named<'a> {
+    /// A contact of that name.
     Contact(&'a Contact),
     /// A file (or `-`, stdin).
     File(PathBuf),

@@ -18,8 +18,10 @@ use crate::identity::{PublicIdentity, RootId, SecretSection};
 use crate::suite::{Backend, hybrid_sig};
 use crate::wire::Writer;
 
+/// First part of the book signature's context.
 pub const CONTEXT_LABEL: &[u8] = b"nexusq/contacts/v1";
 
+/// The composite signature's context: `"nexusq/contacts/v1" || owner || u32be(g) || u64be(t)`.
 pub fn context(owner: &RootId, generation: u32, signed_at: u64) -> Vec<u8> {
     let mut w = Writer::new();
     w.bytes(CONTEXT_LABEL)
@@ -72,6 +74,7 @@ pub enum SealFault {
     /// `contacts recover` may set aside, with the owner's password and consent
     /// (docs/contacts.md, "After a compromise").
     Revoked {
+        /// The generation that signed.
         generation: u32,
         /// The first generation whose signing key is still trusted.
         revoked_before: u32,

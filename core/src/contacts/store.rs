@@ -13,6 +13,7 @@ use sha2::Digest;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
+/// File name of the book, beside the vault.
 pub const FILE_NAME: &str = "contacts.nxq";
 
 /// The book beside the vault: `contacts.nxq` in the vault's folder (the folder of the file a
@@ -83,8 +84,11 @@ fn seal_error(path: &Path, fault: &seal::SealFault) -> Error {
 /// A book as read: the contents, and when and by which generation it was saved.
 #[derive(Clone, Debug)]
 pub struct Loaded {
+    /// The contents.
     pub book: Book,
+    /// When it was saved (Unix seconds; 0 when there is no book yet).
     pub saved_at: u64,
+    /// The generation whose key signed it (0 when there is no book yet).
     pub signed_by: u32,
 }
 
@@ -139,8 +143,11 @@ pub fn load(path: &Path, vault: Option<&PublicIdentity>, backend: &dyn Backend) 
 /// The vault whose newest signing key signs the book: its file (read again under the book's
 /// lock) and its unlocked identity.
 pub struct Owner<'a> {
+    /// The vault file.
     pub vault: &'a Path,
+    /// Its public identity, as unlocked.
     pub public: &'a PublicIdentity,
+    /// Its secrets, for the newest generation's signing key.
     pub secrets: &'a SecretSection,
 }
 
@@ -187,7 +194,14 @@ pub enum Carried {
     /// There is no book.
     NoBook,
     /// The book, checked with the key that signed it, now carries the newest key's signature.
-    Resealed { contacts: usize, from: u32, to: u32 },
+    Resealed {
+        /// How many contacts the book holds.
+        contacts: usize,
+        /// The generation that had signed it.
+        from: u32,
+        /// The generation that signs it now.
+        to: u32,
+    },
 }
 
 /// After a rotation, while the caller still holds the vault's lock: check the book against the
@@ -229,6 +243,7 @@ pub fn carry_over(
 /// signature holds), for the user to look at before `contacts recover` trusts them.
 #[derive(Clone, Debug)]
 pub struct RevokedSeal {
+    /// The book's contents, whose signature holds under the revoked key.
     pub loaded: Loaded,
     /// When the book claims it was signed (the thief of the key could set any time).
     pub signed_at: u64,
@@ -241,8 +256,11 @@ pub struct RevokedSeal {
 /// What a book's seal says, for `contacts recover`.
 #[derive(Clone, Debug)]
 pub enum Inspection {
+    /// There is no book.
     Missing,
+    /// The seal holds under a trusted key: the book as [`load`] reads it.
     Trusted(Loaded),
+    /// Sealed by a key revoked since: the contents, for the user to check.
     Revoked(RevokedSeal),
 }
 

@@ -198,6 +198,7 @@ pub struct Profile {
 
 /// age's BEGIN and END lines (C2SP age.md, "ASCII armor").
 pub const AGE_BEGIN: &str = "-----BEGIN AGE ENCRYPTED FILE-----";
+/// age's END line.
 pub const AGE_END: &str = "-----END AGE ENCRYPTED FILE-----";
 /// The most whitespace age's armor may have before its BEGIN and after its END line.
 pub const AGE_MAX_WHITESPACE: usize = 1024;
@@ -262,6 +263,7 @@ pub struct ArmorWriter<W: Write> {
 }
 
 impl<W: Write> ArmorWriter<W> {
+    /// Start armored output of `profile` on `inner`: the BEGIN line is written now.
     pub fn new(inner: W, profile: &Profile) -> io::Result<Self> {
         let mut inner = BufWriter::new(inner);
         writeln!(inner, "{}", profile.begin)?;
@@ -350,6 +352,8 @@ pub struct ArmorReader<R: Read> {
 }
 
 impl<R: Read> ArmorReader<R> {
+    /// Read the armored text of `profile` from `inner`, yielding the decoded bytes; a defect is an
+    /// `io::Error` that carries an [`ArmorError`] (see [`armor_error`]).
     pub fn new(inner: R, profile: Profile) -> Self {
         ArmorReader {
             inner: BufReader::new(inner),
@@ -579,6 +583,7 @@ pub enum MaybeArmored<R: Read> {
 }
 
 impl<R: Read> MaybeArmored<R> {
+    /// Was the input armored text?
     pub fn is_armored(&self) -> bool {
         matches!(self, MaybeArmored::Armored(_))
     }

@@ -11,9 +11,15 @@ pub mod nexusq;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Envelope {
     /// nexusq's own file ("NXQF"), binary or armored.
-    Nexusq { armored: bool },
+    Nexusq {
+        /// In nexusq's armor (`-----BEGIN NEXUSQ ENCRYPTED FILE-----`).
+        armored: bool,
+    },
     /// An age v1 file, binary or armored.
-    Age { armored: bool },
+    Age {
+        /// In age's armor (`-----BEGIN AGE ENCRYPTED FILE-----`).
+        armored: bool,
+    },
 }
 
 /// How many leading bytes [`sniff`] needs: enough to see past the whitespace age's armor

@@ -35,14 +35,22 @@ use std::io::{self, Read, Write};
 use subtle::ConstantTimeEq;
 use zeroize::Zeroizing;
 
+/// The file's first four bytes, `"NXQF"`.
 pub const MAGIC: [u8; 4] = *b"NXQF";
+/// The format version this library writes and reads.
 pub const VERSION: u8 = 1;
+/// Length of the random payload salt in the header.
 pub const PAYLOAD_SALT_LEN: usize = 16;
+/// Most recipients (stanzas) one file may have.
 pub const MAX_RECIPIENTS: usize = 64;
+/// Length of the random file key each stanza wraps.
 pub const FILE_KEY_LEN: usize = 32;
+/// AES-GCM tag length, after each wrapped key and each chunk.
 pub const TAG_LEN: usize = 16;
 /// The AES-256-GCM encryption of the file key in a stanza: 32 bytes and a 16-byte tag.
 pub const WRAPPED_KEY_LEN: usize = FILE_KEY_LEN + TAG_LEN;
+/// Length of the header MAC (HMAC-SHA-256), which commits the header to the file key
+/// (docs/file-encryption.md, section 2).
 pub const MAC_LEN: usize = 32;
 /// Plaintext bytes per chunk.
 pub const CHUNK_LEN: usize = 64 * 1024;
@@ -68,7 +76,12 @@ pub enum FileError {
     /// More than [`MAX_RECIPIENTS`].
     TooManyRecipients(usize),
     /// A recipient's public key was refused by the KEM (index into the recipient list).
-    InvalidRecipient { index: usize, error: KemError },
+    InvalidRecipient {
+        /// Position of the recipient in the list given to [`encrypt`], from 0.
+        index: usize,
+        /// Why the KEM refused its public key.
+        error: KemError,
+    },
     /// The input is empty.
     Empty,
     /// The input does not start with "NXQF".
@@ -86,9 +99,15 @@ pub enum FileError {
     /// A stanza opened, but the header MAC does not match: the header was altered.
     HeaderTampered,
     /// Chunk `chunk` (from 0) does not authenticate: altered, reordered, cut, or not part of this file.
-    ChunkNotAuthentic { chunk: u128 },
+    ChunkNotAuthentic {
+        /// Index of the failing chunk, from 0.
+        chunk: u128,
+    },
     /// The input ended after `chunks` authentic chunks, none of them marked last.
-    Truncated { chunks: u128 },
+    Truncated {
+        /// How many chunks authenticated before the input ended.
+        chunks: u128,
+    },
     /// Bytes follow the chunk marked last.
     TrailingData,
     /// More than 2^88 chunks.

@@ -70,10 +70,12 @@ impl AtomicFile {
         })
     }
 
+    /// The file this one replaces on commit.
     pub fn target(&self) -> &Path {
         &self.target
     }
 
+    /// The temporary file being written.
     pub fn temp(&self) -> &Path {
         &self.tmp
     }

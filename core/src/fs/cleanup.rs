@@ -20,6 +20,7 @@ use std::sync::{Mutex, MutexGuard, OnceLock};
 /// What a registered path is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// A file, removed by its path (whatever file is there by then).
     File,
     /// A folder, removed with everything in it.
     Folder,

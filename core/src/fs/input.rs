@@ -22,11 +22,17 @@ use std::path::{Component, Path};
 /// What a path names when it is not a regular file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// A folder.
     Folder,
+    /// A named pipe.
     Fifo,
+    /// A character device, such as a terminal.
     CharDevice,
+    /// A block device.
     BlockDevice,
+    /// A Unix socket.
     Socket,
+    /// Anything else the file system reports.
     Other,
 }
 

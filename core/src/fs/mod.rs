@@ -32,6 +32,7 @@ pub enum Access {
 }
 
 impl Access {
+    /// The permission bits a new file gets (before the umask).
     pub fn mode(self) -> u32 {
         match self {
             Access::Private => 0o600,

@@ -128,10 +128,15 @@ fn proc_descriptor(p: &Path) -> Option<(bool, i32)> {
 
 /// An `-o` output being written.
 pub enum OutputFile {
+    /// A regular file, replaced whole or not at all.
     Atomic(AtomicFile),
+    /// A character device, a FIFO or one of this process's descriptors, written into as it is.
     Direct {
+        /// The open device or descriptor duplicate.
         file: File,
+        /// The path as given, for messages.
         path: PathBuf,
+        /// The save steps, so tests can fail them.
         io: Rc<dyn SaveIo>,
     },
 }
@@ -166,6 +171,7 @@ impl OutputFile {
         matches!(self, OutputFile::Atomic(_))
     }
 
+    /// Does the output go to a terminal? (An atomic file never does.)
     pub fn is_terminal(&self) -> bool {
         match self {
             OutputFile::Atomic(_) => false,

@@ -40,6 +40,7 @@ pub trait SaveIo {
         file.sync_all()
     }
 
+    /// rename(2) `from` over `to`, in one folder.
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
         std::fs::rename(from, to)
     }

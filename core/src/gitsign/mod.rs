@@ -17,6 +17,8 @@ use std::path::PathBuf;
 
 /// The first line git looks for to treat a signature as x509's.
 pub const BEGIN: &str = "-----BEGIN SIGNED MESSAGE-----";
+/// The line that ends the signature nexusq-git-sign hands git (after [`BEGIN`] and the base64
+/// lines).
 pub const END: &str = "-----END SIGNED MESSAGE-----";
 /// Every status line starts with this.
 pub const STATUS_PREFIX: &str = "[GNUPG:] ";
@@ -26,15 +28,21 @@ pub const STATUS_PREFIX: &str = "[GNUPG:] ";
 pub enum Invocation {
     /// `--status-fd=N -bsau KEY`: sign stdin as KEY.
     Sign {
+        /// The file descriptor to write status lines to.
         status_fd: u32,
+        /// The key git names (`user.signingkey`).
         key: String,
     },
     /// `--status-fd=N --verify SIGFILE -`: verify stdin against SIGFILE.
     Verify {
+        /// The file descriptor to write status lines to.
         status_fd: u32,
+        /// The armored signature to check.
         sig_file: PathBuf,
     },
+    /// `--version`.
     Version,
+    /// `--help` or `-h`.
     Help,
 }
 
@@ -137,6 +145,7 @@ pub fn sig_created(timestamp: u64, fingerprint: &str) -> String {
     format!("{STATUS_PREFIX}SIG_CREATED D 0 10 00 {timestamp} {fingerprint}\n")
 }
 
+/// The `NEWSIG` status line that starts a verification's report.
 pub fn new_sig() -> String {
     format!("{STATUS_PREFIX}NEWSIG\n")
 }
@@ -144,11 +153,15 @@ pub fn new_sig() -> String {
 /// The one exclusive result line of a verification.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Outcome {
+    /// A good signature (`GOODSIG`, `VALIDSIG`, a trust line).
     Good,
+    /// The signature does not hold (`BADSIG`).
     Bad,
     /// Could not be checked (unknown signer, missing certificate, damaged file).
     Error,
+    /// Made after its generation expired (`EXPKEYSIG`).
     ExpiredKey,
+    /// Its signing key or identity was revoked (`REVKEYSIG`).
     RevokedKey,
 }
 

@@ -26,7 +26,9 @@ const MAGIC: &[u8; 4] = b"NXQC";
 pub const VERSION: u8 = 2;
 /// The first version, still read and verified.
 pub const VERSION_1: u8 = 1;
+/// SLH-DSA context of the root's signature on a certificate.
 pub const CONTEXT: &[u8] = b"nexusq/cert/v1";
+/// Longest reason a certificate or revocation may carry, in bytes of UTF-8.
 pub const MAX_REASON_LEN: usize = 200;
 
 /// The three public keys of one generation, in their fixed order.
@@ -50,20 +52,30 @@ impl GenerationKeys {
     }
 }
 
+/// One generation's certificate: its three public keys and validity, signed by the root
+/// (docs/identity-format.md, section 5; layout in the module docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Certificate {
     /// 1 or 2 ([`VERSION`]); version 1 has no `signing_revoked_before` field.
     pub version: u8,
+    /// The identity this certificate belongs to.
     pub root_id: RootId,
+    /// Generation number, from 1, one more at each rotation.
     pub generation: u32,
+    /// Start of validity (Unix seconds).
     pub created: u64,
+    /// End of validity (Unix seconds), inclusive.
     pub not_after: u64,
+    /// The generation's public keys.
     pub keys: GenerationKeys,
+    /// SHA3-256 of the previous generation's encoded certificate; zeros for generation 1.
     pub prev_hash: [u8; 32],
     /// The signing keys of every generation before this one are revoked (0: none). Always 0
     /// in version 1.
     pub signing_revoked_before: u32,
+    /// Why this generation was made (`rotate --reason`); public, possibly empty.
     pub reason: String,
+    /// The root's SLH-DSA signature over [`to_be_signed`](Self::to_be_signed), 17 088 bytes.
     pub signature: Vec<u8>,
 }
 
@@ -157,6 +169,7 @@ impl Certificate {
         w.into_inner()
     }
 
+    /// The full encoding: the signed bytes followed by the signature.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = self.to_be_signed();
         out.extend_from_slice(&self.signature);
@@ -284,6 +297,7 @@ impl Certificate {
             )
     }
 
+    /// Is `now` (Unix seconds) past `not_after`?
     pub fn is_expired(&self, now: u64) -> bool {
         now > self.not_after
     }

@@ -17,10 +17,12 @@ pub struct DecryptionKey {
 }
 
 impl DecryptionKey {
+    /// The generation this key belongs to.
     pub fn generation(&self) -> u32 {
         self.generation
     }
 
+    /// Which hybrid KEM it is.
     pub fn level(&self) -> KemLevel {
         self.key.level()
     }
@@ -95,10 +97,12 @@ impl DecryptionKeys {
             .map(|k| k.key)
     }
 
+    /// How many keys (two per kept generation).
     pub fn len(&self) -> usize {
         self.keys.len()
     }
 
+    /// True when no generation still decrypts.
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
     }

@@ -17,14 +17,22 @@ use sha3::{Digest, Sha3_256};
 const MAGIC: &[u8; 4] = b"NXQK";
 const VERSION: u8 = 1;
 const CONFIRM_LABEL: &[u8] = b"nexusq/kem-confirm/v1";
+/// Length of the confirmation tag (HMAC-SHA-256).
 pub const TAG_LEN: usize = 32;
 
+/// A decoded KEM envelope (docs/kem.md, "The KEM envelope"). Nothing in it is trusted until
+/// [`confirms`](Self::confirms) holds for the decapsulated secret.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Envelope {
+    /// The hybrid KEM the ciphertext is for.
     pub level: KemLevel,
+    /// The recipient identity.
     pub root_id: RootId,
+    /// The recipient's generation whose key was used.
     pub generation: u32,
+    /// The hybrid KEM ciphertext (1120 or 1600 bytes, fixed by `level`).
     pub ciphertext: Vec<u8>,
+    /// HMAC-SHA-256 confirmation tag over every preceding byte.
     pub tag: [u8; TAG_LEN],
 }
 
@@ -66,6 +74,7 @@ pub fn seal(
 }
 
 impl Envelope {
+    /// Decode an envelope that must fill `bytes` exactly; any defect is an error.
     pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
         let mut r = Reader::new(bytes);
         r.expect_tag(MAGIC, "KEM envelope")?;

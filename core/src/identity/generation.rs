@@ -17,8 +17,11 @@ use zeroize::Zeroizing;
 const FLAG_KEM: u8 = 1;
 const FLAG_SIG: u8 = 2;
 
+/// A generation's two decapsulation seeds (docs/kem.md: each expands to a hybrid KEM key).
 pub struct KemSeeds {
+    /// Seed of the X-Wing key (ML-KEM-768 + X25519).
     pub xwing: SecretBytes<32>,
+    /// Seed of the ML-KEM-1024 + X25519 key.
     pub mlkem1024_x25519: SecretBytes<32>,
 }
 
@@ -40,18 +43,26 @@ fn certified_kem_key(keys: &GenerationKeys, level: KemLevel) -> &[u8] {
     }
 }
 
+/// A generation's signing seeds, for the ML-DSA-65 + Ed25519 composite key.
 pub struct SigSeeds {
+    /// ML-DSA-65 key generation seed (ξ).
     pub mldsa_xi: SecretBytes<32>,
+    /// Ed25519 secret key.
     pub ed25519: SecretBytes<32>,
 }
 
+/// The secrets of one generation as the vault keeps them. `Debug` says only which are kept.
 pub struct GenerationSecrets {
+    /// Generation number, as in its certificate.
     pub generation: u32,
+    /// Decapsulation seeds; `None` once retired (`rotate --retire-older-than`).
     pub kem: Option<KemSeeds>,
+    /// Signing seeds; kept by the newest generation only, erased when it is superseded.
     pub sig: Option<SigSeeds>,
 }
 
 impl GenerationSecrets {
+    /// Fresh random seeds for generation `generation`, every key kept.
     pub fn generate(generation: u32) -> Self {
         GenerationSecrets {
             generation,
@@ -138,6 +149,7 @@ impl std::fmt::Debug for GenerationSecrets {
 /// Every generation's seeds, oldest first.
 #[derive(Debug)]
 pub struct SecretSection {
+    /// Oldest first, one per certificate of the public section.
     pub generations: Vec<GenerationSecrets>,
 }
 
@@ -146,6 +158,7 @@ fn seed(r: &mut Reader<'_>, what: &str) -> DecodeResult<SecretBytes<32>> {
 }
 
 impl SecretSection {
+    /// The plaintext the vault seals (layout in the module docs); zeroized on drop.
     pub fn encode(&self) -> Zeroizing<Vec<u8>> {
         let mut w = Writer::new();
         w.u32(self.generations.len() as u32);
@@ -163,6 +176,7 @@ impl SecretSection {
         Zeroizing::new(w.into_inner())
     }
 
+    /// Decode a secret section that must fill `bytes` exactly.
     pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
         let mut r = Reader::new(bytes);
         let n = r.count_u32(5, "generation count")?;

@@ -24,18 +24,26 @@ use crate::suite::root_sig::RootSecret;
 
 /// Default certificate validity: created + 180 days.
 pub const DEFAULT_VALIDITY_DAYS: u32 = 180;
+/// Seconds in a day, for certificate validity (`not_after = created + days x 86 400`).
 pub const SECONDS_PER_DAY: u64 = 86_400;
 
 /// Everything `init` makes: the root, generation 1 and its certificate, and the revocation
 /// statement for the whole identity.
 pub struct NewIdentity {
+    /// The root secret (SLH-DSA seeds); sealed in the vault's root section.
     pub root: RootSecret,
+    /// The public identity: root public key and generation 1's certificate.
     pub public: PublicIdentity,
+    /// Generation 1's seeds, for the vault's secret section.
     pub secrets: SecretSection,
+    /// A root-signed revocation of the whole identity, made now so it can be published if the
+    /// vault is lost (docs/security.md, "What to do when the phone is gone").
     pub revocation: Revocation,
 }
 
 impl NewIdentity {
+    /// Draw a fresh root and generation 1, certified from `now` (Unix seconds) for
+    /// [`DEFAULT_VALIDITY_DAYS`]. Slow: the root signs with SLH-DSA twice.
     pub fn generate(backend: &dyn Backend, now: u64) -> Self {
         let root = RootSecret::generate();
         let root_pk = root.public_key(backend);

@@ -15,29 +15,41 @@ use std::collections::BTreeMap;
 
 const MAGIC: &[u8; 4] = b"NXQI";
 const VERSION: u8 = 1;
+/// Armor label of an export: `-----BEGIN NEXUSQ PUBLIC IDENTITY-----` (docs/identity-format.md,
+/// section 8).
 pub const ARMOR_KIND: &str = "PUBLIC IDENTITY";
 /// Smallest encoded certificate, used to bound counts before allocating.
 const MIN_CERT_LEN: usize = 4 + root_sig::SIGNATURE_LEN;
 
+/// Someone's public identity (docs/identity-format.md, section 7): what `identity export` writes,
+/// what `--to` reads and what the vault's public section holds.
+///
+/// Decoding checks only the structure; read other people's exports with
+/// [`peer::parse_export`](super::peer::parse_export), which also verifies every root signature.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PublicIdentity {
+    /// The SLH-DSA-SHAKE-128f root public key; it never changes and names the identity.
     pub root_pk: [u8; root_sig::PUBLIC_KEY_LEN],
     /// Ordered by generation, oldest first.
     pub certificates: Vec<Certificate>,
+    /// Root-signed revocation statements the identity carries.
     pub revocations: Vec<Revocation>,
 }
 
 impl PublicIdentity {
+    /// SHA3-256 of the root key: the identity's name (docs/identity-format.md, section 3).
     pub fn root_id(&self) -> RootId {
         RootId::of(&self.root_pk)
     }
 
+    /// The certificate of the newest generation, the one in use.
     pub fn newest(&self) -> &Certificate {
         self.certificates
             .last()
             .expect("a public identity holds at least one certificate")
     }
 
+    /// The binary `NXQI` encoding (the module's layout), as the vault and exports hold it.
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.bytes(MAGIC)
@@ -205,6 +217,7 @@ impl PublicIdentity {
         }
     }
 
+    /// The encoding in nexusq's armor, as `identity export` writes it.
     pub fn to_armor(&self) -> String {
         crate::format::armor::encode(ARMOR_KIND, &self.encode())
     }

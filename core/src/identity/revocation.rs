@@ -18,25 +18,39 @@ use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
 
 const MAGIC: &[u8; 4] = b"NXQR";
 const VERSION: u8 = 1;
+/// SLH-DSA context of the root's signature on a revocation.
 pub const CONTEXT: &[u8] = b"nexusq/revoke/v1";
+/// Armor label of a revocation statement file, `-----BEGIN NEXUSQ REVOCATION-----`.
 pub const ARMOR_KIND: &str = "REVOCATION";
 
+/// What a revocation statement revokes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RevocationScope {
+    /// The whole identity (scope 1): nothing of it may be trusted any more.
     Identity,
+    /// The signing keys of every generation before this one (scope 2, `rotate --compromised`).
     SigningKeysBefore(u32),
 }
 
+/// A root-signed revocation statement (docs/identity-format.md, section 6; layout in the module
+/// docs).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Revocation {
+    /// The identity the statement is about.
     pub root_id: RootId,
+    /// What it revokes.
     pub scope: RevocationScope,
+    /// When it was made (Unix seconds).
     pub created: u64,
+    /// Why, in at most 200 bytes of UTF-8; public.
     pub reason: String,
+    /// The root's SLH-DSA signature over [`to_be_signed`](Self::to_be_signed).
     pub signature: Vec<u8>,
 }
 
 impl Revocation {
+    /// Sign a statement with the root. Panics on a reason that [`reason_defect`] refuses: callers
+    /// check it first.
     pub fn issue(
         root: &RootSecret,
         backend: &dyn Backend,
@@ -57,6 +71,7 @@ impl Revocation {
         r
     }
 
+    /// The bytes the root signs: everything before the signature.
     pub fn to_be_signed(&self) -> Vec<u8> {
         let (scope, g) = match self.scope {
             RevocationScope::Identity => (1u8, 0u32),
@@ -73,12 +88,14 @@ impl Revocation {
         w.into_inner()
     }
 
+    /// The full encoding: the signed bytes followed by the signature.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = self.to_be_signed();
         out.extend_from_slice(&self.signature);
         out
     }
 
+    /// Decode one statement that must fill `bytes` exactly; checks structure, not the signature.
     pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
         let mut r = Reader::new(bytes);
         r.expect_tag(MAGIC, "revocation")?;
@@ -111,6 +128,7 @@ impl Revocation {
         })
     }
 
+    /// Does the statement name the identity of `root_pk`, and does that root's signature verify?
     pub fn verify(&self, backend: &dyn Backend, root_pk: &[u8]) -> bool {
         RootId::of(root_pk) == self.root_id
             && root_sig::verify(

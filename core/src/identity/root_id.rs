@@ -10,10 +10,13 @@ use std::fmt;
 
 const ROOT_ID_LABEL: &[u8] = b"nexusq/root/v1";
 
+/// An identity's name: SHA3-256 over the root public key (module docs). Compare these, not
+/// fingerprints.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct RootId(pub [u8; 32]);
 
 impl RootId {
+    /// The root_id of an SLH-DSA-SHAKE-128f root public key.
     pub fn of(root_pk: &[u8]) -> Self {
         let mut h = Sha3_256::new();
         h.update(ROOT_ID_LABEL);
@@ -22,6 +25,7 @@ impl RootId {
         RootId(h.finalize().into())
     }
 
+    /// The first 20 bytes, for people to compare.
     pub fn fingerprint(&self) -> Fingerprint {
         Fingerprint(self.0[..20].try_into().expect("20 of 32 bytes"))
     }
@@ -59,6 +63,7 @@ impl Fingerprint {
         Some(Fingerprint(bytes.try_into().ok()?))
     }
 
+    /// Is this the fingerprint of `root_id`?
     pub fn matches(&self, root_id: &RootId) -> bool {
         root_id.0[..20] == self.0
     }

@@ -14,9 +14,12 @@ use crate::suite::root_sig::RootSecret;
 /// Longest validity `rotate --validity` accepts: ten years.
 pub const MAX_VALIDITY_DAYS: u32 = 3650;
 
+/// What `rotate` was asked to do.
 #[derive(Clone, Debug, Default)]
 pub struct RotateOptions {
+    /// The new certificate's reason (`--reason`); public. Checked by [`reason_defect`].
     pub reason: String,
+    /// Validity of the new certificate in days, 1..=[`MAX_VALIDITY_DAYS`].
     pub validity_days: u32,
     /// Also issue a root-signed revocation of every earlier generation's signing keys.
     pub compromised: bool,
@@ -81,10 +84,14 @@ impl RotateOptions {
 /// What a rotation did.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rotated {
+    /// The new generation's number.
     pub generation: u32,
+    /// End of the new certificate's validity (Unix seconds).
     pub not_after: u64,
     /// Generations whose decapsulation keys were erased by this rotation.
     pub retired: Vec<u32>,
+    /// `Some(g)` when this rotation revoked the signing keys of every generation before `g`
+    /// (`--compromised`).
     pub revoked_signing_before: Option<u32>,
 }
 

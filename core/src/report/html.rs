@@ -5,7 +5,7 @@
 /// browser would not show as itself written as its code point, `<U+202E>`: the controls and
 /// bidi controls that `crate::untrusted` escapes on a terminal (a right-to-left override in a
 /// CPU name can make the text after it read backwards), and the invisible format characters
-/// ([`is_invisible`]). Tab and line feed stay. The result holds no markup, so it may go into
+/// (`is_invisible`). Tab and line feed stay. The result holds no markup, so it may go into
 /// an attribute too.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -50,8 +50,11 @@ fn is_invisible(c: char) -> bool {
 
 /// A cell: its HTML (already escaped or built by us) and whether it holds a number.
 pub struct Cell {
+    /// The cell's content, already HTML.
     pub html: String,
+    /// A number: right-aligned (CSS class `num`).
     pub numeric: bool,
+    /// A further CSS class for the cell.
     pub class: Option<&'static str>,
 }
 
@@ -74,6 +77,7 @@ impl Cell {
         }
     }
 
+    /// The same cell with the CSS class `class` added.
     pub fn class(mut self, class: &'static str) -> Cell {
         self.class = Some(class);
         self

@@ -8,7 +8,9 @@ use crate::secret::SecretBytes;
 /// Which ML-KEM parameter set.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum KemLevel {
+    /// ML-KEM-768 (inside X-Wing).
     MlKem768,
+    /// ML-KEM-1024.
     MlKem1024,
 }
 
@@ -16,6 +18,7 @@ impl KemLevel {
     /// Both parameter sets, in the order an identity lists its KEM keys.
     pub const ALL: [KemLevel; 2] = [KemLevel::MlKem768, KemLevel::MlKem1024];
 
+    /// ML-KEM encapsulation key length in bytes (1184 or 1568).
     pub fn encapsulation_key_len(self) -> usize {
         match self {
             KemLevel::MlKem768 => 1184,
@@ -23,6 +26,7 @@ impl KemLevel {
         }
     }
 
+    /// ML-KEM ciphertext length in bytes (1088 or 1568).
     pub fn ciphertext_len(self) -> usize {
         match self {
             KemLevel::MlKem768 => 1088,
@@ -31,7 +35,9 @@ impl KemLevel {
     }
 }
 
+/// ML-DSA-65 signature length in bytes.
 pub const MLDSA65_SIGNATURE_LEN: usize = 3309;
+/// ML-DSA-65 verifying key length in bytes.
 pub const MLDSA65_VERIFYING_KEY_LEN: usize = 1952;
 
 /// Why a backend refused an input. Callers choose the exit code.
@@ -47,7 +53,9 @@ pub enum BackendError {
 
 /// SLH-DSA-SHAKE-128f's SK.seed || SK.prf || PK.seed.
 pub const SLHDSA_SEEDS_LEN: usize = 48;
+/// SLH-DSA-SHAKE-128f public key length: PK.seed || PK.root.
 pub const SLHDSA_PUBLIC_KEY_LEN: usize = 32;
+/// SLH-DSA-SHAKE-128f signature length in bytes.
 pub const SLHDSA_SIGNATURE_LEN: usize = 17088;
 
 /// One backend's ML-KEM decapsulation key, expanded from (d, z) once: implemented with the
@@ -69,6 +77,7 @@ pub struct MlKemDecapsKey {
 }
 
 impl MlKemDecapsKey {
+    /// Wrap a backend's expanded key of parameter set `level`.
     pub fn new(level: KemLevel, inner: impl MlKemDecapsulator + 'static) -> Self {
         MlKemDecapsKey {
             level,
@@ -76,14 +85,18 @@ impl MlKemDecapsKey {
         }
     }
 
+    /// The ML-KEM parameter set.
     pub fn level(&self) -> KemLevel {
         self.level
     }
 
+    /// The encapsulation key (public).
     pub fn encapsulation_key(&self) -> Vec<u8> {
         self.inner.encapsulation_key()
     }
 
+    /// ML-KEM Decaps_internal with this key; implicit rejection, so a wrong ciphertext of the right
+    /// length gives a random-looking secret, not an error.
     pub fn decapsulate(&self, ct: &[u8]) -> Result<SecretBytes<32>, BackendError> {
         self.inner.decapsulate(ct)
     }
@@ -97,6 +110,7 @@ impl std::fmt::Debug for MlKemDecapsKey {
 
 /// ML-KEM, ML-DSA and SLH-DSA from seeds and pinned randomness.
 pub trait Backend: Sync {
+    /// The backend's name, as `--backend` takes it (`rustcrypto`, `native`).
     fn name(&self) -> &'static str;
 
     /// ML-KEM KeyGen_internal(d, z), kept as the expanded decapsulation key.

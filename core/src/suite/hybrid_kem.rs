@@ -18,9 +18,13 @@ use subtle::ConstantTimeEq;
 
 pub use super::backend::KemLevel;
 
+/// X-Wing's combiner label, `\.//^\`.
 pub const XWING_LABEL: &[u8] = b"\\.//^\\";
+/// The ML-KEM-1024 + X25519 combiner label (nexusq-specific; docs/kem.md).
 pub const MLKEM1024_X25519_LABEL: &[u8] = b"nexusq/MLKEM1024-X25519/v1";
+/// X-Wing public key length: ML-KEM-768 encapsulation key and X25519 public key.
 pub const XWING_PUBLIC_KEY_LEN: usize = 1184 + 32;
+/// ML-KEM-1024 + X25519 public key length.
 pub const MLKEM1024_X25519_PUBLIC_KEY_LEN: usize = 1568 + 32;
 
 /// Why a hybrid KEM operation was refused.
@@ -47,6 +51,7 @@ impl std::fmt::Display for KemError {
 }
 
 impl KemLevel {
+    /// The suite id of the hybrid KEM built on this parameter set.
     pub fn suite(self) -> SuiteId {
         match self {
             KemLevel::MlKem768 => SuiteId::MlKem768X25519,
@@ -54,6 +59,7 @@ impl KemLevel {
         }
     }
 
+    /// The parameter set of a hybrid KEM suite; `None` for a suite that is no KEM.
     pub fn from_suite(suite: SuiteId) -> Option<Self> {
         match suite {
             SuiteId::MlKem768X25519 => Some(KemLevel::MlKem768),
@@ -62,6 +68,7 @@ impl KemLevel {
         }
     }
 
+    /// The combiner label of this hybrid KEM.
     pub fn label(self) -> &'static [u8] {
         match self {
             KemLevel::MlKem768 => XWING_LABEL,
@@ -69,10 +76,13 @@ impl KemLevel {
         }
     }
 
+    /// Hybrid public key length: ML-KEM encapsulation key and 32-byte X25519 key.
     pub fn hybrid_public_key_len(self) -> usize {
         self.encapsulation_key_len() + 32
     }
 
+    /// Hybrid ciphertext length: ML-KEM ciphertext and 32-byte X25519 ephemeral key (1120 or
+    /// 1600).
     pub fn hybrid_ciphertext_len(self) -> usize {
         self.ciphertext_len() + 32
     }
@@ -80,11 +90,15 @@ impl KemLevel {
 
 /// The three secrets a hybrid KEM seed expands to.
 pub struct ExpandedSeed {
+    /// ML-KEM `d`.
     pub d: SecretBytes<32>,
+    /// ML-KEM `z`.
     pub z: SecretBytes<32>,
+    /// The X25519 secret key.
     pub x25519: SecretBytes<32>,
 }
 
+/// `SHAKE256(seed, 96)` split into `d`, `z` and the X25519 secret.
 pub fn expand_seed(seed: &SecretBytes<32>) -> ExpandedSeed {
     let mut xof = Shake256::default();
     xof.update(seed.expose());
@@ -135,6 +149,7 @@ impl DecapsulationKey {
         }
     }
 
+    /// Which hybrid KEM this key is for.
     pub fn level(&self) -> KemLevel {
         self.mlkem.level()
     }
@@ -168,6 +183,7 @@ impl DecapsulationKey {
 /// Whatever decapsulates for one hybrid KEM: an expanded key in this process, or one that
 /// the key agent holds (`crate::agent::client::RemoteKey`).
 pub trait Decapsulate {
+    /// Which hybrid KEM it decapsulates for.
     fn kem_level(&self) -> KemLevel;
     /// As [`DecapsulationKey::decapsulate`].
     fn decapsulate_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError>;

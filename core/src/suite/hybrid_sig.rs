@@ -24,8 +24,11 @@ use crate::secret::SecretBytes;
 use ed25519_dalek::Signer as _;
 use sha2::{Digest, Sha512};
 
+/// Ed25519 public key length.
 pub const ED25519_PUBLIC_KEY_LEN: usize = 32;
+/// Ed25519 signature length.
 pub const ED25519_SIGNATURE_LEN: usize = 64;
+/// Composite public key length: 1952 + 32 = 1984 bytes.
 pub const PUBLIC_KEY_LEN: usize = MLDSA65_VERIFYING_KEY_LEN + ED25519_PUBLIC_KEY_LEN;
 /// 3309 + 64 = 3373 bytes.
 pub const SIGNATURE_LEN: usize = MLDSA65_SIGNATURE_LEN + ED25519_SIGNATURE_LEN;
@@ -38,6 +41,7 @@ pub const MAX_CONTEXT_LEN: usize = 255;
 /// SHA-512 output length: the prehash of the message.
 pub const DIGEST_LEN: usize = 64;
 
+/// The composite public key of the seeds: ML-DSA-65 verifying key || Ed25519 public key.
 pub fn public_key(
     backend: &dyn Backend,
     mldsa_xi: &SecretBytes<32>,

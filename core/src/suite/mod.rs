@@ -16,8 +16,10 @@ pub use backend::Backend;
 /// `$NEXUSQ_BACKEND` onto this; nothing here parses names.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BackendChoice {
+    /// The RustCrypto crates (the default).
     #[default]
     RustCrypto,
+    /// `nexusq-native`, with SIMD chosen at run time; the same bytes.
     Native,
 }
 
@@ -45,6 +47,7 @@ pub enum SuiteId {
 }
 
 impl SuiteId {
+    /// Every suite, in id order.
     pub const ALL: [SuiteId; 4] = [
         SuiteId::MlKem768X25519,
         SuiteId::MlKem1024X25519,
@@ -52,6 +55,7 @@ impl SuiteId {
         SuiteId::SlhDsaShake128f,
     ];
 
+    /// The id on the wire.
     pub fn to_u16(self) -> u16 {
         match self {
             SuiteId::MlKem768X25519 => 0x0001,
@@ -61,6 +65,7 @@ impl SuiteId {
         }
     }
 
+    /// The suite of a wire id; `None` for an unknown one.
     pub fn from_u16(v: u16) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.to_u16() == v)
     }

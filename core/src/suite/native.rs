@@ -8,6 +8,7 @@ use super::backend::{
 use crate::secret::SecretBytes;
 use nexusq_native::{mldsa65, slhdsa_shake128f};
 
+/// The `native` backend (`--backend native`), over `nexusq-native`.
 pub struct Native;
 
 // nexusq-native has one module per parameter set, so the operations are stamped out per
@@ -156,6 +157,7 @@ pub struct Implementations {
     pub available: Vec<&'static str>,
 }
 
+/// The SIMD implementations `nexusq-native` selected and can run on this CPU.
 pub fn implementations() -> Implementations {
     Implementations {
         selected: nexusq_native::selected().name(),

@@ -5,8 +5,11 @@
 use super::backend::{Backend, SLHDSA_PUBLIC_KEY_LEN, SLHDSA_SEEDS_LEN, SLHDSA_SIGNATURE_LEN};
 use crate::secret::{SecretBytes, random_array};
 
+/// Length of the root secret: three 16-byte seeds.
 pub const SEED_LEN: usize = SLHDSA_SEEDS_LEN;
+/// Root public key length.
 pub const PUBLIC_KEY_LEN: usize = SLHDSA_PUBLIC_KEY_LEN;
+/// Length of a root signature.
 pub const SIGNATURE_LEN: usize = SLHDSA_SIGNATURE_LEN;
 
 /// The root's secret seeds; the backend expands them to a signing key only while it signs.
@@ -15,16 +18,19 @@ pub struct RootSecret {
 }
 
 impl RootSecret {
+    /// Fresh seeds from the OS's random source.
     pub fn generate() -> Self {
         RootSecret {
             seeds: SecretBytes::random(),
         }
     }
 
+    /// The root of stored seeds (the vault's root section).
     pub fn from_seeds(seeds: SecretBytes<SEED_LEN>) -> Self {
         RootSecret { seeds }
     }
 
+    /// The seeds, for sealing into the vault.
     pub fn seeds(&self) -> &SecretBytes<SEED_LEN> {
         &self.seeds
     }

@@ -10,6 +10,8 @@ use ml_kem::{Decapsulate as _, DecapsulationKey, EncapsulationKey, MlKem768, MlK
 use slh_dsa::Shake128f;
 use zeroize::Zeroize;
 
+/// The default backend (`--backend rustcrypto`), over the RustCrypto `ml-kem`, `ml-dsa` and
+/// `slh-dsa` crates.
 pub struct RustCrypto;
 
 // ml-kem's parameter trait is private, so the operations are stamped out per parameter set by

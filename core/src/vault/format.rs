@@ -10,11 +10,18 @@ use crate::suite::root_sig;
 use crate::wire::{DecodeError, Reader, Writer};
 use sha2::{Digest, Sha256};
 
+/// The file's first four bytes, `"NXQV"`.
 pub const MAGIC: &[u8; 4] = b"NXQV";
+/// The format version this library writes and the newest it reads (docs/vault-format.md,
+/// section 10).
 pub const FORMAT_VERSION: u16 = 1;
+/// `kdf_alg` for Argon2id, the only password hash a vault may name.
 pub const KDF_ARGON2ID: u8 = 1;
+/// Length of the trailing SHA-256 checksum.
 pub const CHECKSUM_LEN: usize = 32;
+/// The largest vault file read or written: 64 MiB.
 pub const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;
+/// `root_len`, exactly: the sealed 48-byte root seed plus its AES-GCM tag.
 pub const ROOT_CIPHERTEXT_LEN: usize = root_sig::SEED_LEN + TAG_LEN;
 /// Smallest possible file: fixed header fields, empty sections, tags, checksum.
 pub const MIN_FILE_LEN: usize = 4
@@ -35,26 +42,35 @@ pub const MIN_FILE_LEN: usize = 4
 /// Everything the header says besides the public section.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// Argon2id cost parameters (`m`, `t`, `p`).
     pub kdf: KdfParams,
+    /// Argon2id salt; new on `init` and `vault passwd`.
     pub salt: [u8; SALT_LEN],
+    /// HKDF salt for the section keys; new on every save.
     pub seal_salt: [u8; 32],
+    /// AES-GCM nonce of the secret section; new on every save.
     pub secret_nonce: [u8; NONCE_LEN],
+    /// AES-GCM nonce of the root section; new on every save.
     pub root_nonce: [u8; NONCE_LEN],
 }
 
 /// A parsed vault file: public facts plus the two sealed sections.
 #[derive(Clone, Debug)]
 pub struct VaultFile {
+    /// The header fields outside the public section.
     pub header: Header,
     /// When the vault was created (Unix seconds).
     pub created: u64,
+    /// The public identity held in the public section (not yet checked against root signatures).
     pub public: PublicIdentity,
     /// The header and the root ciphertext, as in the file. The header (`prefix[..header_len]`)
     /// is the associated data of the root section; the whole prefix is the associated data of
     /// the secret section, so everyday unlock also authenticates the root ciphertext without
     /// decrypting it.
     pub prefix: Vec<u8>,
+    /// Length of the header within [`prefix`](Self::prefix).
     pub header_len: usize,
+    /// The secret section's AES-GCM ciphertext, tag included.
     pub secret_ciphertext: Vec<u8>,
 }
 
@@ -69,6 +85,7 @@ impl VaultFile {
         &self.prefix
     }
 
+    /// The sealed root seed with its tag: the bytes of `prefix` after the header.
     pub fn root_ciphertext(&self) -> &[u8] {
         &self.prefix[self.header_len..]
     }

@@ -4,18 +4,28 @@ use crate::error::{Error, Result};
 use crate::secret::{Password, SecretBytes};
 use std::time::{Duration, Instant};
 
+/// `argon2_version`: Argon2 v1.3, the only version a vault may name.
 pub const ARGON2_VERSION: u32 = 0x13;
+/// Length of the Argon2id salt in bytes.
 pub const SALT_LEN: usize = 32;
+/// Smallest Argon2id memory a vault may ask for: 8 MiB, in KiB.
 pub const MIN_MEMORY_KIB: u32 = 8 * 1024;
+/// Largest Argon2id memory: 2 GiB in KiB, lowered further to ¾ of the device's RAM when it is
+/// known (docs/vault-format.md, "Argon2id parameters").
 pub const MAX_MEMORY_KIB: u32 = 2 * 1024 * 1024;
+/// Most Argon2id passes (`t`) a vault may ask for.
 pub const MAX_ITERATIONS: u32 = 64;
+/// Most Argon2id lanes (`p`) a vault may ask for.
 pub const MAX_PARALLELISM: u32 = 16;
 
 /// Argon2id cost parameters. Memory is in KiB, as Argon2 counts it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct KdfParams {
+    /// Memory `m`, in KiB.
     pub memory_kib: u32,
+    /// Passes over the memory, `t`.
     pub iterations: u32,
+    /// Lanes, `p`. The hash depends on them, so a vault keeps its own.
     pub parallelism: u32,
 }
 
@@ -94,6 +104,7 @@ impl KdfParams {
         )
     }
 
+    /// One line for people, such as `Argon2id v1.3, 64 MiB, t=3, p=4`.
     pub fn describe(&self) -> String {
         format!(
             "Argon2id v1.3, {} MiB, t={}, p={}",
@@ -153,6 +164,8 @@ pub fn device_ram_bytes() -> Option<u64> {
 /// Turns a password into the 32-byte vault key K. A trait so tests can cache the (slow)
 /// derivation while sweeping thousands of tampered files.
 pub trait KeyDerivation {
+    /// Derive K from `password` and `salt` under `params`. Fails on parameters Argon2 refuses
+    /// (exit 2) or when Argon2 cannot run, for example out of memory.
     fn derive(
         &self,
         password: &Password,

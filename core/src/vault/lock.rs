@@ -9,6 +9,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+/// How long writers wait for the lock unless `--lock-timeout` says otherwise.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
 const POLL: Duration = Duration::from_millis(25);
 
@@ -18,6 +19,7 @@ pub struct VaultLock {
     _file: File,
 }
 
+/// The lock file of a vault: its path with `.lock` appended.
 pub fn lock_path(vault: &Path) -> PathBuf {
     let mut name = vault.as_os_str().to_os_string();
     name.push(".lock");

@@ -27,7 +27,10 @@ use zeroize::Zeroizing;
 /// How writers behave: lock wait, and whether shared storage is acceptable.
 #[derive(Clone, Debug)]
 pub struct SaveOptions {
+    /// How long a writer waits for `<vault>.lock` before failing with "vault is busy" (exit 5).
     pub lock_timeout: Duration,
+    /// Allow saving into Android shared storage (`--allow-shared-storage`), which other apps can
+    /// read (docs/vault-format.md, "Shared storage").
     pub allow_shared_storage: bool,
 }
 
@@ -89,9 +92,12 @@ pub fn open(path: &Path) -> Result<VaultFile> {
 
 /// A vault whose secret section has been decrypted and checked against its public section.
 pub struct Unlocked {
+    /// The parsed file the secrets came from; its public identity is what exports are made of.
     pub file: VaultFile,
     /// K = Argon2id(password, salt, params); kept so a re-save need not run Argon2 again.
     key: SecretBytes<32>,
+    /// The decrypted secret section: the seeds of every kept generation (docs/vault-format.md,
+    /// section 4).
     pub secrets: SecretSection,
     /// The kept generations' decapsulation keys, expanded once by the unlock check.
     decryption: DecryptionKeys,
@@ -210,6 +216,7 @@ impl Unlocked {
         ))
     }
 
+    /// The vault's Argon2id parameters, as its header gives them.
     pub fn params(&self) -> KdfParams {
         self.file.header.kdf
     }
@@ -281,9 +288,14 @@ pub fn check_save_location(path: &Path, opts: &SaveOptions) -> Result<()> {
 
 /// What `init` made.
 pub struct Created {
+    /// The path as the caller gave it (a symbolic link stays a link; the file went where it
+    /// points).
     pub path: PathBuf,
+    /// The new identity's public half, as `identity export` would give it.
     pub public: PublicIdentity,
+    /// The Argon2id parameters the vault was sealed under.
     pub params: KdfParams,
+    /// Creation time (Unix seconds), stored in the public section.
     pub created: u64,
 }
 

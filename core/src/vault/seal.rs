@@ -8,9 +8,13 @@ use hkdf::Hkdf;
 use sha2::Sha256;
 use zeroize::Zeroizing;
 
+/// AES-GCM nonce length.
 pub const NONCE_LEN: usize = 12;
+/// AES-GCM tag length, appended to each ciphertext.
 pub const TAG_LEN: usize = 16;
+/// HKDF info of the secret section's key.
 pub const SECRET_LABEL: &[u8] = b"nexusq/vault/v1";
+/// HKDF info of the root section's key.
 pub const ROOT_LABEL: &[u8] = b"nexusq/vault-root/v1";
 
 /// HKDF-SHA-256(ikm = K, salt = seal_salt, info = label) -> 32-byte AEAD key.
@@ -26,6 +30,8 @@ fn cipher(key: &SecretBytes<32>) -> Aes256Gcm {
     Aes256Gcm::new_from_slice(key.expose()).expect("32-byte key")
 }
 
+/// AES-256-GCM: `plaintext` sealed under `key` and `nonce` with `aad` as associated data; the
+/// 16-byte tag is appended.
 pub fn seal(
     key: &SecretBytes<32>,
     nonce: &[u8; NONCE_LEN],

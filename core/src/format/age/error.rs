@@ -28,9 +28,15 @@ pub enum ErrorClass {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PayloadError {
     /// Chunk `chunk` (from 0) does not authenticate.
-    NotAuthentic { chunk: u64 },
+    NotAuthentic {
+        /// Index of the failing chunk, from 0.
+        chunk: u64,
+    },
     /// The input ended after `chunks` authentic chunks, none marked last.
-    Truncated { chunks: u64 },
+    Truncated {
+        /// How many chunks authenticated before the input ended.
+        chunks: u64,
+    },
     /// Data follows the chunk marked last.
     TrailingData,
     /// An empty last chunk after other chunks.
@@ -39,6 +45,8 @@ pub enum PayloadError {
     CounterOverflow,
 }
 
+/// Why an age operation failed; [`AgeError::class`] gives its testkit class (docs/age.md,
+/// "Errors").
 #[derive(Debug)]
 pub enum AgeError {
     /// Not an age file at all (no "age-encryption.org/" line).
@@ -49,22 +57,31 @@ pub enum AgeError {
     Header(&'static str),
     /// A passphrase (scrypt) file: nexusq does not decrypt those.
     Passphrase,
+    /// No stanza opens with the identities given.
     NoMatch,
+    /// A stanza opened, but the header MAC does not match: the header was altered.
     Hmac,
+    /// The header opened, but the payload does not decrypt to its end.
     Payload(PayloadError),
+    /// The ASCII armor is malformed.
     Armor(ArmorError),
     /// Encrypting to no recipient.
     NoRecipients,
     /// A recipient's public key was refused (index into the list).
     InvalidRecipient {
+        /// Position of the recipient in the list given, from 0.
         index: usize,
+        /// Why the KEM refused its public key.
         error: KemError,
     },
+    /// Reading the input failed.
     Read(io::Error),
+    /// Writing the output failed.
     Write(io::Error),
 }
 
 impl AgeError {
+    /// The CCTV testkit's class of this error (docs/age.md, "Errors").
     pub fn class(&self) -> ErrorClass {
         match self {
             AgeError::NotAge | AgeError::UnsupportedVersion | AgeError::Header(_) => {

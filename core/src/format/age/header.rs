@@ -19,20 +19,25 @@ use sha2::Sha256;
 use std::io::BufRead;
 use subtle::ConstantTimeEq;
 
+/// The header's first line.
 pub const VERSION_LINE: &[u8] = b"age-encryption.org/v1";
+/// Length of the payload nonce that follows the header.
 pub const NONCE_LEN: usize = 16;
 /// The largest header read. 64 mlkem768x25519 stanzas take about 100 KiB.
 pub const MAX_HEADER_LEN: usize = 1024 * 1024;
+/// Tag of a passphrase stanza; such files are recognised and refused.
 pub const SCRYPT_TAG: &str = "scrypt";
 /// The largest scrypt work factor (log2 N) accepted as well-formed, as age's own default.
 const MAX_SCRYPT_WORK_FACTOR: u32 = 22;
 
 /// A parsed header: stanzas, the MAC, the bytes it covers, and the payload nonce.
 pub struct Header {
+    /// The recipient stanzas, in file order.
     pub stanzas: Vec<Stanza>,
     /// The header up to and including "---".
     mac_input: Vec<u8>,
     mac: [u8; 32],
+    /// The payload nonce (the HKDF salt of the payload key).
     pub nonce: [u8; NONCE_LEN],
 }
 

@@ -17,6 +17,7 @@ use zeroize::Zeroizing;
 /// "HPKE" || kem_id || kdf_id || aead_id.
 const SUITE_ID: [u8; 10] = *b"HPKE\x64\x7a\x00\x01\x00\x03";
 const VERSION_LABEL: &[u8] = b"HPKE-v1";
+/// ChaCha20-Poly1305 tag length.
 pub const TAG_LEN: usize = 16;
 /// The encapsulated key: an X-Wing ciphertext.
 pub const ENC_LEN: usize = 1120;

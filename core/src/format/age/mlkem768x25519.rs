@@ -17,7 +17,9 @@ use crate::secret::SecretBytes;
 use crate::suite::backend::Backend;
 use crate::suite::hybrid_kem::{Decapsulate, KemError};
 
+/// The stanza tag.
 pub const TAG: &str = "mlkem768x25519";
+/// HPKE `info` of the stanza's seal.
 pub const INFO: &[u8] = b"age-encryption.org/mlkem768x25519";
 /// The body: the sealed file key and its tag.
 pub const BODY_LEN: usize = FILE_KEY_LEN + hpke::TAG_LEN;

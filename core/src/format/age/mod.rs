@@ -29,6 +29,7 @@ use crate::secret::{SecretBytes, random_array};
 use crate::suite::backend::Backend;
 use std::io::{BufRead, Read, Write};
 
+/// Length of age's file key: 128 bits.
 pub const FILE_KEY_LEN: usize = 16;
 /// How many leading bytes [`sniff`] needs to recognise armor after leading whitespace.
 pub const SNIFF_LEN: usize = armor::AGE_MAX_WHITESPACE + armor::AGE_BEGIN.len();
@@ -37,6 +38,7 @@ pub const SNIFF_LEN: usize = armor::AGE_MAX_WHITESPACE + armor::AGE_BEGIN.len();
 pub struct FileKey(pub(crate) SecretBytes<FILE_KEY_LEN>);
 
 impl FileKey {
+    /// A fresh key from the OS's random source.
     pub fn random() -> FileKey {
         FileKey(SecretBytes::random())
     }
@@ -62,7 +64,9 @@ pub enum IdentityRef<'a> {
 /// What the first bytes of an input say it is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// A binary file, starting with `age-encryption.org/`.
     Binary,
+    /// age's ASCII armor (`-----BEGIN AGE ENCRYPTED FILE-----`), possibly after whitespace.
     Armored,
 }
 
@@ -173,8 +177,11 @@ impl Opened {
 /// What a successful decryption found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decrypted {
+    /// Plaintext bytes written.
     pub bytes: u64,
+    /// Index of the identity that opened the file, in the list given.
     pub identity: usize,
+    /// Index of the stanza it opened (0-based).
     pub stanza: usize,
 }
 

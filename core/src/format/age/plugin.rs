@@ -28,10 +28,12 @@ pub const MAX_PHASE1_LEN: usize = 64 * 1024 * 1024;
 /// no further than this (docs/age.md).
 pub const MAX_REPLY_LEN: usize = 64 * 1024;
 
+/// Why a plugin conversation ended early.
 #[derive(Debug)]
 pub enum PluginError {
     /// The client broke the protocol (a malformed or unexpected frame).
     Protocol(&'static str),
+    /// Reading from or writing to the client failed.
     Io(io::Error),
 }
 
@@ -69,6 +71,7 @@ pub trait Client {
 /// Which time [`KeySource::keys`] is asked for an identity's keys.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Attempt {
+    /// The first request for an identity's keys.
     First,
     /// A key of the first answer did not answer itself ([`Decapsulate::unanswered`]: the key
     /// agent stopped): fetch them another way (the password).

@@ -28,11 +28,17 @@ impl Checksum for Bech32Long {
     const TARGET_RESIDUE: u32 = bech32::Bech32::TARGET_RESIDUE;
 }
 
+/// Bech32 HRP of an MLKEM768-X25519 recipient (`age1pq1…`).
 pub const RECIPIENT_HRP: &str = "age1pq";
+/// Bech32 HRP of an MLKEM768-X25519 identity (`AGE-SECRET-KEY-PQ-1…`).
 pub const IDENTITY_HRP: &str = "AGE-SECRET-KEY-PQ-";
+/// Bech32 HRP of a classic X25519 recipient (`age1…`), recognised to be refused.
 pub const X25519_RECIPIENT_HRP: &str = "age";
+/// Bech32 HRP of a classic X25519 identity (`AGE-SECRET-KEY-1…`), read for decryption.
 pub const X25519_IDENTITY_HRP: &str = "AGE-SECRET-KEY-";
+/// The plugin's name, as age derives the program `age-plugin-nexusq` from it.
 pub const PLUGIN_NAME: &str = "nexusq";
+/// Bech32 HRP of the plugin identity (`AGE-PLUGIN-NEXUSQ-1…`).
 pub const PLUGIN_IDENTITY_HRP: &str = "AGE-PLUGIN-NEXUSQ-";
 
 fn encode(hrp: &str, data: &[u8]) -> String {
@@ -153,11 +159,14 @@ impl Identity {
 
 /// An identity ready to decrypt with ([`Identity::expand`]); `Debug` shows no secret.
 pub enum Key {
+    /// An X-Wing key, expanded.
     Hybrid(DecapsulationKey),
+    /// A classic X25519 secret key.
     X25519(SecretBytes<32>),
 }
 
 impl Key {
+    /// Borrow it as the decryption functions take it.
     pub fn as_ref(&self) -> super::IdentityRef<'_> {
         match self {
             Key::Hybrid(k) => super::IdentityRef::Hybrid(k),
@@ -202,6 +211,7 @@ pub fn parse_identity(s: &str) -> Result<Identity, KeyError> {
 pub struct LineError {
     /// 1-based.
     pub line: usize,
+    /// What is wrong with that line.
     pub error: KeyError,
 }
 
@@ -231,12 +241,14 @@ pub fn parse_identity_file(text: &str) -> Result<Vec<Identity>, LineError> {
 /// path as bytes, or nothing for the default vault. It holds no key material.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PluginIdentity {
+    /// The vault's path as bytes; `None` for the default vault.
     pub vault: Option<Vec<u8>>,
 }
 
 const PLUGIN_IDENTITY_VERSION: u8 = 1;
 
 impl PluginIdentity {
+    /// `AGE-PLUGIN-NEXUSQ-1…`, uppercase as age writes identities.
     pub fn encode(&self) -> String {
         let mut data = vec![PLUGIN_IDENTITY_VERSION];
         if let Some(v) = &self.vault {
@@ -245,6 +257,7 @@ impl PluginIdentity {
         encode(PLUGIN_IDENTITY_HRP, &data).to_ascii_uppercase()
     }
 
+    /// Parse a plugin identity string; another plugin's identity is [`KeyError::OtherPlugin`].
     pub fn parse(s: &str) -> Result<PluginIdentity, KeyError> {
         let (hrp, data) = decode(s.trim()).ok_or(KeyError::NotAKey)?;
         if !hrp.eq_ignore_ascii_case(PLUGIN_IDENTITY_HRP) {

@@ -26,8 +26,11 @@ pub const MAX_LINE: usize = 16 * 1024;
 /// One stanza: a tag, its arguments and a body.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Stanza {
+    /// The first argument of the `->` line (the stanza type, such as `mlkem768x25519`).
     pub tag: String,
+    /// The remaining arguments.
     pub args: Vec<String>,
+    /// The decoded body.
     pub body: Vec<u8>,
 }
 
@@ -74,6 +77,8 @@ pub struct LineReader<'a, R: BufRead + ?Sized> {
 }
 
 impl<'a, R: BufRead + ?Sized> LineReader<'a, R> {
+    /// Read lines from `inner`, keeping a copy of every byte if `record`, and failing once more
+    /// than `limit` bytes have been read.
     pub fn new(inner: &'a mut R, record: bool, limit: Option<usize>) -> Self {
         LineReader {
             inner,
@@ -190,6 +195,7 @@ pub fn decode_b64(s: &[u8]) -> Option<Vec<u8>> {
     (STANDARD_NO_PAD.encode(&data).as_bytes() == s).then_some(data)
 }
 
+/// Canonical unpadded base64.
 pub fn encode_b64(data: &[u8]) -> String {
     STANDARD_NO_PAD.encode(data)
 }

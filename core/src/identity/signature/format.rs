@@ -16,15 +16,18 @@ use crate::suite::{SuiteId, hybrid_sig};
 use crate::wire::{DecodeError, DecodeResult, Reader, Writer};
 
 const MAGIC: &[u8; 4] = b"NXQS";
+/// The full signature's version (it carries the signer's certificate).
 pub const VERSION: u8 = 1;
 /// The compact signature's version.
 pub const COMPACT_VERSION: u8 = 2;
+/// Armor label of a signature file, `-----BEGIN NEXUSQ SIGNATURE-----`.
 pub const ARMOR_KIND: &str = "SIGNATURE";
 
 const DEFECT_HINT: &str = "ask the signer for the signature file again; it must be the \
                            unmodified output of `nexusq sign`";
 
-/// A decoded detached signature. Nothing in it is trusted until [`verify`] says so.
+/// A decoded detached signature. Nothing in it is trusted until [`verify`](super::verify())
+/// says so.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DetachedSignature {
     /// The signer's root public key as the signature claims it (trusted only through
@@ -44,10 +47,12 @@ impl DetachedSignature {
         RootId::of(&self.root_pk)
     }
 
+    /// The generation that signed, as its certificate says.
     pub fn generation(&self) -> u32 {
         self.certificate.generation
     }
 
+    /// The binary encoding (version 1 layout in the module docs).
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.bytes(MAGIC)
@@ -61,7 +66,7 @@ impl DetachedSignature {
     }
 
     /// Strict decoding: exact lengths, no trailing bytes, never panics. Checks structure only;
-    /// [`verify`] does the rest.
+    /// [`verify`](super::verify()) does the rest.
     pub fn decode(bytes: &[u8]) -> DecodeResult<Self> {
         let mut r = Reader::new(bytes);
         expect_version(&mut r, VERSION)?;
@@ -86,6 +91,7 @@ impl DetachedSignature {
         })
     }
 
+    /// The encoding in nexusq's armor, as `nexusq sign` writes it.
     pub fn to_armor(&self) -> String {
         crate::format::armor::encode(ARMOR_KIND, &self.encode())
     }
@@ -156,13 +162,15 @@ fn damaged(what: &str, e: DecodeError) -> Error {
 }
 
 /// A compact (version 2) signature: the signer's root_id and generation instead of the
-/// certificate. Nothing in it is trusted until [`verify_signature`] says so; it verifies only
-/// against an identity that holds that generation's certificate.
+/// certificate. Nothing in it is trusted until [`verify_signature`](super::verify_signature)
+/// says so; it verifies only against an identity that holds that generation's certificate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CompactSignature {
     /// The root_id the signature claims (its signer's fingerprint).
     pub root_id: RootId,
+    /// The generation that signed; its certificate comes from the trusted identity.
     pub generation: u32,
+    /// When the signer says it signed (Unix seconds); covered by the signature, but claimed.
     pub signed_at: u64,
     /// The composite ML-DSA-65 + Ed25519 signature (3373 bytes).
     pub signature: Vec<u8>,
@@ -172,6 +180,7 @@ pub struct CompactSignature {
 pub const COMPACT_LEN: usize = 4 + 1 + 2 + 32 + 4 + 8 + 2 + hybrid_sig::SIGNATURE_LEN;
 
 impl CompactSignature {
+    /// The binary encoding ([`COMPACT_LEN`] bytes; version 2 layout in the module docs).
     pub fn encode(&self) -> Vec<u8> {
         let mut w = Writer::new();
         w.bytes(MAGIC)
@@ -204,6 +213,7 @@ impl CompactSignature {
         })
     }
 
+    /// The encoding in nexusq's armor, as `nexusq sign --compact` writes it.
     pub fn to_armor(&self) -> String {
         crate::format::armor::encode(ARMOR_KIND, &self.encode())
     }
@@ -215,7 +225,9 @@ impl CompactSignature {
 #[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Signature {
+    /// Version 1, carrying the signer's certificate.
     Full(DetachedSignature),
+    /// Version 2, naming the signer's generation only.
     Compact(CompactSignature),
 }
 
@@ -235,6 +247,7 @@ impl Signature {
         Self::decode(&unarmor(text, what)?).map_err(|e| damaged(what, e))
     }
 
+    /// The binary encoding of whichever version this is.
     pub fn encode(&self) -> Vec<u8> {
         match self {
             Signature::Full(s) => s.encode(),
@@ -242,6 +255,7 @@ impl Signature {
         }
     }
 
+    /// The encoding in nexusq's armor.
     pub fn to_armor(&self) -> String {
         crate::format::armor::encode(ARMOR_KIND, &self.encode())
     }
@@ -254,6 +268,7 @@ impl Signature {
         }
     }
 
+    /// The generation that signed (not necessarily trusted).
     pub fn generation(&self) -> u32 {
         match self {
             Signature::Full(s) => s.generation(),
@@ -269,6 +284,7 @@ impl Signature {
         }
     }
 
+    /// Is this a compact (version 2) signature?
     pub fn is_compact(&self) -> bool {
         matches!(self, Signature::Compact(_))
     }

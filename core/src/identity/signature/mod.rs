@@ -40,6 +40,7 @@ use std::io::Read;
 
 /// First part of the composite context.
 pub const CONTEXT_LABEL: &[u8] = b"nexusq/sig/v1";
+/// Length of the signed digest: SHA-512, 64 bytes.
 pub const DIGEST_LEN: usize = hybrid_sig::DIGEST_LEN;
 
 /// The composite signature's context: `"nexusq/sig/v1" || root_id || u32be(g) || u64be(t)`.

@@ -68,7 +68,9 @@ pub enum Trust<'a> {
     /// the vault's own public section (its root signatures checked). With `expected`, its
     /// fingerprint must match too.
     Identity {
+        /// The trusted identity.
         identity: &'a PublicIdentity,
+        /// A fingerprint it must also have (`--expect-fingerprint`), if any.
         expected: Option<Fingerprint>,
     },
     /// No identity: the root key carried in the signature, accepted only if its root_id
@@ -80,8 +82,11 @@ pub enum Trust<'a> {
 /// What a good signature tells the user. `signed_at` is the signer's claim.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verified {
+    /// The signer's identity, as the trusted root names it.
     pub root_id: RootId,
+    /// The generation whose key signed.
     pub generation: u32,
+    /// When the signer says it signed (Unix seconds).
     pub signed_at: u64,
     /// A newer generation than the signer's is known.
     pub superseded: bool,
@@ -89,10 +94,12 @@ pub struct Verified {
     pub newest_known: u32,
     /// The signer's certificate validity (expiry does not make a signature invalid).
     pub created: u64,
+    /// End of the signer's certificate validity (Unix seconds).
     pub not_after: u64,
 }
 
 impl Verified {
+    /// The signer's fingerprint, for people to compare.
     pub fn fingerprint(&self) -> Fingerprint {
         self.root_id.fingerprint()
     }
@@ -208,7 +215,9 @@ pub enum Refusal {
 /// A refusal: its class and the error to show.
 #[derive(Debug)]
 pub struct Refused {
+    /// The class of refusal.
     pub kind: Refusal,
+    /// The error to show, saying why (exit 1).
     pub error: Error,
 }
 

@@ -95,6 +95,7 @@
 pub mod agent;
 pub mod bench;
 pub mod contacts;
+pub mod doctor;
 pub mod error;
 pub mod format;
 pub mod fs;

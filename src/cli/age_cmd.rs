@@ -17,17 +17,13 @@ use nexusq_core::identity::{PublicIdentity, peer};
 use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::{Value, json};
 use std::io::Read;
-use std::path::{Path, PathBuf};
-
-/// Is this `--to` value an age key string rather than a file?
-fn is_key_string(to: &Path) -> bool {
-    to.to_str()
-        .is_some_and(|s| s.starts_with("age1") || s.starts_with("ssh-"))
-}
+use std::path::Path;
 
 /// Does this `encrypt` write age v1?
 pub fn wants_age(args: &EncryptArgs) -> bool {
-    args.age || !args.recipients_file.is_empty() || args.to.iter().any(|t| is_key_string(t))
+    args.age
+        || !args.recipients_file.is_empty()
+        || args.to.iter().any(|t| recipients::is_key_string(t))
 }
 
 fn key_error(what: &str, e: &recipient::KeyError) -> Error {
@@ -175,7 +171,12 @@ fn read_text(path: &Path, what: &str) -> Result<zeroize::Zeroizing<String>> {
         })
 }
 
-pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
+/// `encrypt` to age recipients; `to` are the `--to` values, each already resolved once.
+pub(super) fn encrypt(
+    ctx: &Context,
+    args: &EncryptArgs,
+    to: Vec<recipients::To<'_>>,
+) -> Result<()> {
     if args.suite != super::args::KemSuiteArg::MlKem768X25519 {
         return Err(Error::usage(
             "age files use ML-KEM-768 + X25519 (X-Wing) only",
@@ -196,7 +197,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     let backend = ctx.backend()?;
     let now = super::now();
     let mut keys: Vec<(Vec<u8>, String)> = Vec::new();
-    let mut exports: Vec<PathBuf> = Vec::new();
+    let mut exports: Vec<recipients::To<'_>> = Vec::new();
     // An age1pq1 key that is one of a contact's certified keys is that contact, with what the
     // book knows about it (docs/contacts.md, "The book is the source of truth").
     let known = |pk: Vec<u8>, what: String| -> Result<(Vec<u8>, String)> {
@@ -205,15 +206,15 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
                 .unwrap_or((pk, what)),
         )
     };
-    for to in &args.to {
-        if is_key_string(to) {
-            let s = to.to_string_lossy();
+    for t in to {
+        if recipients::is_key_string(&t.value) {
+            let s = t.value.to_string_lossy();
             let pk = recipient::parse_recipient(&s).map_err(|e| key_error("--to recipient", &e))?;
             keys.push(known(pk, "an age1pq1 recipient".into())?);
-        } else if let Some(key) = super::contacts_cmd::age_contact_key(ctx, to)? {
+        } else if let Some(key) = super::contacts_cmd::age_contact_key(ctx, &t.named) {
             keys.push(key);
         } else {
-            exports.push(to.clone());
+            exports.push(t);
         }
     }
     for file in &args.recipients_file {

@@ -71,27 +71,20 @@ pub(super) fn resolve<'c>(ctx: &'c Context, value: &Path) -> Result<Named<'c>> {
     Ok(naming::resolve(s, at_path(value), || Ok(&book(ctx)?.book))?)
 }
 
-/// Does any of these values name an age-recipient contact (so `encrypt` writes age)?
-pub(super) fn names_age_contact(ctx: &Context, values: &[PathBuf]) -> Result<bool> {
-    for v in values {
-        if let Named::Contact(c) = resolve(ctx, v)?
-            && matches!(c.key, ContactKey::Age(_))
-        {
-            return Ok(true);
-        }
-    }
-    Ok(false)
+/// Does this name an age-recipient contact (so `encrypt` writes age)?
+pub(super) fn is_age_contact(named: &Named<'_>) -> bool {
+    matches!(named, Named::Contact(c) if matches!(c.key, ContactKey::Age(_)))
 }
 
-/// The X-Wing key of an age-recipient contact, if `value` names one.
-pub(super) fn age_contact_key(ctx: &Context, value: &Path) -> Result<Option<(Vec<u8>, String)>> {
-    if let Named::Contact(c) = resolve(ctx, value)?
+/// The X-Wing key of an age-recipient contact, if `named` is one.
+pub(super) fn age_contact_key(ctx: &Context, named: &Named<'_>) -> Option<(Vec<u8>, String)> {
+    if let Named::Contact(c) = named
         && let ContactKey::Age(pk) = &c.key
     {
         warn_unverified(ctx, c);
-        return Ok(Some((pk.clone(), ContactRef::of(c).label())));
+        return Some((pk.clone(), ContactRef::of(c).label()));
     }
-    Ok(None)
+    None
 }
 
 /// An age1pq1 key given as a string or in a recipients file: when it is one of a contact's
@@ -294,7 +287,12 @@ fn apply_book(ctx: &Context, identity: PublicIdentity, path: &Path) -> Result<Re
 /// file (with the book's knowledge of its root applied), or a contact's identity as the book
 /// knows it.
 pub(super) fn read_identity(ctx: &Context, value: &Path) -> Result<Resolved> {
-    match resolve(ctx, value)? {
+    identity_named(ctx, value, resolve(ctx, value)?)
+}
+
+/// [`read_identity`] of a value already resolved to `named`.
+fn identity_named(ctx: &Context, value: &Path, named: Named<'_>) -> Result<Resolved> {
+    match named {
         Named::File(path) => {
             let what = super::output::untrusted_path(&path);
             let bytes = read_export_bytes(&path)?;
@@ -329,17 +327,22 @@ pub(super) fn read_identity(ctx: &Context, value: &Path) -> Result<Resolved> {
     }
 }
 
-/// Like [`read_identity`], for `--to`: a file may hold several concatenated exports.
-pub(super) fn read_identities(ctx: &Context, value: &Path) -> Result<Vec<Resolved>> {
-    if let Named::File(path) = resolve(ctx, value)? {
-        let what = super::output::untrusted_path(&path);
-        let bytes = read_export_bytes(&path)?;
+/// Like [`read_identity`], for a `--to` value already resolved to `named`: a file may hold
+/// several concatenated exports.
+pub(super) fn identities_named(
+    ctx: &Context,
+    value: &Path,
+    named: Named<'_>,
+) -> Result<Vec<Resolved>> {
+    if let Named::File(path) = &named {
+        let what = super::output::untrusted_path(path);
+        let bytes = read_export_bytes(path)?;
         return peer::parse_exports(&bytes, &what, ctx.backend()?)?
             .into_iter()
-            .map(|id| apply_book(ctx, id, &path))
+            .map(|id| apply_book(ctx, id, path))
             .collect();
     }
-    Ok(vec![read_identity(ctx, value)?])
+    Ok(vec![identity_named(ctx, value, named)?])
 }
 
 /// An export from a file, or from stdin for `-`.

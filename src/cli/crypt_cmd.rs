@@ -25,12 +25,18 @@ use std::path::Path;
 
 pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     pipeline::refuse_json_to_stdout(ctx, args.output.as_deref(), "encrypt")?;
-    if super::age_cmd::wants_age(args) || super::contacts_cmd::names_age_contact(ctx, &args.to)? {
-        return super::age_cmd::encrypt(ctx, args);
+    // Each --to value is resolved once, here, for whichever format it leads to.
+    let to = recipients::name_all(ctx, &args.to)?;
+    if super::age_cmd::wants_age(args)
+        || to
+            .iter()
+            .any(|t| super::contacts_cmd::is_age_contact(&t.named))
+    {
+        return super::age_cmd::encrypt(ctx, args, to);
     }
     let backend = ctx.backend()?;
     let level = args.suite.level();
-    let mut peers = recipients::read_recipients(ctx, &args.to, &args.peer.expect_fingerprint)?;
+    let mut peers = recipients::read_recipients(ctx, &to, &args.peer.expect_fingerprint)?;
     if args.to_self {
         recipients::add_own_identity(ctx, &mut peers)?;
     }

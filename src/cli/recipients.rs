@@ -7,9 +7,10 @@
 use super::Context;
 use super::contacts_cmd::Resolved;
 use super::error::{Error, Result};
+use nexusq_core::contacts::naming::Named;
 use nexusq_core::format::nexusq::MAX_RECIPIENTS;
 use nexusq_core::identity::{Certificate, PublicIdentity, peer};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// One recipient after reading, checking and collapsing the exports.
 pub(super) struct Peer {
@@ -37,18 +38,52 @@ pub(super) fn recipient_line(verb: &str, r: &Resolved, generation: u32, suite: &
     format!("{verb} to {who} with {suite}{from}")
 }
 
-/// Read every export in `paths` and collapse repeats of one identity.
+/// One `--to` value and what it names, resolved once per command.
+pub(super) struct To<'c> {
+    /// The value as given.
+    pub(super) value: PathBuf,
+    /// What it names: a contact, a file, or an age key string.
+    pub(super) named: Named<'c>,
+}
+
+/// Is this `--to` value an age key string rather than a file?
+pub(super) fn is_key_string(to: &Path) -> bool {
+    to.to_str()
+        .is_some_and(|s| s.starts_with("age1") || s.starts_with("ssh-"))
+}
+
+/// Name every `--to` value once (docs/contacts.md, "Names where recipients and signers are
+/// named"). An age key string is a key, whatever else its text could name, as `encrypt`
+/// reads it; it costs no look at the book.
+pub(super) fn name_all<'c>(ctx: &'c Context, values: &[PathBuf]) -> Result<Vec<To<'c>>> {
+    values
+        .iter()
+        .map(|value| {
+            let named = if is_key_string(value) {
+                Named::AgeKey
+            } else {
+                super::contacts_cmd::resolve(ctx, value)?
+            };
+            Ok(To {
+                value: value.clone(),
+                named,
+            })
+        })
+        .collect()
+}
+
+/// Read every export the `--to` values name and collapse repeats of one identity.
 pub(super) fn read_recipients(
     ctx: &Context,
-    paths: &[PathBuf],
+    to: &[To<'_>],
     expect_fingerprint: &[String],
 ) -> Result<Vec<Peer>> {
     let expected = peer::parse_fingerprints(expect_fingerprint)?;
     let mut peers: Vec<Peer> = Vec::new();
-    for path in paths {
+    for t in to {
         // A file (which may hold several concatenated exports: a team's keys in one file), or
         // a contact by name (docs/contacts.md); either way with what the book knows applied.
-        for resolved in super::contacts_cmd::read_identities(ctx, path)? {
+        for resolved in super::contacts_cmd::identities_named(ctx, &t.value, t.named.clone())? {
             let name = resolved.source();
             let root_id = resolved.identity.root_id();
             peer::check_expected(&root_id, &expected).map_err(|e| e.context(&name))?;

@@ -25,6 +25,9 @@
 //! - [`secret`]: buffers for seeds, keys and passwords, zeroized on drop.
 //! - [`agent`]: the key agent, which holds an unlocked vault's working keys so commands need no
 //!   password while it runs (docs/agent.md).
+//! - [`session`]: where a command's keys come from ([`session::KeySource`]: the agent serving
+//!   the vault, else the vault unlocked) and what the library asks of its caller
+//!   ([`callbacks::Callbacks`]: the password, notes).
 //!
 //! Formats:
 //!
@@ -33,6 +36,8 @@
 //!   use.
 //! - [`contacts`]: names for other people's identities, pinned to their root and signed by the
 //!   vault (docs/contacts.md).
+//! - [`recipients`]: whom a file is encrypted to: exports and contacts with the book applied,
+//!   repeats collapsed, forks refused, the recipient cap.
 //! - [`manifest`]: `sha256sum` manifests, checked file by file (docs/signature-format.md).
 //! - [`gitsign`]: the gpg-compatible surface that `nexusq-git-sign` gives git.
 //! - [`wire`]: the big-endian readers and writers under every binary format.
@@ -94,6 +99,7 @@
 
 pub mod agent;
 pub mod bench;
+pub mod callbacks;
 pub mod contacts;
 pub mod doctor;
 pub mod error;
@@ -102,8 +108,10 @@ pub mod fs;
 pub mod gitsign;
 pub mod identity;
 pub mod manifest;
+pub mod recipients;
 pub mod report;
 pub mod secret;
+pub mod session;
 pub mod suite;
 pub mod time;
 pub mod untrusted;

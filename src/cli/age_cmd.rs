@@ -7,16 +7,14 @@ use super::args::{DecryptArgs, EncryptArgs};
 use super::error::{Error, Result};
 use super::io as cio;
 use super::{pipeline, recipients};
-use nexusq_core::agent::client::Agent;
-use nexusq_core::format::age::{
-    self, AgeError, ErrorClass, Format, Identity, IdentityRef, Key, recipient,
-};
+use nexusq_core::format::age::{self, AgeError, ErrorClass, Identity, IdentityRef, Key, recipient};
 use nexusq_core::format::armor::Profile;
 use nexusq_core::fs::{Access, atomic};
 use nexusq_core::identity::{PublicIdentity, peer};
+use nexusq_core::session::KeySource;
 use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::{Value, json};
-use std::io::Read;
+use std::io::{BufRead, Read};
 use std::path::Path;
 
 /// Does this `encrypt` write age v1?
@@ -239,10 +237,8 @@ pub(super) fn encrypt(
     }
     // nexusq exports: checked, collapsed and with their expiry and revocation as for
     // nexusq's own format; the newest valid generation's X-Wing key.
-    let mut peers = recipients::read_recipients(ctx, &exports, &args.peer.expect_fingerprint)?;
-    if args.to_self {
-        recipients::add_own_identity(ctx, &mut peers)?;
-    }
+    let peers =
+        recipients::read_recipients(ctx, &exports, &args.peer.expect_fingerprint, args.to_self)?;
     let mut summary = Vec::new();
     for p in &peers {
         let (cert, pk) = peer::encryption_key(
@@ -260,7 +256,7 @@ pub(super) fn encrypt(
             "age mlkem768x25519",
         ));
         let mut row = json!({"fingerprint": fp, "generation": cert.generation});
-        p.resolved.json_into(&mut row);
+        recipients::json_into(&p.resolved, &mut row);
         summary.push(row);
         keys.push((pk.to_vec(), p.resolved.source()));
     }
@@ -271,12 +267,7 @@ pub(super) fn encrypt(
             unique.push(k);
         }
     }
-    if unique.len() > nexusq_core::format::nexusq::MAX_RECIPIENTS {
-        return Err(Error::usage(
-            format!("{} recipients; nexusq encrypts to at most 64", unique.len()),
-            "split the recipients over several files",
-        ));
-    }
+    nexusq_core::recipients::check_cap(unique.len())?;
     let pks: Vec<&[u8]> = unique.iter().map(|k| k.0.as_slice()).collect();
 
     let output = args.output.as_deref();
@@ -397,74 +388,45 @@ fn read_identities(args: &DecryptArgs) -> Result<Vec<Identity>> {
     Ok(all)
 }
 
-/// `decrypt` of an age file (binary or armored), with `-i` identities or the vault's keys;
-/// `agent` is the key agent serving the vault, when one does and no `-i` was given.
+/// `decrypt` of an age file (binary or armored), with `-i` identities or, when none was given,
+/// the vault's keys (`key`: the key agent serving the vault, else the vault unlocked).
 pub fn decrypt(
     ctx: &Context,
     args: &DecryptArgs,
-    agent: Option<Agent>,
-    input: Box<dyn Read>,
-    format: Format,
+    key: Option<KeySource>,
+    mut reader: Box<dyn BufRead + '_>,
+    armored: bool,
     input_name: &str,
 ) -> Result<()> {
     let output = args.output.as_deref();
-    let with_vault = args.identity_file.is_empty();
+    let with_vault = key.is_some();
     let fail = |e: AgeError| decrypt_error(e, input_name, output, with_vault);
     // The password source was checked before the input was read (crypt_cmd::decrypt).
     let identities = read_identities(args)?;
-    let mut reader = age::reader(input, format);
     // A file that is not one is refused before the password is asked for.
     let header = age::Header::read(&mut reader).map_err(fail)?;
 
-    // The key agent's X-Wing keys first, when it runs (only the stanzas' KEM ciphertexts
-    // cross its socket); if it fails on the way, the password.
-    let by_agent = match &agent {
-        Some(a) => {
-            let remote = a.remote_keys(Some(KemLevel::MlKem768));
-            let refs: Vec<IdentityRef<'_>> =
-                remote.iter().map(|k| IdentityRef::Hybrid(k)).collect();
-            match header.open(&refs) {
-                Ok(opened) => {
-                    let generation = remote[opened.identity].generation;
-                    if generation < a.status().signing_generation {
-                        ctx.out.note(&format!(
-                            "encrypted to generation {generation} of this identity (superseded): \
-                             the sender has an old recipient; give them your current \
-                             `nexusq identity export --age`"
-                        ));
-                    }
-                    Some((opened, json!({"generation": generation})))
-                }
-                Err(_) if remote.iter().any(|k| k.failed()) => {
-                    super::agent_cmd::fallback_note(
-                        ctx,
-                        "it stopped answering while opening the file",
-                    );
-                    ctx.check_password_source(false, "")?;
-                    None
-                }
-                Err(e) => return Err(fail(e)),
-            }
-        }
-        None => None,
-    };
-    let (opened, used) = if let Some(found) = by_agent {
-        found
-    } else if with_vault {
-        // Only the decapsulation keys are kept; the seeds go at once. Newest generation
-        // first: files to the current export open at the first try.
-        let keys = ctx.unlock()?.into_decryption_keys();
-        let xwing: Vec<_> = keys.of_level(KemLevel::MlKem768).collect();
-        let refs: Vec<_> = xwing.iter().map(|k| IdentityRef::Hybrid(k.key())).collect();
-        let opened = header.open(&refs).map_err(fail)?;
-        let generation = xwing[opened.identity].generation();
-        if keys.is_superseded(generation) {
+    let (opened, used) = if let Some(mut key) = key {
+        // The X-Wing keys, newest generation first: the agent's (only the stanzas' KEM
+        // ciphertexts cross its socket), else the vault's.
+        let found = key
+            .open_with(Some(KemLevel::MlKem768), ctx, |keys| {
+                let refs: Vec<IdentityRef<'_>> =
+                    keys.iter().map(|k| IdentityRef::Hybrid(*k)).collect();
+                header.open(&refs).map(|opened| {
+                    let i = opened.identity;
+                    (opened, i)
+                })
+            })
+            .map_err(|f| Error::from_failure(f, fail))?;
+        let generation = found.generation;
+        if found.superseded {
             ctx.out.note(&format!(
                 "encrypted to generation {generation} of this identity (superseded): the sender \
                  has an old recipient; give them your current `nexusq identity export --age`"
             ));
         }
-        (opened, json!({"generation": generation}))
+        (found.opened, json!({"generation": generation}))
     } else {
         let backend = ctx.backend()?;
         let expanded: Vec<Key> = identities.iter().map(|i| i.expand(backend)).collect();
@@ -487,7 +449,7 @@ pub fn decrypt(
         written.bytes,
         written.output_name()
     ));
-    let mut fields = json!({"format": "age", "armor": format == Format::Armored});
+    let mut fields = json!({"format": "age", "armor": armored});
     if let (Some(o), Value::Object(u)) = (fields.as_object_mut(), used) {
         o.extend(u);
     }

@@ -11,19 +11,22 @@
 //! stdin and stdout carry the protocol, stderr only diagnostics. The protocol itself is
 //! `format::age::plugin`.
 
+use super::error::Error;
 use super::password;
-use nexusq_core::agent::client::{self, Agent, Lookup};
+use nexusq_core::callbacks::{Callbacks, Note};
 use nexusq_core::format::age::plugin::{
-    Attempt, Client, KeySource, Keys, PluginError, run_identity_v1,
+    Attempt, Client, KeySource as PluginKeys, Keys, PluginError, run_identity_v1,
 };
 use nexusq_core::format::age::recipient::PluginIdentity;
 use nexusq_core::secret::Password;
+use nexusq_core::session::{AgentUse, KeySource};
 use nexusq_core::suite::Backend;
 use nexusq_core::suite::hybrid_kem::{Decapsulate, KemLevel};
-use nexusq_core::vault::{self, Argon2id, storage};
+use nexusq_core::vault::storage;
+use std::cell::{Cell, RefCell};
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use zeroize::Zeroizing;
 
 /// The key agent of the vault an identity names, else that vault unlocked with the password.
@@ -32,10 +35,10 @@ struct VaultKeys {
     password_file: Option<PathBuf>,
     /// `$NEXUSQ_NO_AGENT`: the password path only, as `--no-agent` for the commands.
     no_agent: bool,
-    /// The agent whose keys the last answer lent (they borrow it).
-    agent: Option<Agent>,
-    /// The fallback message was shown (once per run, as for the commands).
-    said_fallback: bool,
+    /// The keys of the identity asked for last (the answer borrows them).
+    source: Option<KeySource>,
+    /// The agent was passed over and age was told (once per run, as for the commands).
+    said_fallback: Cell<bool>,
 }
 
 /// Is `$NEXUSQ_NO_AGENT` set (to anything but empty or `0`)? Read by the programs other tools
@@ -44,97 +47,124 @@ pub(super) fn no_agent_env() -> bool {
     std::env::var_os("NEXUSQ_NO_AGENT").is_some_and(|v| !v.is_empty() && v != "0")
 }
 
-impl VaultKeys {
-    /// Tell the user, once, through age, that the agent was passed over and why.
-    fn fallback(&mut self, client: &mut dyn Client, why: &str) -> Result<(), String> {
-        if std::mem::replace(&mut self.said_fallback, true) {
-            return Ok(());
+/// What a key source asks of age: the password from `$NEXUSQ_PASSWORD_FILE`, else through
+/// age's request-secret (age prompts); notes as age's messages. A failure to talk to age is
+/// kept by the protocol, which ends the conversation with it (`format::age::plugin`).
+struct AgeAsker<'a> {
+    password_file: Option<&'a Path>,
+    client: RefCell<&'a mut dyn Client>,
+    said_fallback: &'a Cell<bool>,
+}
+
+impl Callbacks for AgeAsker<'_> {
+    fn request_password(&self, vault: &Path) -> nexusq_core::Result<Password> {
+        if let Some(f) = self.password_file {
+            return Ok(password::read_env_password_file(f, |w| {
+                eprintln!("age-plugin-nexusq: warning: {w}")
+            })?);
         }
-        let text = format!(
-            "nexusq: {}",
-            super::agent_cmd::fallback_text(&nexusq_core::untrusted::escape(why))
+        let prompt = format!(
+            "Password of the nexusq vault {}",
+            super::output::untrusted_path(vault)
         );
-        client.message(&text).map_err(|e| e.to_string())
+        let secret = self
+            .client
+            .borrow_mut()
+            .request_secret(&prompt)
+            .map_err(|e| {
+                Error::io(
+                    format!("age did not answer the password request: {e}"),
+                    "run age again",
+                )
+            })?
+            .ok_or_else(|| {
+                Error::usage(
+                    "no password was entered",
+                    "enter the vault's password when age asks, or set NEXUSQ_PASSWORD_FILE",
+                )
+            })?;
+        let text = String::from_utf8(secret.to_vec()).map_err(|_| {
+            Error::usage(
+                "the password is not UTF-8 text",
+                "enter the password the vault was made with",
+            )
+        })?;
+        Ok(Password::new(Zeroizing::new(text)))
     }
 
-    /// The vault's password: from `$NEXUSQ_PASSWORD_FILE`, else asked through age.
-    fn password(
-        &self,
-        path: &std::path::Path,
-        client: &mut dyn Client,
-    ) -> Result<Password, String> {
-        match &self.password_file {
-            Some(f) => password::read_env_password_file(f, |w| {
-                eprintln!("age-plugin-nexusq: warning: {w}")
-            })
-            .map_err(|e| line(&e)),
-            None => {
-                let prompt = format!("Password of the nexusq vault {}", path.display());
-                let secret = client
-                    .request_secret(&prompt)
-                    .map_err(|e| e.to_string())?
-                    .ok_or("nexusq: no password was entered")?;
-                let text = String::from_utf8(secret.to_vec())
-                    .map_err(|_| "nexusq: the password is not UTF-8 text")?;
-                Ok(Password::new(Zeroizing::new(text)))
-            }
+    fn note(&self, note: &Note) {
+        if !self.said_fallback.replace(true) {
+            // A failure here is kept by the protocol (see above).
+            let _ = self.client.borrow_mut().message(&format!("nexusq: {note}"));
         }
     }
 }
 
 /// An error of ours as one line for age to show: message and hint.
-fn line(e: &super::error::Error) -> String {
+fn line(e: &Error) -> String {
     format!("nexusq: {} ({})", e.message(), e.hint())
 }
 
-impl KeySource for VaultKeys {
+/// The vault an identity names, else the default one.
+fn vault_of(identity: &PluginIdentity) -> Result<PathBuf, String> {
+    match &identity.vault {
+        Some(bytes) => Ok(PathBuf::from(OsString::from_vec(bytes.clone()))),
+        None => storage::default_vault_path(
+            None,
+            std::env::var_os("NEXUSQ_VAULT"),
+            storage::platform_data_dir(),
+        )
+        .ok_or_else(|| {
+            "nexusq: cannot tell where the default vault lives (no NEXUSQ_VAULT and no home \
+             folder)"
+                .into()
+        }),
+    }
+}
+
+impl PluginKeys for VaultKeys {
     fn keys(
         &mut self,
         identity: &PluginIdentity,
         attempt: Attempt,
         client: &mut dyn Client,
     ) -> Result<Keys<'_>, String> {
-        let path = match &identity.vault {
-            Some(bytes) => PathBuf::from(OsString::from_vec(bytes.clone())),
-            None => storage::default_vault_path(
-                None,
-                std::env::var_os("NEXUSQ_VAULT"),
-                storage::platform_data_dir(),
-            )
-            .ok_or("nexusq: cannot tell where the default vault lives (no NEXUSQ_VAULT and no home folder)")?,
+        let asker = AgeAsker {
+            password_file: self.password_file.as_deref(),
+            client: RefCell::new(client),
+            said_fallback: &self.said_fallback,
         };
-        let file = vault::open(&path).map_err(|e| line(&e.into()))?;
-        self.agent = None;
-        match attempt {
-            _ if self.no_agent => {}
-            // The agent of this vault, serving the identity the file holds; its X-Wing keys,
-            // newest generation first, as the vault's below.
-            Attempt::First => match client::find_for(&path, &file.public.root_id()) {
-                Lookup::Ready(a) => {
-                    let agent = self.agent.insert(a);
-                    return Ok(agent
-                        .remote_keys(Some(KemLevel::MlKem768))
-                        .into_iter()
-                        .map(|k| Box::new(k) as Box<dyn Decapsulate + '_>)
-                        .collect());
-                }
-                Lookup::Absent => {}
-                Lookup::Unusable(why) => self.fallback(client, &why)?,
-            },
-            Attempt::Again => {
-                self.fallback(client, "it stopped answering while opening the file")?;
+        let source = match (attempt, self.source.take()) {
+            // The agent's keys did not answer: the same vault, with the password.
+            (Attempt::Again, Some(mut source)) => {
+                source.pass_over("it stopped answering while opening the file", &asker);
+                source
             }
+            _ => {
+                let agent = if self.no_agent {
+                    AgentUse::Never
+                } else {
+                    AgentUse::IfRunning
+                };
+                KeySource::open(&vault_of(identity)?, self.backend, agent, &asker)
+                    .map_err(|e| line(&e.into()))?
+            }
+        };
+        let source = self.source.insert(source);
+        // The X-Wing keys, newest generation first: the agent's, else the vault's (retired
+        // generations left out).
+        if source.has_agent() {
+            return Ok(source
+                .agent_keys(Some(KemLevel::MlKem768))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|k| Box::new(k) as Box<dyn Decapsulate + '_>)
+                .collect());
         }
-        let password = self.password(&path, client)?;
-        let unlocked = file
-            .unlock(&password, &Argon2id, self.backend)
-            .map_err(|e| line(&e.into()))?;
-        // The identity's X-Wing keys, as unlock expanded them: newest generation first,
-        // retired generations left out.
-        Ok(unlocked
-            .into_decryption_keys()
-            .into_of_level(KemLevel::MlKem768)
-            .map(|k| Box::new(k) as Box<dyn Decapsulate>)
+        let keys = source.vault_keys(&asker).map_err(|e| line(&e.into()))?;
+        Ok(keys
+            .of_level(KemLevel::MlKem768)
+            .map(|k| Box::new(k.key()) as Box<dyn Decapsulate + '_>)
             .collect())
     }
 }
@@ -188,8 +218,8 @@ pub fn main(args: &[OsString]) -> i32 {
         backend,
         password_file: password::env_password_file(),
         no_agent: no_agent_env(),
-        agent: None,
-        said_fallback: false,
+        source: None,
+        said_fallback: Cell::new(false),
     };
     let stdin = std::io::stdin();
     let mut input = stdin.lock();

@@ -54,37 +54,6 @@ pub fn lookup(ctx: &Context) -> Result<client::Lookup> {
     Ok(client::find(&ctx.vault_path()?))
 }
 
-/// For `sign`, `decrypt`, `decapsulate`: the running agent of this vault, unless `--no-agent`.
-/// A socket that is there but does not serve is reported once, and the password path is used.
-pub fn for_command(ctx: &Context, no_agent: bool) -> Option<client::Agent> {
-    if no_agent {
-        return None;
-    }
-    let path = ctx.vault_path().ok()?;
-    match client::find(&path) {
-        client::Lookup::Ready(a) => Some(a),
-        client::Lookup::Absent => None,
-        client::Lookup::Unusable(why) => {
-            fallback_note(ctx, &why);
-            None
-        }
-    }
-}
-
-/// The one message of a command that could not use the agent.
-pub fn fallback_note(ctx: &Context, why: &str) {
-    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
-        return;
-    }
-    ctx.out.note(&fallback_text(why));
-}
-
-/// What a command (or the age plugin) says when it could not use the agent.
-pub fn fallback_text(why: &str) -> String {
-    format!("the key agent could not be used ({why}); using the password instead")
-}
-
 pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
     let idle = duration(&args.idle, "--idle")?;
     let max = duration(&args.max, "--max")?;

@@ -13,6 +13,7 @@ use nexusq_core::contacts::store::{self, Inspection, Loaded, Owner};
 use nexusq_core::contacts::{Contact, ContactKey, Merge, check_name};
 use nexusq_core::format::age::recipient;
 use nexusq_core::identity::{PublicIdentity, RootId, peer};
+use nexusq_core::recipients::{self, ContactRef, Resolved};
 use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::json;
 use std::io::{BufRead, Read, Write};
@@ -78,155 +79,27 @@ pub(super) fn is_age_contact(named: &Named<'_>) -> bool {
 
 /// The X-Wing key of an age-recipient contact, if `named` is one.
 pub(super) fn age_contact_key(ctx: &Context, named: &Named<'_>) -> Option<(Vec<u8>, String)> {
-    if let Named::Contact(c) = named
-        && let ContactKey::Age(pk) = &c.key
-    {
-        warn_unverified(ctx, c);
-        return Some((pk.clone(), ContactRef::of(c).label()));
+    match named {
+        Named::Contact(c) => recipients::age_contact_key(c, ctx),
+        _ => None,
     }
-    None
 }
 
-/// An age1pq1 key given as a string or in a recipients file: when it is one of a contact's
-/// certified X-Wing keys, what the book knows about that contact applies, as for an export
-/// (a revoked or expired contact is refused; an older generation's key gives way to the
-/// newest). Returns the key to use and how to name it, or None for a key nobody in the book
-/// has.
+/// An age1pq1 key that is one of a contact's certified X-Wing keys is that contact, with what
+/// the book knows (`nexusq_core::recipients::known_age_key`).
 pub(super) fn known_age_key(
     ctx: &Context,
     pk: &[u8],
     now: u64,
     allow_expired: bool,
 ) -> Result<Option<(Vec<u8>, String)>> {
-    let Some((c, generation)) = book(ctx)?.book.owner_of_age_key(pk) else {
-        return Ok(None);
-    };
-    let identity = c.identity().expect("only identities have certified keys");
-    let contact = ContactRef::of(c);
-    warn_unverified(ctx, c);
-    let (cert, newest) = peer::encryption_key(identity, KemLevel::MlKem768, now, allow_expired)
-        .map_err(|e| e.context(format!("the age recipient of {}", contact.label())))?;
-    if cert.generation != generation {
-        ctx.out.note(&format!(
-            "the age recipient given is generation {generation} of {}; using generation {}, \
-             the newest the contacts book knows",
-            contact.label(),
-            cert.generation
-        ));
-    }
-    Ok(Some((newest.to_vec(), contact.label())))
-}
-
-fn warn_unverified(ctx: &Context, c: &Contact) {
-    if !c.verified {
-        ctx.out.warn(&format!(
-            "contact {} ({}) is unverified: its fingerprint was never compared with its owner; \
-             `nexusq contacts verify {} FP` once you have",
-            c.name,
-            c.fingerprint(),
-            c.name
-        ));
-    }
-}
-
-/// A contact as messages name it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(super) struct ContactRef {
-    pub name: String,
-    pub verified: bool,
-}
-
-impl ContactRef {
-    pub fn of(c: &Contact) -> ContactRef {
-        ContactRef {
-            name: c.name.clone(),
-            verified: c.verified,
-        }
-    }
-
-    /// "contact alice", or "unverified contact alice".
-    pub fn label(&self) -> String {
-        if self.verified {
-            format!("contact {}", self.name)
-        } else {
-            format!("unverified contact {}", self.name)
-        }
-    }
-}
-
-/// An identity named where a recipient or signer is named, with the book's knowledge applied,
-/// and where it came from: a contact, a file, or a file whose root is a contact's.
-#[derive(Clone, Debug)]
-pub(super) struct Resolved {
-    pub identity: PublicIdentity,
-    pub contact: Option<ContactRef>,
-    /// The file (or `-`, stdin) it was read from; None for a contact named as such. For
-    /// `own`, the vault.
-    pub file: Option<PathBuf>,
-    /// The vault's own identity (`encrypt --to-self`, `verify` of one's own signature).
-    pub own: bool,
-}
-
-impl Resolved {
-    /// "file x.asc", or "stdin".
-    pub fn file_label(&self) -> Option<String> {
-        self.file.as_ref().map(|p| {
-            if p == Path::new("-") {
-                "stdin".to_string()
-            } else {
-                format!("file {}", super::output::untrusted_path(p))
-            }
-        })
-    }
-
-    /// Where it came from, for people: "contact alice", "file x.asc", "contact alice (file
-    /// old/alice.asc)".
-    pub fn source(&self) -> String {
-        if self.own {
-            return "your own identity".into();
-        }
-        match (&self.contact, self.file_label()) {
-            (Some(c), None) => c.label(),
-            (Some(c), Some(f)) => format!("{} ({f})", c.label()),
-            (None, Some(f)) => f,
-            (None, None) => "the vault".into(),
-        }
-    }
-
-    /// Who it is, for people: "alice (FP, generation G)" for a contact (marked when
-    /// unverified), else "FP, generation G".
-    pub fn who(&self, generation: u32) -> String {
-        who(&self.identity.root_id(), generation, self.contact.as_ref())
-    }
-
-    /// Where it came from, for `--json`: `contact` (the name, or null), `contact_verified`,
-    /// and `identity`, the file as given (or `@NAME` for a contact named as such).
-    pub fn json_into(&self, row: &mut serde_json::Value) {
-        row["contact"] = json!(self.contact.as_ref().map(|c| c.name.clone()));
-        row["contact_verified"] = json!(self.contact.as_ref().map(|c| c.verified));
-        match (&self.file, &self.contact) {
-            (Some(f), _) => {
-                row["identity"] = json!(f.display().to_string());
-                super::output::path_bytes(row, &[("identity", f)]);
-            }
-            (None, Some(c)) => row["identity"] = json!(format!("@{}", c.name)),
-            (None, None) => {}
-        }
-    }
-}
-
-/// "alice (FP, generation G)", "alice (FP, generation G; unverified contact)", or
-/// "FP, generation G" for someone the book does not know.
-pub(super) fn who(root: &RootId, generation: u32, contact: Option<&ContactRef>) -> String {
-    let fp = root.fingerprint();
-    match contact {
-        Some(c) if c.verified => format!("{} ({fp}, generation {generation})", c.name),
-        Some(c) => format!(
-            "{} ({fp}, generation {generation}; unverified contact)",
-            c.name
-        ),
-        None => format!("{fp}, generation {generation}"),
-    }
+    Ok(recipients::known_age_key(
+        &book(ctx)?.book,
+        pk,
+        now,
+        allow_expired,
+        ctx,
+    )?)
 }
 
 /// The contact the book holds under this root, if any (for a signer found by its signature).
@@ -240,64 +113,21 @@ pub(super) fn contact_of(
         .and_then(|c| Some((c.identity()?.clone(), ContactRef::of(c)))))
 }
 
-/// An identity read from `path`, with what the book knows about its root applied.
-fn apply_book(ctx: &Context, identity: PublicIdentity, path: &Path) -> Result<Resolved> {
-    let shown = if path == Path::new("-") {
-        "stdin".to_string()
-    } else {
-        super::output::untrusted_path(path)
-    };
-    let known = book(ctx)?
-        .book
-        .apply(identity)
-        .map_err(|e| e.context(&shown))?;
-    let contact = known.contact.map(|c| {
-        warn_unverified(ctx, c);
-        ContactRef::of(c)
-    });
-    if let Some(c) = &contact {
-        if known.file_newest < known.book_newest {
-            ctx.out.note(&format!(
-                "{shown} holds generation {} of {}; the contacts book knows generation {}, \
-                 which is used",
-                known.file_newest,
-                c.label(),
-                known.book_newest
-            ));
-        } else if known.file_newest > known.book_newest {
-            ctx.out.note(&format!(
-                "{shown} holds generation {} of {}, newer than the contacts book's {}; \
-                 `nexusq contacts update {} FILE` records it",
-                known.file_newest,
-                c.label(),
-                known.book_newest,
-                c.name
-            ));
-        }
-    }
-    Ok(Resolved {
-        identity: known.identity,
-        contact,
-        file: Some(path.to_path_buf()),
-        own: false,
-    })
-}
-
 /// Read the identity a `--to` / `--identity` / `identity show` value names: a checked export
 /// file (with the book's knowledge of its root applied), or a contact's identity as the book
 /// knows it.
 pub(super) fn read_identity(ctx: &Context, value: &Path) -> Result<Resolved> {
-    identity_named(ctx, value, resolve(ctx, value)?)
+    identity_named(ctx, value, &resolve(ctx, value)?)
 }
 
 /// [`read_identity`] of a value already resolved to `named`.
-fn identity_named(ctx: &Context, value: &Path, named: Named<'_>) -> Result<Resolved> {
+fn identity_named(ctx: &Context, value: &Path, named: &Named<'_>) -> Result<Resolved> {
     match named {
         Named::File(path) => {
-            let what = super::output::untrusted_path(&path);
-            let bytes = read_export_bytes(&path)?;
+            let what = super::output::untrusted_path(path);
+            let bytes = read_export_bytes(path)?;
             let id = peer::parse_export(&bytes, &what, ctx.backend()?)?;
-            apply_book(ctx, id, &path)
+            Ok(recipients::apply_book(&book(ctx)?.book, id, path, ctx)?)
         }
         Named::AgeKey => Err(Error::usage(
             format!(
@@ -306,24 +136,10 @@ fn identity_named(ctx: &Context, value: &Path, named: Named<'_>) -> Result<Resol
             ),
             "pass a nexusq export (`nexusq identity export`) or a contact name",
         )),
-        Named::Contact(c) => match &c.key {
-            ContactKey::Identity(id) => {
-                warn_unverified(ctx, c);
-                Ok(Resolved {
-                    identity: id.clone(),
-                    contact: Some(ContactRef::of(c)),
-                    file: None,
-                    own: false,
-                })
-            }
-            ContactKey::Age(_) => Err(Error::usage(
-                format!(
-                    "contact {} is an age recipient, not a nexusq identity",
-                    c.name
-                ),
-                format!("encrypt to it with `nexusq encrypt --age --to {}`", c.name),
-            )),
-        },
+        Named::Contact(c) => recipients::contact_identity(c, ctx).map_err(|e| {
+            let hint = format!("encrypt to it with `nexusq encrypt --age --to {}`", c.name);
+            Error::from(e.reworded_hint(hint))
+        }),
     }
 }
 
@@ -332,14 +148,15 @@ fn identity_named(ctx: &Context, value: &Path, named: Named<'_>) -> Result<Resol
 pub(super) fn identities_named(
     ctx: &Context,
     value: &Path,
-    named: Named<'_>,
+    named: &Named<'_>,
 ) -> Result<Vec<Resolved>> {
-    if let Named::File(path) = &named {
+    if let Named::File(path) = named {
         let what = super::output::untrusted_path(path);
         let bytes = read_export_bytes(path)?;
+        let book = &book(ctx)?.book;
         return peer::parse_exports(&bytes, &what, ctx.backend()?)?
             .into_iter()
-            .map(|id| apply_book(ctx, id, path))
+            .map(|id| Ok(recipients::apply_book(book, id, path, ctx)?))
             .collect();
     }
     Ok(vec![identity_named(ctx, value, named)?])

@@ -9,11 +9,13 @@ use super::error::{Error, Result};
 use super::hardening;
 use super::output::Output;
 use super::password;
+use nexusq_core::callbacks::{Callbacks, Note};
 use nexusq_core::contacts::store::Loaded;
 use nexusq_core::secret::Password;
+use nexusq_core::session::{AgentUse, KeySource};
 use nexusq_core::suite::{Backend, BackendChoice};
 use nexusq_core::vault::{SaveOptions, storage};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -331,6 +333,23 @@ impl Context {
         Ok(())
     }
 
+    /// The keys of this command ([`KeySource`]): the agent serving the vault unless
+    /// `no_agent`, else the vault unlocked with the password when it is needed. The vault file
+    /// is read now, so a missing or damaged one fails (exit 4) before any password question.
+    pub fn key_source(&self, no_agent: bool) -> Result<KeySource> {
+        let agent = if no_agent {
+            AgentUse::Never
+        } else {
+            AgentUse::IfRunning
+        };
+        Ok(KeySource::open(
+            &self.vault_path()?,
+            self.backend()?,
+            agent,
+            self,
+        )?)
+    }
+
     /// Open the vault, ask for the password and unlock it (secret section only).
     pub fn unlock(&self) -> Result<nexusq_core::vault::Unlocked> {
         let path = self.vault_path()?;
@@ -353,6 +372,20 @@ impl Context {
             true,
             "pass --new-password-file PATH or --new-password-fd N",
         )
+    }
+}
+
+/// The command line's side of a key source: the password from where the options say (a
+/// prompt needs a terminal), notes on stderr.
+impl Callbacks for Context {
+    fn request_password(&self, vault: &Path) -> nexusq_core::Result<Password> {
+        self.check_password_source(false, "")?;
+        self.warn_if_shared_storage(vault);
+        Ok(self.password(false)?)
+    }
+
+    fn note(&self, note: &Note) {
+        self.out.say(note);
     }
 }
 

@@ -14,9 +14,9 @@ use super::io as cio;
 use super::{pipeline, recipients};
 use nexusq_core::format::armor::{self, ENCRYPTED_FILE_KIND, Profile};
 use nexusq_core::format::nexusq::{self as fe, FileError};
-use nexusq_core::format::{self, Envelope};
+use nexusq_core::format::{self, Encrypted};
 use nexusq_core::identity::peer;
-use nexusq_core::suite::hybrid_kem::KemLevel;
+use nexusq_core::session::Found;
 use serde_json::json;
 use std::path::Path;
 
@@ -36,10 +36,8 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     }
     let backend = ctx.backend()?;
     let level = args.suite.level();
-    let mut peers = recipients::read_recipients(ctx, &to, &args.peer.expect_fingerprint)?;
-    if args.to_self {
-        recipients::add_own_identity(ctx, &mut peers)?;
-    }
+    let peers = recipients::read_recipients(ctx, &to, &args.peer.expect_fingerprint, args.to_self)?;
+    nexusq_core::recipients::check_cap(peers.len())?;
     let now = nexusq_core::time::now();
     let mut keys: Vec<fe::Recipient<'_>> = Vec::with_capacity(peers.len());
     let mut summary = Vec::with_capacity(peers.len());
@@ -65,7 +63,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
             "generation": cert.generation,
             "expired": cert.is_expired(now),
         });
-        p.resolved.json_into(&mut row);
+        recipients::json_into(&p.resolved, &mut row);
         summary.push(row);
         keys.push((level, pk));
     }
@@ -160,47 +158,22 @@ fn decrypt_error(e: FileError, input: &str, output: Option<&Path>) -> Error {
     }
 }
 
-/// Open a file header with the agent's keys: `None` when the agent failed on the way (then
-/// the password is used); a file for nobody it holds a key of is that error, as with the vault.
-#[allow(clippy::type_complexity)]
-fn open_with_agent(
-    ctx: &Context,
-    agent: &nexusq_core::agent::client::Agent,
-    header: &fe::Header,
-) -> std::result::Result<Option<(fe::OpenedHeader, KemLevel, u32, bool)>, FileError> {
-    let remote = agent.remote_keys(None);
-    let candidates: Vec<fe::Candidate<'_>> =
-        remote.iter().map(|k| k as fe::Candidate<'_>).collect();
-    match header.open(&candidates) {
-        Ok(opened) => {
-            let k = &remote[opened.candidate];
-            let superseded = k.generation < agent.status().signing_generation;
-            Ok(Some((opened, k.level, k.generation, superseded)))
-        }
-        Err(_) if remote.iter().any(|k| k.failed()) => {
-            super::agent_cmd::fallback_note(ctx, "it stopped answering while opening the file");
-            Ok(None)
-        }
-        Err(e) => Err(e),
-    }
-}
-
 pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     let output = args.output.as_deref();
     pipeline::refuse_json_to_stdout(ctx, output, "decrypt")?;
     let data_on_stdin = cio::is_stdio(args.input.as_deref());
-    // The vault's password will be needed (unless -i identity files decrypt an age file):
-    // refuse an unusable password source before reading any data.
-    let agent = if args.identity_file.is_empty() {
-        super::agent_cmd::for_command(ctx, args.no_agent)
+    // The vault's keys will be needed (unless -i identity files decrypt an age file): a
+    // missing or damaged vault is said first (exit 4), and without an agent an unusable
+    // password source is refused, before any data is read.
+    let key = if args.identity_file.is_empty() {
+        let key = ctx.key_source(args.no_agent)?;
+        if !key.has_agent() {
+            ctx.check_password_source(data_on_stdin, "the encrypted data")?;
+        }
+        Some(key)
     } else {
         None
     };
-    if args.identity_file.is_empty() && agent.is_none() {
-        // A missing or damaged vault is said first (exit 4), before any password question.
-        ctx.check_vault()?;
-        ctx.check_password_source(data_on_stdin, "the encrypted data")?;
-    }
     let input_name = cio::input_name(args.input.as_deref());
     let input = cio::open_input(args.input.as_deref())?;
     let read_error = |e: std::io::Error| {
@@ -211,49 +184,42 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     };
 
     // nexusq's own format (binary "NXQF", or its armor), else age v1 (binary, or armor after
-    // optional whitespace): enough is looked at to see past that whitespace.
-    let (peeked, input) = armor::peek(input, format::SNIFF_LEN).map_err(read_error)?;
-    if let Some(Envelope::Age { armored }) = format::sniff(&peeked) {
-        let age_format = if armored {
-            nexusq_core::format::age::Format::Armored
-        } else {
-            nexusq_core::format::age::Format::Binary
-        };
-        return super::age_cmd::decrypt(ctx, args, agent, Box::new(input), age_format, &input_name);
-    }
-    if !args.identity_file.is_empty() {
+    // optional whitespace).
+    let (mut reader, armored) = match format::open(input).map_err(read_error)? {
+        Encrypted::Age { reader, armored } => {
+            return super::age_cmd::decrypt(ctx, args, key, reader, armored, &input_name);
+        }
+        Encrypted::Nexusq { reader, armored } => (reader, armored),
+    };
+    let Some(mut key) = key else {
         return Err(Error::usage(
             format!(
                 "{input_name} is not an age file, and -i identity files decrypt only age files"
             ),
             "drop -i to decrypt a nexusq file with the vault",
         ));
-    }
-    let mut reader = armor::maybe_armored(input, ENCRYPTED_FILE_KIND).map_err(read_error)?;
-    let armored = reader.is_armored();
+    };
     let fail = |e: FileError| decrypt_error(e, &input_name, output);
 
     // A file that is not one is refused before the password is asked for.
     let header = fe::Header::read(&mut reader).map_err(fail)?;
-    // Only the decapsulation keys are kept; the seeds go at once, and the keys once the
-    // header is open: the payload key is all that is needed from there on.
-    let by_agent = match &agent {
-        Some(a) => open_with_agent(ctx, a, &header).map_err(fail)?,
-        None => None,
-    };
-    let (opened, level, generation, superseded) = match by_agent {
-        Some(found) => found,
-        None => {
-            if agent.is_some() {
-                ctx.check_password_source(false, "")?;
-            }
-            let keys = ctx.unlock()?.into_decryption_keys();
-            let (opened, key) = keys.open_file_header(&header).map_err(fail)?;
-            let (level, generation) = (key.level(), key.generation());
-            let superseded = keys.is_superseded(generation);
-            (opened, level, generation, superseded)
-        }
-    };
+    // The agent's keys, else the vault's (only the decapsulation keys are kept, the seeds go
+    // at once; the keys go once the header is open: the payload key is all that is needed
+    // from there on).
+    let Found {
+        opened,
+        generation,
+        level,
+        superseded,
+    } = key
+        .open_with(None, ctx, |keys| {
+            header.open(keys).map(|opened| {
+                let i = opened.candidate;
+                (opened, i)
+            })
+        })
+        .map_err(|f| Error::from_failure(f, fail))?;
+    drop(key);
     if superseded {
         ctx.out.note(&format!(
             "encrypted to generation {generation} of this identity (superseded): the sender \

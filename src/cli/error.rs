@@ -224,6 +224,18 @@ impl Error {
         e
     }
 
+    /// A key source's failure: its own error (the vault, the password), or the input's,
+    /// reported by `input`.
+    pub fn from_failure<E>(
+        failure: nexusq_core::session::Failure<E>,
+        input: impl FnOnce(E) -> Error,
+    ) -> Self {
+        match failure {
+            nexusq_core::session::Failure::Keys(e) => e.into(),
+            nexusq_core::session::Failure::Input(e) => input(e),
+        }
+    }
+
     /// Did stdout's reader go away?
     pub fn is_broken_pipe(&self) -> bool {
         self.broken_pipe

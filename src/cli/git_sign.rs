@@ -11,13 +11,15 @@
 
 use super::error::{Error, Result};
 use super::password;
-use super::sign_cmd::{Signer, own_identity};
+use super::sign_cmd::own_identity;
+use nexusq_core::callbacks::{Callbacks, Note};
 use nexusq_core::gitsign::{self, Invocation, Outcome};
 use nexusq_core::identity::signature::{self, Refusal, Signature, Trust};
 use nexusq_core::identity::{Fingerprint, PublicIdentity};
 use nexusq_core::secret::Password;
+use nexusq_core::session::{AgentUse, KeySource};
 use nexusq_core::suite::Backend;
-use nexusq_core::vault::{self, storage};
+use nexusq_core::vault::storage;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -131,7 +133,7 @@ fn payload_digest() -> Result<[u8; 64]> {
     })
 }
 
-/// The password for signing (when no agent answered, see [`sign_digest`]): the file named by
+/// The password for signing (when no agent answered): the file named by
 /// `$NEXUSQ_PASSWORD_FILE`, else the terminal (`/dev/tty`, since git holds stdin and stdout).
 /// Neither: a clean refusal.
 fn signing_password(vault: &Path) -> Result<Password> {
@@ -156,41 +158,18 @@ fn signing_password(vault: &Path) -> Result<Password> {
     Ok(password::read(&password::Source::Terminal, "password", false)?.password)
 }
 
-/// A compact signature of `digest` by the vault's newest generation. The one place that
-/// chooses the key source: the running agent first (only the digest crosses its socket),
-/// else the password (see [`signing_password`]).
-fn sign_digest(
-    file: vault::VaultFile,
-    path: &Path,
-    backend: &'static dyn Backend,
-    digest: &[u8; 64],
-) -> Result<Signature> {
-    use nexusq_core::agent::client::{self, Lookup};
-    let lookup = if super::age_plugin::no_agent_env() {
-        Lookup::Absent
-    } else {
-        client::find(path)
-    };
-    let why = match lookup {
-        Lookup::Absent => None,
-        Lookup::Unusable(why) => Some(why),
-        Lookup::Ready(agent) => {
-            match agent.sign(backend, &file.public, digest, nexusq_core::time::now()) {
-                Ok(full) => return Ok(Signature::Compact(full.compact())),
-                Err(why) => Some(why),
-            }
-        }
-    };
-    if let Some(why) = why {
-        eprintln!(
-            "{NAME}: the key agent could not be used ({}); using the password instead",
-            nexusq_core::untrusted::escape(&why)
-        );
+/// What signing asks of the user: the password (see [`signing_password`]), and notes on
+/// stderr, where git shows them.
+struct GitPrompt;
+
+impl Callbacks for GitPrompt {
+    fn request_password(&self, vault: &Path) -> nexusq_core::Result<Password> {
+        Ok(signing_password(vault)?)
     }
-    let password = signing_password(path)?;
-    let unlocked = file.unlock(&password, &vault::Argon2id, backend)?;
-    drop(password);
-    Signer::new(backend, &unlocked.file.public, &unlocked.secrets, true).sign(digest)
+
+    fn note(&self, note: &Note) {
+        eprintln!("{NAME}: {note}");
+    }
 }
 
 /// `--status-fd=N -bsau KEY`: a compact signature of stdin on stdout, SIG_CREATED on N.
@@ -207,8 +186,14 @@ fn sign(status_fd: u32, key: &str) -> Result<i32> {
     })?;
     let backend = backend()?;
     let path = vault_path()?;
-    let file = vault::open(&path)?;
-    let own = file.public.root_id();
+    // The running agent first (only the digest crosses its socket), else the password.
+    let agent = if super::age_plugin::no_agent_env() {
+        AgentUse::Never
+    } else {
+        AgentUse::IfRunning
+    };
+    let mut key = KeySource::open(&path, backend, agent, &GitPrompt)?;
+    let own = key.public().root_id();
     if !expected.matches(&own) {
         return Err(Error::usage(
             format!(
@@ -222,7 +207,7 @@ fn sign(status_fd: u32, key: &str) -> Result<i32> {
     }
     // As `nexusq sign` refuses: others refuse a revoked identity's signatures anyway, and a
     // commit signed by one would look fine here. Through the agent too.
-    if super::state::identity_revoked(&file.public) {
+    if super::state::identity_revoked(key.public()) {
         let e = nexusq_core::identity::peer::revoked_owner(&own, "its signatures");
         let hint = format!(
             "{}, and set git's user.signingkey to its fingerprint",
@@ -234,7 +219,11 @@ fn sign(status_fd: u32, key: &str) -> Result<i32> {
         eprintln!("{NAME}: warning: could not harden the process: {failure}");
     }
     let digest = payload_digest()?;
-    let sig = sign_digest(file, &path, backend, &digest)?;
+    let sig = Signature::Compact(
+        key.sign(&digest, nexusq_core::time::now(), &GitPrompt)?
+            .compact(),
+    );
+    drop(key);
     let signed_at = sig.signed_at();
     let text = gitsign::armor(&sig);
     let mut out = std::io::stdout().lock();
@@ -262,7 +251,7 @@ struct Known {
     /// TRUST_FULLY (own, verified contact) or TRUST_UNDEFINED.
     trusted: bool,
     /// The contact, for the line people read.
-    contact: Option<super::contacts_cmd::ContactRef>,
+    contact: Option<nexusq_core::recipients::ContactRef>,
 }
 
 /// The identities whose signatures can be checked here, and whether each is fully trusted:
@@ -306,7 +295,7 @@ fn known_identities(backend: &dyn Backend) -> Result<Vec<Known>> {
                 identity: id.clone(),
                 uid,
                 trusted: c.verified,
-                contact: Some(super::contacts_cmd::ContactRef::of(c)),
+                contact: Some(nexusq_core::recipients::ContactRef::of(c)),
             });
         }
     }
@@ -380,7 +369,7 @@ fn verify(status_fd: u32, sig_file: &Path) -> Result<i32> {
                 Outcome::Good,
                 &format!(
                     "good signature from {}, signed at {} (claimed)",
-                    super::contacts_cmd::who(&ok.root_id, ok.generation, contact.as_ref()),
+                    nexusq_core::recipients::who(&ok.root_id, ok.generation, contact.as_ref()),
                     nexusq_core::time::rfc3339(ok.signed_at)
                 ),
             )

@@ -188,7 +188,7 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
         "revocations": revocations,
         "signatures": "valid",
     });
-    resolved.json_into(&mut j);
+    super::recipients::json_into(&resolved, &mut j);
     ctx.out.json(&j);
     let mut text = format!(
         "fingerprint: {fp}\nroot:        {} (all certificates verify)\nsource:      {}{}\n",

@@ -8,6 +8,7 @@ use nexusq_core::fs::Access;
 use nexusq_core::identity::envelope::{self, Envelope};
 use nexusq_core::identity::{MissingKey, peer};
 use nexusq_core::secret::SecretBytes;
+use nexusq_core::session::DecapsulateError;
 use nexusq_core::suite::hybrid_kem::{self, KemLevel};
 use serde_json::json;
 use std::io::Write;
@@ -95,7 +96,7 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
         "output": output.map(|p| p.display().to_string()),
         "raw": args.raw,
     });
-    resolved.json_into(&mut j);
+    super::recipients::json_into(&resolved, &mut j);
     if let Some(p) = output {
         super::output::path_bytes(&mut j, &[("output", p)]);
     }
@@ -133,81 +134,47 @@ pub fn decapsulate(ctx: &Context, args: &DecapsulateArgs) -> Result<()> {
         })?;
         (env.level, env.generation, env.ciphertext.clone(), Some(env))
     };
-    let path = ctx.vault_path()?;
-    if let Some(env) = &envelope {
-        // The recipient named in the envelope must be us: checked on the public part first.
-        let ours = nexusq_core::vault::open(&path)?.public.root_id();
-        if env.root_id != ours {
-            return Err(Error::check(
-                format!(
-                    "{what} was made for identity {}, not for this vault's {}",
-                    env.root_id.fingerprint(),
-                    ours.fingerprint()
-                ),
-                "decapsulate it with the recipient's vault (--vault)",
-            ));
-        }
+    let mut key = ctx.key_source(args.no_agent)?;
+    let ours = key.public().root_id();
+    // The recipient named in the envelope must be us: checked on the public part first.
+    if let Some(env) = &envelope
+        && env.root_id != ours
+    {
+        return Err(Error::check(
+            format!(
+                "{what} was made for identity {}, not for this vault's {}",
+                env.root_id.fingerprint(),
+                ours.fingerprint()
+            ),
+            "decapsulate it with the recipient's vault (--vault)",
+        ));
     }
     // The agent, when it runs and holds that key; else the password.
-    let agent = super::agent_cmd::for_command(ctx, args.no_agent).filter(|a| {
-        a.status()
-            .keys
-            .contains(&(generation, level.suite().to_u16()))
-    });
-    if let Some(agent) = agent {
-        let ours = nexusq_core::vault::open(&path)?.public.root_id();
-        if agent.status().root_id == ours.0 {
-            match agent.decapsulate(generation, level, &ciphertext) {
-                Ok(ss) => {
-                    return finish_decapsulate(
-                        ctx,
-                        &what,
-                        &ss,
-                        envelope.as_ref(),
-                        ours,
-                        generation,
-                        level,
-                    );
-                }
-                Err(why) => super::agent_cmd::fallback_note(ctx, &why),
-            }
-        } else {
-            super::agent_cmd::fallback_note(ctx, "it serves another identity");
-        }
-    }
-    let unlocked = ctx.unlock()?;
-    let root_id = unlocked.file.public.root_id();
-    let keys = unlocked.into_decryption_keys();
-    let key = keys
-        .find(generation, level)
-        .map_err(|missing| match missing {
-            MissingKey::NoSuchGeneration => Error::check(
-                format!("{what} is for generation {generation}, which this vault does not have"),
-                "check `nexusq vault open` for the generations this vault holds",
-            ),
-            MissingKey::Retired => Error::check(
-                format!(
-                    "the keys of generation {generation} were retired (erased) from this vault"
+    let ss = key
+        .decapsulate(generation, level, &ciphertext, ctx)
+        .map_err(|f| {
+            Error::from_failure(f, |e| match e {
+                DecapsulateError::Missing(MissingKey::NoSuchGeneration) => Error::check(
+                    format!(
+                        "{what} is for generation {generation}, which this vault does not have"
+                    ),
+                    "check `nexusq vault open` for the generations this vault holds",
                 ),
-                "files and envelopes made for retired generations can no longer be opened",
-            ),
+                DecapsulateError::Missing(MissingKey::Retired) => Error::check(
+                    format!(
+                        "the keys of generation {generation} were retired (erased) from this \
+                         vault"
+                    ),
+                    "files and envelopes made for retired generations can no longer be opened",
+                ),
+                DecapsulateError::Kem(e) => Error::check(
+                    format!("{what}: {e}"),
+                    "the ciphertext is damaged or forged",
+                ),
+            })
         })?;
-    let ss = key.key().decapsulate(&ciphertext).map_err(|e| {
-        Error::check(
-            format!("{what}: {e}"),
-            "the ciphertext is damaged or forged",
-        )
-    })?;
-    drop(keys);
-    finish_decapsulate(
-        ctx,
-        &what,
-        &ss,
-        envelope.as_ref(),
-        root_id,
-        generation,
-        level,
-    )
+    drop(key);
+    finish_decapsulate(ctx, &what, &ss, envelope.as_ref(), ours, generation, level)
 }
 
 /// Check the envelope's confirmation tag, then print the secret.

@@ -8,6 +8,7 @@
 //! safety net that escapes any terminal control that slipped through. `--json` output is exact:
 //! JSON escaping makes it inert.
 
+use nexusq_core::callbacks::Note;
 use nexusq_core::untrusted::{NotText, TextStream, scrub};
 use serde_json::Value;
 use std::io::{self, IsTerminal, Write};
@@ -55,6 +56,26 @@ impl Output {
 
     pub fn note(&self, msg: &str) {
         stderr_line(&scrub(msg));
+    }
+
+    /// A note of the library's, in the command line's words: a warning or a note, with the
+    /// command that acts on it where there is one.
+    pub fn say(&self, note: &Note) {
+        let text = match note {
+            Note::UnverifiedContact { name, .. } => {
+                format!("{note}; `nexusq contacts verify {name} FP` once you have")
+            }
+            Note::FileIsNewer { contact, .. } => format!(
+                "{note}; `nexusq contacts update {} FILE` records it",
+                contact.name
+            ),
+            _ => note.to_string(),
+        };
+        if note.is_warning() {
+            self.warn(&text);
+        } else {
+            self.note(&text);
+        }
     }
 
     /// An error: on stderr for people; under --json also the error object on stdout

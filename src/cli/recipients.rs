@@ -1,31 +1,16 @@
-//! Whom a file is encrypted to: every `--to` export or contact read and verified, what the
-//! contacts book knows applied (docs/contacts.md), repeats of one identity collapsed to one
-//! recipient (the newest generation among them, a revocation seen in any of them), forks
-//! refused, `--expect-fingerprint` checked both ways, the recipient cap, and `--to-self`.
-//! Shared by both file formats and by `encapsulate`.
+//! Whom a file is encrypted to, as the command line names them: every `--to` value named once
+//! (a contact, a file, or an age key string), the exports read, and the library's
+//! `nexusq_core::recipients` gathering them (the book applied, repeats collapsed, forks refused,
+//! `--expect-fingerprint` checked both ways, `--to-self`). Shared by both file formats and by
+//! `encapsulate`.
 
 use super::Context;
-use super::contacts_cmd::Resolved;
-use super::error::{Error, Result};
+use super::error::Result;
 use nexusq_core::contacts::naming::Named;
-use nexusq_core::format::nexusq::MAX_RECIPIENTS;
-use nexusq_core::identity::{Certificate, PublicIdentity, peer};
+use nexusq_core::identity::peer;
+use nexusq_core::recipients::{Peer, Recipients, Resolved};
+use serde_json::json;
 use std::path::{Path, PathBuf};
-
-/// One recipient after reading, checking and collapsing the exports.
-pub(super) struct Peer {
-    /// The identity whose newest generation is used, and where it came from.
-    pub(super) resolved: Resolved,
-    /// Every certificate seen for this identity, in any of its exports, with where (to detect
-    /// forks).
-    certificates: Vec<(Certificate, String)>,
-}
-
-impl Peer {
-    pub(super) fn identity(&self) -> &PublicIdentity {
-        &self.resolved.identity
-    }
-}
 
 /// "encrypting to alice (FP, generation 3) with SUITE, from file x.asc": who, and where from.
 pub(super) fn recipient_line(verb: &str, r: &Resolved, generation: u32, suite: &str) -> String {
@@ -72,121 +57,42 @@ pub(super) fn name_all<'c>(ctx: &'c Context, values: &[PathBuf]) -> Result<Vec<T
         .collect()
 }
 
-/// Read every export the `--to` values name and collapse repeats of one identity.
+/// Where a recipient or signer came from, for `--json`: `contact` (the name, or null),
+/// `contact_verified`, and `identity`, the file as given (or `@NAME` for a contact named as
+/// such).
+pub(super) fn json_into(r: &Resolved, row: &mut serde_json::Value) {
+    row["contact"] = json!(r.contact.as_ref().map(|c| c.name.clone()));
+    row["contact_verified"] = json!(r.contact.as_ref().map(|c| c.verified));
+    match (&r.file, &r.contact) {
+        (Some(f), _) => {
+            row["identity"] = json!(f.display().to_string());
+            super::output::path_bytes(row, &[("identity", f)]);
+        }
+        (None, Some(c)) => row["identity"] = json!(format!("@{}", c.name)),
+        (None, None) => {}
+    }
+}
+
+/// Read every export the `--to` values name (and the vault's own identity with `to_self`),
+/// collapsing repeats of one identity.
 pub(super) fn read_recipients(
     ctx: &Context,
     to: &[To<'_>],
     expect_fingerprint: &[String],
+    to_self: bool,
 ) -> Result<Vec<Peer>> {
-    let expected = peer::parse_fingerprints(expect_fingerprint)?;
-    let mut peers: Vec<Peer> = Vec::new();
+    let mut all = Recipients::new(peer::parse_fingerprints(expect_fingerprint)?);
     for t in to {
         // A file (which may hold several concatenated exports: a team's keys in one file), or
         // a contact by name (docs/contacts.md); either way with what the book knows applied.
-        for resolved in super::contacts_cmd::identities_named(ctx, &t.value, t.named.clone())? {
-            let name = resolved.source();
-            let root_id = resolved.identity.root_id();
-            peer::check_expected(&root_id, &expected).map_err(|e| e.context(&name))?;
-            let certificates: Vec<(Certificate, String)> = resolved
-                .identity
-                .certificates
-                .iter()
-                .map(|c| (c.clone(), name.clone()))
-                .collect();
-            let Some(seen) = peers.iter_mut().find(|p| p.identity().root_id() == root_id) else {
-                peers.push(Peer {
-                    resolved,
-                    certificates,
-                });
-                continue;
-            };
-            for (cert, _) in &certificates {
-                if let Some((_, other)) = seen
-                    .certificates
-                    .iter()
-                    .find(|(c, _)| c.generation == cert.generation && c != cert)
-                {
-                    return Err(Error::check(
-                        format!(
-                            "{other} and {name} hold two different certificates for generation \
-                             {} of identity {}: a fork, which may mean its root key was \
-                             compromised",
-                            cert.generation,
-                            root_id.fingerprint()
-                        ),
-                        "do not encrypt to it; compare the exports with their owner out of band",
-                    ));
-                }
-            }
-            seen.certificates.extend(certificates);
-            ctx.out.note(&format!(
-                "{name} is the same identity ({}) as {}; encrypting to it once",
-                root_id.fingerprint(),
-                seen.resolved.source()
-            ));
-            // The newest generation known wins, and so does a revocation seen in any export.
-            let newer = resolved.identity.newest().generation > seen.identity().newest().generation;
-            if peer::is_revoked(&resolved.identity) || (newer && !peer::is_revoked(seen.identity()))
-            {
-                seen.resolved = resolved;
-            }
+        for resolved in super::contacts_cmd::identities_named(ctx, &t.value, &t.named)? {
+            all.add(resolved, ctx)?;
         }
     }
-    let ids: Vec<_> = peers.iter().map(|p| p.identity().root_id()).collect();
-    peer::check_all_expected_present(&ids, &expected)?;
-    if peers.len() > MAX_RECIPIENTS {
-        return Err(Error::usage(
-            format!(
-                "{} recipients; a file can be encrypted to at most {}",
-                peers.len(),
-                MAX_RECIPIENTS
-            ),
-            "split the recipients over several files",
-        ));
+    if to_self {
+        let path = ctx.vault_path()?;
+        let identity = nexusq_core::vault::open(&path)?.public;
+        all.add_own(identity, &path, ctx.backend()?)?;
     }
-    Ok(peers)
-}
-
-/// `encrypt --to-self`: the vault's own identity (its public part, checked against the root)
-/// as one more recipient, unless a `--to` export already names it.
-pub(super) fn add_own_identity(ctx: &Context, peers: &mut Vec<Peer>) -> Result<()> {
-    let path = ctx.vault_path()?;
-    let identity = nexusq_core::vault::open(&path)?.public;
-    identity.verify_signatures(ctx.backend()?).map_err(|e| {
-        Error::vault(
-            format!("the vault's public identity does not verify: {}", e.0),
-            "the vault is damaged or was tampered with; restore it from a backup",
-        )
-    })?;
-    if peers
-        .iter()
-        .any(|p| p.identity().root_id() == identity.root_id())
-    {
-        return Ok(());
-    }
-    let certificates = identity
-        .certificates
-        .iter()
-        .map(|c| (c.clone(), "your own identity".to_string()))
-        .collect();
-    peers.push(Peer {
-        resolved: Resolved {
-            identity,
-            contact: None,
-            file: Some(path),
-            own: true,
-        },
-        certificates,
-    });
-    if peers.len() > MAX_RECIPIENTS {
-        return Err(Error::usage(
-            format!(
-                "{} recipients with --to-self; at most {}",
-                peers.len(),
-                MAX_RECIPIENTS
-            ),
-            "split the recipients over several files",
-        ));
-    }
-    Ok(())
+    Ok(all.finish()?)
 }

@@ -4,22 +4,20 @@
 
 use super::Context;
 use super::args::{SignArgs, VerifyArgs};
-use super::contacts_cmd::ContactRef;
 use super::error::{Error, Exit, Result};
 use super::io::{create_output, input_name, is_stdio, open_input, read_small};
 use super::output::untrusted_path;
-use nexusq_core::agent::client::Agent;
 use nexusq_core::fs::Access;
+use nexusq_core::identity::Fingerprint;
 use nexusq_core::identity::signature::{self, Signature, Trust};
-use nexusq_core::identity::{Fingerprint, SecretSection};
 use nexusq_core::identity::{PublicIdentity, peer};
 use nexusq_core::manifest;
-use nexusq_core::secret::random_array;
+use nexusq_core::recipients::ContactRef;
+use nexusq_core::session::KeySource;
 use nexusq_core::suite::Backend;
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use zeroize::Zeroizing;
 
 /// SHA-512 of FILE or stdin, in constant memory.
 fn hash_input(input: Option<&Path>, reader: Box<dyn std::io::Read>) -> Result<[u8; 64]> {
@@ -36,120 +34,36 @@ fn hash_file(path: &Path) -> Result<[u8; 64]> {
     hash_input(Some(path), open_input(Some(path))?)
 }
 
-/// The unlocked signing key of the newest generation, used for every input of one command.
-pub struct Signer<'a> {
-    backend: &'a dyn Backend,
-    public: &'a PublicIdentity,
-    secrets: &'a SecretSection,
+/// Before any input is read: the signing key of this vault, for every input of the command
+/// (a missing or damaged vault is said first, exit 4). Without an agent to serve it, the
+/// password source must be usable (`stdin_is_data`: the data comes on stdin, so the password
+/// cannot).
+fn key_source(ctx: &Context, no_agent: bool, stdin_is_data: bool, what: &str) -> Result<KeySource> {
+    let key = ctx.key_source(no_agent)?;
+    if !key.has_agent() {
+        ctx.check_password_source(stdin_is_data, what)?;
+    }
+    Ok(key)
+}
+
+/// A revoked identity signs nothing unless `--force`.
+fn refuse_if_revoked(key: &KeySource, force: bool) -> Result<()> {
+    super::identity_cmd::refuse_if_revoked(key.public(), "its signatures", force)
+}
+
+/// Sign the data whose SHA-512 is `digest`, now: full, or compact.
+fn sign_digest(
+    ctx: &Context,
+    key: &mut KeySource,
+    digest: &[u8; 64],
     compact: bool,
-}
-
-impl<'a> Signer<'a> {
-    pub fn new(
-        backend: &'a dyn Backend,
-        public: &'a PublicIdentity,
-        secrets: &'a SecretSection,
-        compact: bool,
-    ) -> Self {
-        Signer {
-            backend,
-            public,
-            secrets,
-            compact,
-        }
-    }
-
-    /// Sign the data whose SHA-512 is `digest`, now.
-    pub fn sign(&self, digest: &[u8; 64]) -> Result<Signature> {
-        let rnd = Zeroizing::new(random_array::<32>());
-        let full = signature::sign_newest(
-            self.backend,
-            self.public,
-            self.secrets,
-            digest,
-            super::now(),
-            &rnd,
-        )?;
-        Ok(if self.compact {
-            Signature::Compact(full.compact())
-        } else {
-            Signature::Full(full)
-        })
-    }
-}
-
-/// The signing key one command uses for all its inputs: the running agent's (only digests cross
-/// its socket), else the vault's, unlocked with the password.
-enum KeySource {
-    Agent(Agent, PublicIdentity),
-    Unlocked(nexusq_core::vault::Unlocked),
-}
-
-impl KeySource {
-    /// Before any input is read: the running agent, if one serves this vault (and `--no-agent`
-    /// is not given); without one, the password source must be usable (`stdin_is_data`: the
-    /// data comes on stdin, so the password cannot).
-    fn agent(
-        ctx: &Context,
-        no_agent: bool,
-        stdin_is_data: bool,
-        what: &str,
-    ) -> Result<Option<Agent>> {
-        // A missing or damaged vault is said first (exit 4), before any password question.
-        ctx.check_vault()?;
-        let agent = super::agent_cmd::for_command(ctx, no_agent);
-        if agent.is_none() {
-            ctx.check_password_source(stdin_is_data, what)?;
-        }
-        Ok(agent)
-    }
-
-    /// The agent's key (with the vault's public identity, no password), else the unlocked
-    /// vault. A revoked identity signs nothing unless `force`.
-    fn open(ctx: &Context, agent: Option<Agent>, force: bool) -> Result<KeySource> {
-        let key = match agent {
-            Some(agent) => {
-                KeySource::Agent(agent, nexusq_core::vault::open(&ctx.vault_path()?)?.public)
-            }
-            None => KeySource::Unlocked(ctx.unlock()?),
-        };
-        let public = match &key {
-            KeySource::Agent(_, public) => public,
-            KeySource::Unlocked(u) => &u.file.public,
-        };
-        super::identity_cmd::refuse_if_revoked(public, "its signatures", force)?;
-        Ok(key)
-    }
-
-    /// Sign `digest` now. An agent that fails is left, once, for the password path.
-    fn sign(
-        &mut self,
-        ctx: &Context,
-        backend: &dyn Backend,
-        digest: &[u8; 64],
-        compact: bool,
-    ) -> Result<Signature> {
-        let with = |u: &nexusq_core::vault::Unlocked| {
-            Signer::new(backend, &u.file.public, &u.secrets, compact).sign(digest)
-        };
-        match self {
-            KeySource::Unlocked(u) => with(u),
-            KeySource::Agent(agent, public) => {
-                match agent.sign(backend, public, digest, super::now()) {
-                    Ok(full) if compact => Ok(Signature::Compact(full.compact())),
-                    Ok(full) => Ok(Signature::Full(full)),
-                    Err(why) => {
-                        super::agent_cmd::fallback_note(ctx, &why);
-                        ctx.check_password_source(false, "")?;
-                        let unlocked = ctx.unlock()?;
-                        let sig = with(&unlocked);
-                        *self = KeySource::Unlocked(unlocked);
-                        sig
-                    }
-                }
-            }
-        }
-    }
+) -> Result<Signature> {
+    let full = key.sign(digest, super::now(), ctx)?;
+    Ok(if compact {
+        Signature::Compact(full.compact())
+    } else {
+        Signature::Full(full)
+    })
 }
 
 /// `DIR/<name>.sig`, or `FILE.sig` beside FILE.
@@ -189,13 +103,12 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
 /// One input (a file or stdin) to `-o SIG` or stdout, as before many files existed.
 fn sign_one(ctx: &Context, args: &SignArgs, input: Option<&PathBuf>) -> Result<()> {
     let input = input.map(PathBuf::as_path);
-    let agent = KeySource::agent(ctx, args.no_agent, is_stdio(input), "the data to sign")?;
-    let backend = ctx.backend()?;
+    let mut key = key_source(ctx, args.no_agent, is_stdio(input), "the data to sign")?;
     // Open the data first, so a missing FILE fails before the password is asked for.
     let reader = open_input(input)?;
-    let mut key = KeySource::open(ctx, agent, args.force)?;
+    refuse_if_revoked(&key, args.force)?;
     let digest = hash_input(input, reader)?;
-    let sig = key.sign(ctx, backend, &digest, args.compact)?;
+    let sig = sign_digest(ctx, &mut key, &digest, args.compact)?;
     drop(key);
     let text = sig.to_armor();
     let fp = sig.root_id().fingerprint().to_string();
@@ -287,13 +200,12 @@ fn sign_files(ctx: &Context, args: &SignArgs, files: &[PathBuf]) -> Result<()> {
             "create it first (mkdir), or pass an existing folder",
         ));
     }
-    let agent = KeySource::agent(ctx, args.no_agent, false, "the files to sign")?;
-    let backend = ctx.backend()?;
-    let mut key = KeySource::open(ctx, agent, args.force)?;
+    let mut key = key_source(ctx, args.no_agent, false, "the files to sign")?;
+    refuse_if_revoked(&key, args.force)?;
     let mut done = Vec::new();
     let mut last = None;
     for (file, target) in files.iter().zip(&targets) {
-        let sig = key.sign(ctx, backend, &hash_file(file)?, args.compact)?;
+        let sig = sign_digest(ctx, &mut key, &hash_file(file)?, args.compact)?;
         write_signature(target, &sig.to_armor())?;
         ctx.out.note(&format!(
             "signed {} -> {}",
@@ -482,10 +394,9 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
         (Some(o), _) => o.clone(),
         (None, dir) => sig_path_for(path, dir.as_deref())?,
     };
-    let agent = KeySource::agent(ctx, args.no_agent, false, "the manifest")?;
-    let backend = ctx.backend()?;
-    let mut key = KeySource::open(ctx, agent, args.force)?;
-    let sig = key.sign(ctx, backend, &signature::digest(&text), args.compact)?;
+    let mut key = key_source(ctx, args.no_agent, false, "the manifest")?;
+    refuse_if_revoked(&key, args.force)?;
+    let sig = sign_digest(ctx, &mut key, &signature::digest(&text), args.compact)?;
     drop(key);
     write_signature(&target, &sig.to_armor())?;
     let fp = sig.root_id().fingerprint().to_string();
@@ -766,7 +677,7 @@ pub fn verify(ctx: &Context, args: &VerifyArgs) -> Result<()> {
 fn good_line(ok: &signature::Verified, trusted: &Trusted) -> String {
     let mut line = format!(
         "good signature from {}, signed at {} (claimed)",
-        super::contacts_cmd::who(&ok.root_id, ok.generation, trusted.contact.as_ref()),
+        nexusq_core::recipients::who(&ok.root_id, ok.generation, trusted.contact.as_ref()),
         nexusq_core::time::rfc3339(ok.signed_at)
     );
     if ok.superseded {

@@ -7,6 +7,8 @@ pub mod age;
 pub mod armor;
 pub mod nexusq;
 
+use std::io::{BufRead, Read};
+
 /// Which envelope an encrypted input is, from its first bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Envelope {
@@ -42,6 +44,56 @@ pub fn sniff(prefix: &[u8]) -> Option<Envelope> {
     }
 }
 
+/// An encrypted input with its envelope told and its reader chosen (see [`open`]).
+pub enum Encrypted<'a> {
+    /// nexusq's own file, its armor already taken off when it was armored; also an input that
+    /// is neither format, whose header read then says precisely what is wrong with it.
+    Nexusq {
+        /// The binary file.
+        reader: Box<dyn Read + 'a>,
+        /// It came armored.
+        armored: bool,
+    },
+    /// An age v1 file, its armor already taken off when it was armored.
+    Age {
+        /// The binary file, buffered as age's reader wants it.
+        reader: Box<dyn BufRead + 'a>,
+        /// It came armored.
+        armored: bool,
+    },
+}
+
+/// Tell the envelope of an encrypted input from its first bytes ([`sniff`]) and hand back the
+/// reader of its format: the one place that chooses between nexusq's file and age's, binary or
+/// armored. Nothing is lost: the bytes looked at are read again. Fails only when reading fails.
+pub fn open<'a, R: Read + 'a>(input: R) -> std::io::Result<Encrypted<'a>> {
+    let (peeked, input) = armor::peek(input, SNIFF_LEN)?;
+    Ok(match sniff(&peeked) {
+        Some(Envelope::Age { armored }) => {
+            let format = if armored {
+                age::Format::Armored
+            } else {
+                age::Format::Binary
+            };
+            Encrypted::Age {
+                reader: age::reader(input, format),
+                armored,
+            }
+        }
+        Some(Envelope::Nexusq { armored: true }) => Encrypted::Nexusq {
+            reader: Box::new(armor::ArmorReader::new(
+                input,
+                armor::Profile::nexusq(armor::ENCRYPTED_FILE_KIND),
+            )),
+            armored: true,
+        },
+        Some(Envelope::Nexusq { armored: false }) | None => Encrypted::Nexusq {
+            reader: Box::new(input),
+            armored: false,
+        },
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +118,53 @@ mod tests {
         );
         assert_eq!(sniff(b"hello"), None);
         assert_eq!(sniff(b""), None);
+    }
+
+    /// Each envelope gets its format's reader, which yields the binary file whole.
+    #[test]
+    fn open_chooses_the_reader_and_loses_nothing() {
+        let read_all = |mut r: Box<dyn Read + '_>| {
+            let mut v = Vec::new();
+            r.read_to_end(&mut v).unwrap();
+            v
+        };
+        let binary = b"NXQF\x00\x01 and the rest".to_vec();
+        match open(&binary[..]).unwrap() {
+            Encrypted::Nexusq { reader, armored } => {
+                assert!(!armored);
+                assert_eq!(read_all(reader), binary);
+            }
+            Encrypted::Age { .. } => panic!("a nexusq file read as age"),
+        }
+        let mut armored = Vec::new();
+        {
+            let mut w = armor::ArmorWriter::new(
+                &mut armored,
+                &armor::Profile::nexusq(armor::ENCRYPTED_FILE_KIND),
+            )
+            .unwrap();
+            std::io::Write::write_all(&mut w, &binary).unwrap();
+            w.finish().unwrap();
+        }
+        match open(&armored[..]).unwrap() {
+            Encrypted::Nexusq { reader, armored } => {
+                assert!(armored);
+                assert_eq!(read_all(reader), binary);
+            }
+            Encrypted::Age { .. } => panic!("nexusq armor read as age"),
+        }
+        let age_file = b"age-encryption.org/v1\n-> X25519 abc\n".to_vec();
+        match open(&age_file[..]).unwrap() {
+            Encrypted::Age { reader, armored } => {
+                assert!(!armored);
+                assert_eq!(read_all(Box::new(reader)), age_file);
+            }
+            Encrypted::Nexusq { .. } => panic!("an age file read as nexusq"),
+        }
+        // Neither: nexusq's reader, which names what is wrong.
+        assert!(matches!(
+            open(&b"hello"[..]).unwrap(),
+            Encrypted::Nexusq { armored: false, .. }
+        ));
     }
 }

@@ -194,6 +194,21 @@ pub trait Decapsulate {
     }
 }
 
+/// A borrowed key decapsulates as the key does (a key source lends its keys).
+impl<T: Decapsulate + ?Sized> Decapsulate for &T {
+    fn kem_level(&self) -> KemLevel {
+        (**self).kem_level()
+    }
+
+    fn decapsulate_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError> {
+        (**self).decapsulate_ct(ct)
+    }
+
+    fn unanswered(&self) -> bool {
+        (**self).unanswered()
+    }
+}
+
 impl Decapsulate for DecapsulationKey {
     fn kem_level(&self) -> KemLevel {
         self.level()

@@ -1,0 +1,372 @@
+//! Whom a file is encrypted to (docs/contacts.md, "Names where recipients and signers are
+//! named"): identities read from exports or named as contacts, with what the contacts book
+//! knows applied; repeats of one identity collapsed to one recipient (the newest generation
+//! among them, a revocation seen in any of them); forks refused; expected fingerprints checked
+//! both ways; the vault's own identity; the recipient cap. Shared by both file formats and by
+//! KEM encapsulation. The caller names the values ([`crate::contacts::naming`]), reads the
+//! export bytes and owns the book.
+
+use crate::callbacks::{Callbacks, Note};
+use crate::contacts::{Book, Contact, ContactKey};
+use crate::error::{Error, Result};
+use crate::format::nexusq::MAX_RECIPIENTS;
+use crate::identity::{Certificate, Fingerprint, PublicIdentity, RootId, peer};
+use crate::suite::Backend;
+use crate::suite::hybrid_kem::KemLevel;
+use std::path::{Path, PathBuf};
+
+/// A contact as messages name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContactRef {
+    /// The contact's name in the book.
+    pub name: String,
+    /// Its fingerprint was compared with its owner.
+    pub verified: bool,
+}
+
+impl ContactRef {
+    /// The contact `c`, as messages name it.
+    pub fn of(c: &Contact) -> ContactRef {
+        ContactRef {
+            name: c.name.clone(),
+            verified: c.verified,
+        }
+    }
+
+    /// "contact alice", or "unverified contact alice".
+    pub fn label(&self) -> String {
+        if self.verified {
+            format!("contact {}", self.name)
+        } else {
+            format!("unverified contact {}", self.name)
+        }
+    }
+}
+
+/// An identity named where a recipient or signer is named, with the book's knowledge applied,
+/// and where it came from: a contact, a file, or a file whose root is a contact's.
+#[derive(Clone, Debug)]
+pub struct Resolved {
+    /// The identity, merged with what the book knows of it.
+    pub identity: PublicIdentity,
+    /// The contact whose identity it is.
+    pub contact: Option<ContactRef>,
+    /// The file (or `-`, stdin) it was read from; None for a contact named as such. For
+    /// `own`, the vault.
+    pub file: Option<PathBuf>,
+    /// The vault's own identity (encrypting to oneself, verifying one's own signature).
+    pub own: bool,
+}
+
+impl Resolved {
+    /// "file x.asc", or "stdin".
+    pub fn file_label(&self) -> Option<String> {
+        self.file.as_deref().map(source_of)
+    }
+
+    /// Where it came from, for people: "contact alice", "file x.asc", "contact alice (file
+    /// old/alice.asc)".
+    pub fn source(&self) -> String {
+        if self.own {
+            return "your own identity".into();
+        }
+        match (&self.contact, self.file_label()) {
+            (Some(c), None) => c.label(),
+            (Some(c), Some(f)) => format!("{} ({f})", c.label()),
+            (None, Some(f)) => f,
+            (None, None) => "the vault".into(),
+        }
+    }
+
+    /// Who it is, for people: "alice (FP, generation G)" for a contact (marked when
+    /// unverified), else "FP, generation G".
+    pub fn who(&self, generation: u32) -> String {
+        who(&self.identity.root_id(), generation, self.contact.as_ref())
+    }
+}
+
+/// "alice (FP, generation G)", "alice (FP, generation G; unverified contact)", or
+/// "FP, generation G" for someone the book does not know.
+pub fn who(root: &RootId, generation: u32, contact: Option<&ContactRef>) -> String {
+    let fp = root.fingerprint();
+    match contact {
+        Some(c) if c.verified => format!("{} ({fp}, generation {generation})", c.name),
+        Some(c) => format!(
+            "{} ({fp}, generation {generation}; unverified contact)",
+            c.name
+        ),
+        None => format!("{fp}, generation {generation}"),
+    }
+}
+
+/// "file x.asc", or "stdin" for `-`, escaped.
+fn source_of(path: &Path) -> String {
+    if path == Path::new("-") {
+        "stdin".to_string()
+    } else {
+        format!("file {}", crate::untrusted::path(path))
+    }
+}
+
+/// Warn about a contact whose fingerprint was never compared.
+fn warn_unverified(c: &Contact, callbacks: &dyn Callbacks) {
+    if !c.verified {
+        callbacks.note(&Note::UnverifiedContact {
+            name: c.name.clone(),
+            fingerprint: c.fingerprint().to_string(),
+        });
+    }
+}
+
+/// An identity read from the export at `path`, with what the book knows about its root
+/// applied (the book's newer generations and revocations; a fork between them is refused).
+pub fn apply_book(
+    book: &Book,
+    identity: PublicIdentity,
+    path: &Path,
+    callbacks: &dyn Callbacks,
+) -> Result<Resolved> {
+    let shown = if path == Path::new("-") {
+        "stdin".to_string()
+    } else {
+        crate::untrusted::path(path)
+    };
+    let known = book.apply(identity).map_err(|e| e.context(&shown))?;
+    let contact = known.contact.map(|c| {
+        warn_unverified(c, callbacks);
+        ContactRef::of(c)
+    });
+    if let Some(c) = &contact
+        && known.file_newest != known.book_newest
+    {
+        let (file_generation, book_generation) = (known.file_newest, known.book_newest);
+        callbacks.note(&if file_generation < book_generation {
+            Note::BookKnowsNewer {
+                source: shown,
+                contact: c.clone(),
+                file_generation,
+                book_generation,
+            }
+        } else {
+            Note::FileIsNewer {
+                source: shown,
+                contact: c.clone(),
+                file_generation,
+                book_generation,
+            }
+        });
+    }
+    Ok(Resolved {
+        identity: known.identity,
+        contact,
+        file: Some(path.to_path_buf()),
+        own: false,
+    })
+}
+
+/// The identity of the contact `c`, as the book knows it. An age-recipient contact has none:
+/// that is a usage error, the hint says to encrypt to it as age.
+pub fn contact_identity(c: &Contact, callbacks: &dyn Callbacks) -> Result<Resolved> {
+    match &c.key {
+        ContactKey::Identity(id) => {
+            warn_unverified(c, callbacks);
+            Ok(Resolved {
+                identity: id.clone(),
+                contact: Some(ContactRef::of(c)),
+                file: None,
+                own: false,
+            })
+        }
+        ContactKey::Age(_) => Err(Error::usage(
+            format!(
+                "contact {} is an age recipient, not a nexusq identity",
+                c.name
+            ),
+            "encrypt to it in the age format",
+        )),
+    }
+}
+
+/// The X-Wing key of an age-recipient contact, and how to name it.
+pub fn age_contact_key(c: &Contact, callbacks: &dyn Callbacks) -> Option<(Vec<u8>, String)> {
+    let ContactKey::Age(pk) = &c.key else {
+        return None;
+    };
+    warn_unverified(c, callbacks);
+    Some((pk.clone(), ContactRef::of(c).label()))
+}
+
+/// An age1pq1 key given as a string or in a recipients file: when it is one of a contact's
+/// certified X-Wing keys, what the book knows about that contact applies, as for an export
+/// (a revoked or expired contact is refused; an older generation's key gives way to the
+/// newest). Returns the key to use and how to name it, or None for a key nobody in the book
+/// has.
+pub fn known_age_key(
+    book: &Book,
+    pk: &[u8],
+    now: u64,
+    allow_expired: bool,
+    callbacks: &dyn Callbacks,
+) -> Result<Option<(Vec<u8>, String)>> {
+    let Some((c, generation)) = book.owner_of_age_key(pk) else {
+        return Ok(None);
+    };
+    let Some(identity) = c.identity() else {
+        return Ok(None);
+    };
+    let contact = ContactRef::of(c);
+    warn_unverified(c, callbacks);
+    let (cert, newest) = peer::encryption_key(identity, KemLevel::MlKem768, now, allow_expired)
+        .map_err(|e| e.context(format!("the age recipient of {}", contact.label())))?;
+    if cert.generation != generation {
+        callbacks.note(&Note::OlderAgeKey {
+            contact: contact.clone(),
+            given: generation,
+            used: cert.generation,
+        });
+    }
+    Ok(Some((newest.to_vec(), contact.label())))
+}
+
+/// One recipient after reading, checking and collapsing the exports.
+pub struct Peer {
+    /// The identity whose newest generation is used, and where it came from.
+    pub resolved: Resolved,
+    /// Every certificate seen for this identity, in any of its exports, with where (to detect
+    /// forks).
+    certificates: Vec<(Certificate, String)>,
+}
+
+impl Peer {
+    /// The recipient's identity.
+    pub fn identity(&self) -> &PublicIdentity {
+        &self.resolved.identity
+    }
+
+    fn new(resolved: Resolved, name: &str) -> Peer {
+        let certificates = resolved
+            .identity
+            .certificates
+            .iter()
+            .map(|c| (c.clone(), name.to_string()))
+            .collect();
+        Peer {
+            resolved,
+            certificates,
+        }
+    }
+}
+
+/// The recipients of one file, gathered one identity at a time.
+pub struct Recipients {
+    peers: Vec<Peer>,
+    expected: Vec<Fingerprint>,
+}
+
+impl Recipients {
+    /// No recipients yet; every one added must be one of `expected` (when any are given), and
+    /// each of `expected` must be among them at the end.
+    pub fn new(expected: Vec<Fingerprint>) -> Recipients {
+        Recipients {
+            peers: Vec::new(),
+            expected,
+        }
+    }
+
+    /// Add one identity. A repeat of one already added is collapsed into it (with a note):
+    /// the newest generation known wins, and so does a revocation seen in any export; two
+    /// different certificates for one generation are a fork, refused.
+    pub fn add(&mut self, resolved: Resolved, callbacks: &dyn Callbacks) -> Result<()> {
+        let name = resolved.source();
+        let root_id = resolved.identity.root_id();
+        peer::check_expected(&root_id, &self.expected).map_err(|e| e.context(&name))?;
+        let incoming = Peer::new(resolved, &name);
+        let Some(seen) = self
+            .peers
+            .iter_mut()
+            .find(|p| p.identity().root_id() == root_id)
+        else {
+            self.peers.push(incoming);
+            return Ok(());
+        };
+        for (cert, _) in &incoming.certificates {
+            if let Some((_, other)) = seen
+                .certificates
+                .iter()
+                .find(|(c, _)| c.generation == cert.generation && c != cert)
+            {
+                return Err(Error::check(
+                    format!(
+                        "{other} and {name} hold two different certificates for generation {} \
+                         of identity {}: a fork, which may mean its root key was compromised",
+                        cert.generation,
+                        root_id.fingerprint()
+                    ),
+                    "do not encrypt to it; compare the exports with their owner out of band",
+                ));
+            }
+        }
+        seen.certificates.extend(incoming.certificates);
+        callbacks.note(&Note::SameIdentity {
+            name,
+            fingerprint: root_id.fingerprint().to_string(),
+            first: seen.resolved.source(),
+        });
+        let resolved = incoming.resolved;
+        let newer = resolved.identity.newest().generation > seen.identity().newest().generation;
+        if peer::is_revoked(&resolved.identity) || (newer && !peer::is_revoked(seen.identity())) {
+            seen.resolved = resolved;
+        }
+        Ok(())
+    }
+
+    /// Add the vault's own identity (its public part, read from the vault at `vault`, checked
+    /// against its root), unless an export already named it.
+    pub fn add_own(
+        &mut self,
+        identity: PublicIdentity,
+        vault: &Path,
+        backend: &dyn Backend,
+    ) -> Result<()> {
+        identity.verify_signatures(backend).map_err(|e| {
+            Error::vault(
+                format!("the vault's public identity does not verify: {}", e.0),
+                "the vault is damaged or was tampered with; restore it from a backup",
+            )
+        })?;
+        if self
+            .peers
+            .iter()
+            .any(|p| p.identity().root_id() == identity.root_id())
+        {
+            return Ok(());
+        }
+        let own = Resolved {
+            identity,
+            contact: None,
+            file: Some(vault.to_path_buf()),
+            own: true,
+        };
+        self.peers.push(Peer::new(own, "your own identity"));
+        Ok(())
+    }
+
+    /// The recipients, once every expected fingerprint is among them. The caller checks the
+    /// file's whole list of recipients, these and any others, with [`check_cap`].
+    pub fn finish(self) -> Result<Vec<Peer>> {
+        let ids: Vec<_> = self.peers.iter().map(|p| p.identity().root_id()).collect();
+        peer::check_all_expected_present(&ids, &self.expected)?;
+        Ok(self.peers)
+    }
+}
+
+/// A file has at most [`MAX_RECIPIENTS`] recipients (docs/file-encryption.md).
+pub fn check_cap(count: usize) -> Result<()> {
+    if count > MAX_RECIPIENTS {
+        return Err(Error::usage(
+            format!("{count} recipients; a file can be encrypted to at most {MAX_RECIPIENTS}"),
+            "split the recipients over several files",
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,261 @@
+//! [`KeySource`]: the key agent serving a vault, else the vault unlocked with a password.
+
+use crate::agent::client::{self, Agent, Lookup, RemoteKey};
+use crate::callbacks::{Callbacks, Note};
+use crate::error::Result;
+use crate::identity::PublicIdentity;
+use crate::identity::decryption::{DecryptionKeys, MissingKey};
+use crate::identity::signature::{self, DetachedSignature};
+use crate::secret::{SecretBytes, random_array};
+use crate::suite::Backend;
+use crate::suite::hybrid_kem::{Decapsulate, KemError, KemLevel};
+use crate::vault::{self, Argon2id, Unlocked, VaultFile};
+use std::path::{Path, PathBuf};
+use zeroize::Zeroizing;
+
+/// Whether a key source may use the key agent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AgentUse {
+    /// The agent serving the vault's identity, when one runs; else the password.
+    IfRunning,
+    /// Never the agent: the password only (`--no-agent`, `$NEXUSQ_NO_AGENT`).
+    Never,
+}
+
+/// What opening something with a key source found: the caller's result, and which key of
+/// the identity opened it.
+#[derive(Debug)]
+pub struct Found<T> {
+    /// What the caller's opener returned.
+    pub opened: T,
+    /// The generation of the key that opened it.
+    pub generation: u32,
+    /// Which hybrid KEM that key is.
+    pub level: KemLevel,
+    /// The generation is older than the identity's newest (the sender has an old export).
+    pub superseded: bool,
+}
+
+/// Why a key source could not do what was asked: its keys could not be had (the vault, the
+/// password), or they did and the input itself failed.
+#[derive(Debug)]
+pub enum Failure<E> {
+    /// The keys: a damaged vault, a wrong password, no way to ask for one.
+    Keys(crate::Error),
+    /// The input, with every key tried: the caller's own error.
+    Input(E),
+}
+
+/// Why [`KeySource::decapsulate`] failed on its input.
+#[derive(Debug)]
+pub enum DecapsulateError {
+    /// The identity has no key of that generation and KEM, or it was retired.
+    Missing(MissingKey),
+    /// The ciphertext was refused.
+    Kem(KemError),
+}
+
+/// The keys one command uses for all its inputs. Opened with the vault file's public part (a
+/// missing or damaged vault fails first, before any password is asked for); the password is
+/// asked for when the agent cannot serve, at most once.
+pub struct KeySource {
+    path: PathBuf,
+    backend: &'static dyn Backend,
+    public: PublicIdentity,
+    /// The vault file, until it is unlocked.
+    file: Option<VaultFile>,
+    agent: Option<Agent>,
+    /// Unlocked for signing: seeds and all.
+    unlocked: Option<Unlocked>,
+    /// Unlocked for decrypting: the decapsulation keys only (the seeds were zeroized).
+    keys: Option<DecryptionKeys>,
+    /// The agent was passed over and the user told so.
+    passed_over: bool,
+}
+
+impl KeySource {
+    /// The vault at `path` (its public part read now), and the agent serving its identity when
+    /// `agent` allows one and one runs. An agent that is there but unusable (stale, wedged,
+    /// serving another identity) is passed over with a note.
+    pub fn open(
+        path: &Path,
+        backend: &'static dyn Backend,
+        agent: AgentUse,
+        callbacks: &dyn Callbacks,
+    ) -> Result<KeySource> {
+        let file = vault::open(path)?;
+        let mut source = KeySource {
+            path: path.to_path_buf(),
+            backend,
+            public: file.public.clone(),
+            file: Some(file),
+            agent: None,
+            unlocked: None,
+            keys: None,
+            passed_over: false,
+        };
+        if agent == AgentUse::IfRunning {
+            match client::find_for(path, &source.public.root_id()) {
+                Lookup::Ready(a) => source.agent = Some(a),
+                Lookup::Absent => {}
+                Lookup::Unusable(why) => source.pass_over(&why, callbacks),
+            }
+        }
+        Ok(source)
+    }
+
+    /// Does the agent serve this source (so no password will be asked for unless it fails)?
+    pub fn has_agent(&self) -> bool {
+        self.agent.is_some()
+    }
+
+    /// The vault's public identity.
+    pub fn public(&self) -> &PublicIdentity {
+        &self.public
+    }
+
+    /// The vault's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Leave the agent for the password, telling the user why (once).
+    pub fn pass_over(&mut self, why: &str, callbacks: &dyn Callbacks) {
+        self.agent = None;
+        if !std::mem::replace(&mut self.passed_over, true) {
+            callbacks.note(&Note::AgentPassedOver { why: why.into() });
+        }
+    }
+
+    /// A detached signature of `digest` (SHA-512 of the data) by the identity's newest
+    /// generation, made at `signed_at`: by the agent, else by the unlocked vault. The agent's
+    /// signature is checked against the vault's certificate ([`Agent::sign`]); an agent that
+    /// fails is passed over for the password.
+    pub fn sign(
+        &mut self,
+        digest: &[u8; 64],
+        signed_at: u64,
+        callbacks: &dyn Callbacks,
+    ) -> Result<DetachedSignature> {
+        if let Some(agent) = &self.agent {
+            match agent.sign(self.backend, &self.public, digest, signed_at) {
+                Ok(sig) => return Ok(sig),
+                Err(why) => self.pass_over(&why, callbacks),
+            }
+        }
+        let u = match self.unlocked.take() {
+            Some(u) => u,
+            None => self.unlock(callbacks)?,
+        };
+        let u = self.unlocked.insert(u);
+        let rnd = Zeroizing::new(random_array::<32>());
+        signature::sign_newest(
+            self.backend,
+            &u.file.public,
+            &u.secrets,
+            digest,
+            signed_at,
+            &rnd,
+        )
+    }
+
+    /// The agent's decapsulation keys (of `only` KEM, or all), newest generation first, when
+    /// the agent serves this source.
+    pub fn agent_keys(&self, only: Option<KemLevel>) -> Option<Vec<RemoteKey<'_>>> {
+        self.agent.as_ref().map(|a| a.remote_keys(only))
+    }
+
+    /// The vault's decapsulation keys, unlocking it with the password if that was not done yet.
+    pub fn vault_keys(&mut self, callbacks: &dyn Callbacks) -> Result<&DecryptionKeys> {
+        let keys = match (self.keys.take(), self.unlocked.take()) {
+            (Some(keys), _) => keys,
+            (None, Some(u)) => u.into_decryption_keys(),
+            (None, None) => self.unlock(callbacks)?.into_decryption_keys(),
+        };
+        Ok(self.keys.insert(keys))
+    }
+
+    /// Open something (a file header) with the identity's decapsulation keys of `only` KEM (or
+    /// all), newest generation first: `open` is given them and returns what it opened and the
+    /// index of the key that did. The agent's keys are tried first; when the agent failed on
+    /// the way (so "not for these keys" says nothing), it is passed over and the vault's are
+    /// tried.
+    pub fn open_with<T, E>(
+        &mut self,
+        only: Option<KemLevel>,
+        callbacks: &dyn Callbacks,
+        open: impl Fn(&[&dyn Decapsulate]) -> std::result::Result<(T, usize), E>,
+    ) -> std::result::Result<Found<T>, Failure<E>> {
+        if let Some(agent) = &self.agent {
+            let remote = agent.remote_keys(only);
+            let keys: Vec<&dyn Decapsulate> = remote.iter().map(|k| k as _).collect();
+            match open(&keys) {
+                Ok((opened, i)) => {
+                    let generation = remote[i].generation;
+                    return Ok(Found {
+                        opened,
+                        generation,
+                        level: remote[i].level,
+                        superseded: generation < agent.status().signing_generation,
+                    });
+                }
+                Err(e) if !remote.iter().any(RemoteKey::failed) => return Err(Failure::Input(e)),
+                Err(_) => {}
+            }
+            drop(remote);
+            self.pass_over("it stopped answering while opening the file", callbacks);
+        }
+        let keys = self.vault_keys(callbacks).map_err(Failure::Keys)?;
+        let ours: Vec<_> = keys
+            .iter()
+            .filter(|k| only.is_none_or(|l| k.level() == l))
+            .collect();
+        let candidates: Vec<&dyn Decapsulate> = ours.iter().map(|k| k.key() as _).collect();
+        let (opened, i) = open(&candidates).map_err(Failure::Input)?;
+        let generation = ours[i].generation();
+        Ok(Found {
+            opened,
+            generation,
+            level: ours[i].level(),
+            superseded: keys.is_superseded(generation),
+        })
+    }
+
+    /// Decapsulate `ct` with the identity's key of `generation` and `level` (`nexusq
+    /// decapsulate`): by the agent when it holds that key, else by the vault.
+    pub fn decapsulate(
+        &mut self,
+        generation: u32,
+        level: KemLevel,
+        ct: &[u8],
+        callbacks: &dyn Callbacks,
+    ) -> std::result::Result<SecretBytes<32>, Failure<DecapsulateError>> {
+        let wanted = (generation, level.suite().to_u16());
+        if let Some(agent) = &self.agent
+            && agent.status().keys.contains(&wanted)
+        {
+            match agent.decapsulate(generation, level, ct) {
+                Ok(ss) => return Ok(ss),
+                Err(why) => self.pass_over(&why, callbacks),
+            }
+        }
+        let keys = self.vault_keys(callbacks).map_err(Failure::Keys)?;
+        let key = keys
+            .find(generation, level)
+            .map_err(|m| Failure::Input(DecapsulateError::Missing(m)))?;
+        key.key()
+            .decapsulate(ct)
+            .map_err(|e| Failure::Input(DecapsulateError::Kem(e)))
+    }
+
+    /// Unlock the vault file read at [`KeySource::open`] with the caller's password.
+    fn unlock(&mut self, callbacks: &dyn Callbacks) -> Result<Unlocked> {
+        let file = match self.file.take() {
+            Some(file) => file,
+            // Unlocked once already and given up (the seeds went with it): read it again.
+            None => vault::open(&self.path)?,
+        };
+        let password = callbacks.request_password(&self.path)?;
+        file.unlock(&password, &Argon2id, self.backend)
+    }
+}

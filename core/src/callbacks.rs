@@ -3,8 +3,8 @@
 //! reaches the user: the command line prompts on its terminal and writes notes to stderr, the
 //! age plugin asks through age, `nexusq-git-sign` writes to git's stderr.
 
+use crate::contacts::ContactRef;
 use crate::error::Result;
-use crate::recipients::ContactRef;
 use crate::secret::Password;
 use std::fmt;
 use std::path::Path;

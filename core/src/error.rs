@@ -34,6 +34,30 @@ pub struct Error {
     /// The kind of the I/O error behind it, when there is one (a caller tells a reader of its
     /// output that went away, `BrokenPipe`, from a real failure).
     io: Option<std::io::ErrorKind>,
+    /// The caller's setting the hint is about, if any.
+    setting: Option<Setting>,
+}
+
+/// A setting of the caller's that a hint is about. The hint says what to do in the library's
+/// words ("give the path of the vault file itself"); the caller adds how that setting is made
+/// (the command line names its flag).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Setting {
+    /// Where the vault is.
+    VaultPath,
+    /// How long to wait for another writer's lock on the vault.
+    LockTimeout,
+    /// The Argon2id costs of a vault being sealed.
+    KdfCosts,
+    /// Encrypting to an expired key anyway.
+    AllowExpired,
+    /// The export of the identity a signature is checked against.
+    SignerIdentity,
+    /// The backend that computes the post-quantum algorithms.
+    Backend,
+    /// Saving a vault in Android shared storage anyway.
+    AllowSharedStorage,
 }
 
 /// A result whose error is [`Error`].
@@ -47,6 +71,7 @@ impl Error {
             message: message.into(),
             hint: hint.into(),
             io: None,
+            setting: None,
         }
     }
 
@@ -109,6 +134,17 @@ impl Error {
         self.kind
     }
 
+    /// The same error, its hint about the caller's `setting`.
+    pub fn about(mut self, setting: Setting) -> Self {
+        self.setting = Some(setting);
+        self
+    }
+
+    /// The caller's setting the hint is about, if any.
+    pub fn setting(&self) -> Option<Setting> {
+        self.setting
+    }
+
     /// The kind of the I/O error behind this one, if any.
     pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
         self.io
@@ -124,17 +160,17 @@ impl Error {
         &self.hint
     }
 
-    /// The same error with another hint.
+    /// The same error with another hint (the caller's words: about no setting).
     pub fn reworded_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = hint.into();
+        self.setting = None;
         self
     }
 
     /// The same error with another message and hint (its class and cause kept).
     pub fn reworded(mut self, message: impl Into<String>, hint: impl Into<String>) -> Self {
         self.message = message.into();
-        self.hint = hint.into();
-        self
+        self.reworded_hint(hint)
     }
 
     /// Prefix the message with context, keeping the hint and class.

@@ -7,41 +7,13 @@
 //! export bytes and owns the book.
 
 use crate::callbacks::{Callbacks, Note};
-use crate::contacts::{Book, Contact, ContactKey};
+use crate::contacts::{Book, Contact, ContactKey, ContactRef};
 use crate::error::{Error, Result};
 use crate::format::nexusq::MAX_RECIPIENTS;
 use crate::identity::{Certificate, Fingerprint, PublicIdentity, RootId, peer};
 use crate::suite::Backend;
 use crate::suite::hybrid_kem::KemLevel;
 use std::path::{Path, PathBuf};
-
-/// A contact as messages name it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ContactRef {
-    /// The contact's name in the book.
-    pub name: String,
-    /// Its fingerprint was compared with its owner.
-    pub verified: bool,
-}
-
-impl ContactRef {
-    /// The contact `c`, as messages name it.
-    pub fn of(c: &Contact) -> ContactRef {
-        ContactRef {
-            name: c.name.clone(),
-            verified: c.verified,
-        }
-    }
-
-    /// "contact alice", or "unverified contact alice".
-    pub fn label(&self) -> String {
-        if self.verified {
-            format!("contact {}", self.name)
-        } else {
-            format!("unverified contact {}", self.name)
-        }
-    }
-}
 
 /// An identity named where a recipient or signer is named, with the book's knowledge applied,
 /// and where it came from: a contact, a file, or a file whose root is a contact's.

@@ -7,16 +7,17 @@ use super::Context;
 use super::args::ContactsCommand;
 use super::error::{Error, Result};
 use super::io as cio;
+use nexusq_core::contacts::ContactRef;
 use nexusq_core::contacts::book::merge_identity;
 use nexusq_core::contacts::naming::{self, AtPath, Named};
 use nexusq_core::contacts::store::{self, Inspection, Loaded, Owner};
 use nexusq_core::contacts::{Contact, ContactKey, Merge, check_name};
 use nexusq_core::format::age::recipient;
 use nexusq_core::identity::{PublicIdentity, RootId, peer};
-use nexusq_core::recipients::{self, ContactRef, Resolved};
+use nexusq_core::recipients::{self, Resolved};
 use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::json;
-use std::io::{BufRead, Read, Write};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 
 /// Where the book is: `--contacts`, else `$NEXUSQ_CONTACTS`, else beside the vault.
@@ -321,33 +322,17 @@ fn add(ctx: &Context, name: &str, source: &str, expect: Option<&str>, yes: bool)
 
 /// Ask a yes/no question at the terminal (`/dev/tty`); no terminal is a usage error.
 fn confirm(question: &str) -> Result<bool> {
-    let no_tty = || {
-        Error::usage(
+    match super::prompt::ask(question) {
+        Some(true) => Ok(true),
+        Some(false) => Err(Error::check(
+            "not confirmed: nothing was added",
+            "check the fingerprint with its owner, then run the command again",
+        )),
+        None => Err(Error::usage(
             "cannot ask to confirm the fingerprint: there is no terminal",
             "pass --expect-fingerprint FP (compared with its owner), or --yes to add it \
              unverified",
-        )
-    };
-    let mut tty = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/tty")
-        .map_err(|_| no_tty())?;
-    tty.write_all(nexusq_core::untrusted::scrub(question).as_bytes())
-        .and_then(|()| tty.flush())
-        .map_err(|_| no_tty())?;
-    let mut line = String::new();
-    std::io::BufReader::new(tty)
-        .take(256)
-        .read_line(&mut line)
-        .map_err(|_| no_tty())?;
-    if matches!(line.trim().to_ascii_lowercase().as_str(), "y" | "yes") {
-        Ok(true)
-    } else {
-        Err(Error::check(
-            "not confirmed: nothing was added",
-            "check the fingerprint with its owner, then run the command again",
-        ))
+        )),
     }
 }
 
@@ -760,7 +745,7 @@ fn recover(ctx: &Context, yes: bool) -> Result<()> {
     }
     ctx.out.note(&listing);
     if !yes {
-        super::rotate_cmd::confirm(
+        super::prompt::confirm(
             "Trust these contacts and sign the book with your current key? [y/N] ",
             "the contacts book was not recovered without confirmation",
         )?;

@@ -4,7 +4,7 @@
 //! docs/cli.md's table come), the `--json` error object with a command's extra fields, and a
 //! reader of stdout that went away (which ends the command quietly).
 
-use nexusq_core::error::ErrorKind;
+use nexusq_core::error::{ErrorKind, Setting};
 use std::fmt;
 
 /// One row of the exit-code table.
@@ -155,8 +155,30 @@ pub struct Error {
 /// A result whose error is the command line's [`Error`].
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
+/// How the command line sets what a library hint is about, added to that hint.
+pub fn setting_words(setting: Setting) -> &'static str {
+    match setting {
+        Setting::VaultPath => "--vault PATH or NEXUSQ_VAULT",
+        Setting::LockTimeout => "--lock-timeout SECONDS",
+        Setting::KdfCosts => "--kdf-memory-mib, --kdf-iterations, --kdf-parallelism",
+        Setting::AllowExpired => "--allow-expired",
+        Setting::SignerIdentity => "--identity FILE",
+        Setting::Backend => "--backend rustcrypto",
+        Setting::AllowSharedStorage => "--allow-shared-storage",
+        _ => "",
+    }
+}
+
 impl From<nexusq_core::error::Error> for Error {
+    /// The library's error, its hint completed with the flag of the setting it is about.
     fn from(inner: nexusq_core::error::Error) -> Self {
+        let inner = match inner.setting().map(setting_words) {
+            Some(words) if !words.is_empty() => {
+                let hint = format!("{} ({words})", inner.hint());
+                inner.reworded_hint(hint)
+            }
+            _ => inner,
+        };
         Error {
             inner,
             broken_pipe: false,

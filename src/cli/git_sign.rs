@@ -251,7 +251,7 @@ struct Known {
     /// TRUST_FULLY (own, verified contact) or TRUST_UNDEFINED.
     trusted: bool,
     /// The contact, for the line people read.
-    contact: Option<nexusq_core::recipients::ContactRef>,
+    contact: Option<nexusq_core::contacts::ContactRef>,
 }
 
 /// The identities whose signatures can be checked here, and whether each is fully trusted:
@@ -295,7 +295,7 @@ fn known_identities(backend: &dyn Backend) -> Result<Vec<Known>> {
                 identity: id.clone(),
                 uid,
                 trusted: c.verified,
-                contact: Some(nexusq_core::recipients::ContactRef::of(c)),
+                contact: Some(nexusq_core::contacts::ContactRef::of(c)),
             });
         }
     }

@@ -337,7 +337,7 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>, yes: bool) -> R
     if !yes {
         // Say exactly what is revoked, whose, and why, before the one question.
         let fp = nexusq_core::identity::RootId(revocation.root_id.0).fingerprint();
-        super::rotate_cmd::confirm(
+        super::prompt::confirm(
             &format!(
                 "Revoke {} of identity {fp}{}, in the vault {}? Others will refuse it once \
                  they see the revocation, and it cannot be undone. [y/N] ",

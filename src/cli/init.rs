@@ -4,14 +4,8 @@ use super::error::{Error, Result};
 use super::{Context, kdf_json, kdf_params, now, output};
 use nexusq_core::format::armor;
 use nexusq_core::identity::revocation;
-use nexusq_core::vault::{self, KdfParams};
-use std::path::{Path, PathBuf};
-
-pub fn default_revocation_path(vault: &Path) -> PathBuf {
-    let mut s = vault.as_os_str().to_os_string();
-    s.push(".revocation.asc");
-    PathBuf::from(s)
-}
+use nexusq_core::vault::{self, KdfParams, storage};
+use std::path::Path;
 
 pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
     let path = ctx.vault_path()?;
@@ -60,7 +54,7 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
     let revocation_out = args
         .revocation_out
         .clone()
-        .unwrap_or_else(|| default_revocation_path(&path));
+        .unwrap_or_else(|| storage::revocation_path(&path));
     let to_stdout = revocation_out == Path::new("-");
     if !to_stdout && revocation_out.exists() {
         return Err(Error::usage(

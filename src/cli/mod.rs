@@ -21,6 +21,7 @@ mod manpage;
 pub mod output;
 pub mod password;
 mod pipeline;
+mod prompt;
 mod recipients;
 mod report_cmd;
 mod rotate_cmd;

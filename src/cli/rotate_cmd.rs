@@ -7,41 +7,16 @@ use nexusq_core::contacts::store::{self, Carried};
 use nexusq_core::identity::rotation::{self, MAX_VALIDITY_DAYS, OptionDefect, RotateOptions};
 use nexusq_core::vault;
 use serde_json::json;
-use std::io::{BufRead, Write};
 
 /// Ask on the terminal before erasing keys; without a terminal, `--yes` is required.
 fn confirm_retire(generations: &str) -> Result<()> {
-    confirm(
+    super::prompt::confirm(
         &format!(
             "Erase the decapsulation keys of generations {generations}? Files encrypted to them \
              can never be decrypted again. [y/N] "
         ),
         &format!("not retiring generations {generations} without confirmation"),
     )
-}
-
-/// Ask `question` on the terminal; anything but yes, or no terminal, refuses (exit 2) with
-/// `refusal` and a hint naming `--yes`.
-pub(super) fn confirm(question: &str, refusal: &str) -> Result<()> {
-    let refuse = || Error::usage(refusal.to_string(), "pass --yes to confirm in scripts");
-    let Ok(tty) = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/tty")
-    else {
-        return Err(refuse());
-    };
-    let mut writer = &tty;
-    let _ = write!(writer, "{question}");
-    let mut answer = String::new();
-    std::io::BufReader::new(&tty)
-        .read_line(&mut answer)
-        .map_err(|e| Error::io(format!("cannot read the answer: {e}"), "pass --yes instead"))?;
-    if matches!(answer.trim(), "y" | "Y" | "yes" | "YES" | "Yes") {
-        Ok(())
-    } else {
-        Err(refuse())
-    }
 }
 
 /// A defect of the options, named as the command line spells them.

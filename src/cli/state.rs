@@ -1,58 +1,15 @@
-//! The vault's own state per generation, as `vault open`, `vault unlock`, `identity history`
-//! and `doctor` show it: revoked, signing-revoked, retired, expired, decrypt-capable.
-//! Retirement lives in the secret section, so without the password it is unknown (`null`).
+//! The vault's own state per generation (`nexusq_core::identity::state`), as `vault open`,
+//! `vault unlock`, `identity history` and `doctor` show it: revoked, signing-revoked, retired,
+//! expired, decrypt-capable. Retirement lives in the secret section, so without the password it
+//! is unknown (`null`).
 
-use nexusq_core::identity::{PublicIdentity, RevocationScope};
+use nexusq_core::identity::PublicIdentity;
+pub use nexusq_core::identity::state::{GenerationState, generations};
 use serde_json::{Value, json};
-
-/// One generation's state.
-pub struct GenerationState {
-    pub generation: u32,
-    pub expired: bool,
-    /// Its signing keys were revoked (`rotate --compromised`, or a statement).
-    pub signing_revoked: bool,
-    /// Its decapsulation keys were erased; `None` without the password.
-    pub retired: Option<bool>,
-}
-
-impl GenerationState {
-    /// Files and envelopes made for it can still be opened (`None`: unknown, locked).
-    pub fn decrypt_capable(&self) -> Option<bool> {
-        self.retired.map(|r| !r)
-    }
-}
 
 /// Is the identity as a whole revoked (a statement of scope "identity" was published)?
 pub fn identity_revoked(public: &PublicIdentity) -> bool {
     nexusq_core::identity::peer::is_revoked(public)
-}
-
-/// The state of every generation; `retired(g)` answers for an unlocked vault.
-pub fn generations(
-    public: &PublicIdentity,
-    now: u64,
-    retired: Option<&dyn Fn(u32) -> bool>,
-) -> Vec<GenerationState> {
-    let signing_before = public
-        .certificates
-        .iter()
-        .map(|c| c.signing_revoked_before)
-        .chain(public.revocations.iter().filter_map(|r| match r.scope {
-            RevocationScope::SigningKeysBefore(g) => Some(g),
-            RevocationScope::Identity => None,
-        }))
-        .max()
-        .unwrap_or(0);
-    public
-        .certificates
-        .iter()
-        .map(|c| GenerationState {
-            generation: c.generation,
-            expired: c.is_expired(now),
-            signing_revoked: c.generation < signing_before,
-            retired: retired.map(|f| f(c.generation)),
-        })
-        .collect()
 }
 
 /// The JSON fields of one generation's state (merged into its row).
@@ -79,12 +36,7 @@ pub fn text(s: &GenerationState, revoked: bool) -> String {
     if revoked {
         words.push("identity revoked");
     }
-    if s.signing_revoked {
-        words.push("signing revoked");
-    }
-    if s.expired {
-        words.push("expired");
-    }
+    words.extend(s.concerns());
     match s.retired {
         Some(true) => words.push("retired: cannot decrypt"),
         Some(false) => words.push("can decrypt"),

@@ -191,7 +191,12 @@ fn compact_needs_the_generation_s_certificate() {
     )
     .unwrap_err();
     assert!(e.message().contains("compact signature"), "{e:?}");
-    assert!(e.hint().contains("--identity"), "{e:?}");
+    // The library's hint says what to do in its words; the command line names the flag.
+    assert!(e.hint().contains("signer's export"), "{e:?}");
+    assert_eq!(
+        e.setting(),
+        Some(nexusq_core::error::Setting::SignerIdentity)
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

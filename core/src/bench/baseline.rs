@@ -38,7 +38,7 @@ pub const ROWS: [(&str, Kind, &str); 12] = [
     (
         "ML-KEM-1024 + X25519 decaps",
         Kind::Crypto,
-        "from the 32-byte seed as the vault keeps it: SHAKE256 expansion + ML-KEM-1024 key from (d, z) + decaps (backend) + 2 X25519 + combiner",
+        "with the key expanded once, as an unlocked vault keeps it: ML-KEM-1024 decaps (backend) + one X25519 + combiner",
     ),
     (
         "ML-DSA-65 keygen",

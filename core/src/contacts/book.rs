@@ -41,6 +41,34 @@ pub struct Contact {
     pub updated: u64,
 }
 
+/// A contact as messages name it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ContactRef {
+    /// The contact's name in the book.
+    pub name: String,
+    /// Its fingerprint was compared with its owner.
+    pub verified: bool,
+}
+
+impl ContactRef {
+    /// The contact `c`, as messages name it.
+    pub fn of(c: &Contact) -> ContactRef {
+        ContactRef {
+            name: c.name.clone(),
+            verified: c.verified,
+        }
+    }
+
+    /// "contact alice", or "unverified contact alice".
+    pub fn label(&self) -> String {
+        if self.verified {
+            format!("contact {}", self.name)
+        } else {
+            format!("unverified contact {}", self.name)
+        }
+    }
+}
+
 impl Contact {
     /// The root fingerprint, or for an age recipient a short hash of its key.
     pub fn fingerprint(&self) -> Fingerprint {

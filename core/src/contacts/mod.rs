@@ -17,5 +17,5 @@ pub mod seal;
 pub mod store;
 
 pub use book::{
-    Book, Contact, ContactKey, Known, Merge, age_fingerprint, check_name, closest_names,
+    Book, Contact, ContactKey, ContactRef, Known, Merge, age_fingerprint, check_name, closest_names,
 };

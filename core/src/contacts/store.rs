@@ -134,8 +134,9 @@ pub fn load(path: &Path, vault: Option<&PublicIdentity>, backend: &dyn Backend) 
     let Some(vault) = vault else {
         return Err(damaged(
             path,
-            "there is no vault to check it against (point --vault at the vault that saved it)",
-        ));
+            "there is no vault to check it against (give the path of the vault that saved it)",
+        )
+        .about(crate::error::Setting::VaultPath));
     };
     authenticate(path, &bytes, vault, backend)?.map_err(|(fault, _, _)| seal_error(path, &fault))
 }

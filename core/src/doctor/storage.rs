@@ -52,9 +52,9 @@ impl VaultFacts {
         if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
             facts.link_target = crate::fs::resolve_links(path).ok();
         }
-        let mut candidates = vec![revocation_path_beside(path)];
+        let mut candidates = vec![crate::vault::storage::revocation_path(path)];
         if let Some(t) = &facts.link_target {
-            candidates.push(revocation_path_beside(t));
+            candidates.push(crate::vault::storage::revocation_path(t));
         }
         candidates.dedup();
         facts.revocation_beside = candidates.into_iter().filter(|p| p.exists()).collect();
@@ -65,14 +65,6 @@ impl VaultFacts {
     pub(super) fn looks_like_vault(&self) -> bool {
         self.head.as_slice() == crate::vault::format::MAGIC
     }
-}
-
-/// Where `nexusq init` leaves the revocation statement unless told otherwise: beside the vault,
-/// as `<vault>.revocation.asc` (docs/security.md).
-fn revocation_path_beside(vault: &Path) -> PathBuf {
-    let mut s = vault.as_os_str().to_os_string();
-    s.push(".revocation.asc");
-    PathBuf::from(s)
 }
 
 /// A vault reached through a symbolic link: saves go to the link's target (the link stays),

@@ -2,7 +2,7 @@
 
 use super::Check;
 use super::storage::VaultFacts;
-use crate::identity::{Certificate, PublicIdentity};
+use crate::identity::PublicIdentity;
 use std::ffi::OsStr;
 use std::path::Path;
 
@@ -135,10 +135,12 @@ pub(super) fn vault_state_check(public: &PublicIdentity, now: u64) -> Check {
     let name = "vault_state";
     let newest = public.newest();
     let fp = public.root_id().fingerprint();
-    let listing: Vec<String> = public
-        .certificates
+    let listing: Vec<String> = crate::identity::state::generations(public, now, None)
         .iter()
-        .map(|c| format!("g{}{}", c.generation, generation_words(public, c, now)))
+        .map(|s| match s.concerns() {
+            words if words.is_empty() => format!("g{}", s.generation),
+            words => format!("g{} [{}]", s.generation, words.join(", ")),
+        })
         .collect();
     let summary = format!(
         "identity {fp}, {} generation{}: {}",
@@ -176,21 +178,6 @@ pub(super) fn vault_state_check(public: &PublicIdentity, now: u64) -> Check {
 
 /// One generation's state in the words `vault open` uses: "" when nothing is wrong, else e.g.
 /// " [signing revoked, expired]". Without the password, retirement is unknown and not shown.
-fn generation_words(public: &PublicIdentity, c: &Certificate, now: u64) -> String {
-    let mut words = Vec::new();
-    if c.generation < crate::identity::rotation::signing_revoked_before(public) {
-        words.push("signing revoked");
-    }
-    if c.is_expired(now) {
-        words.push("expired");
-    }
-    if words.is_empty() {
-        String::new()
-    } else {
-        format!(" [{}]", words.join(", "))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::Status;

@@ -11,6 +11,7 @@ pub mod revocation;
 pub mod root_id;
 pub mod rotation;
 pub mod signature;
+pub mod state;
 
 pub use certificate::{Certificate, GenerationKeys};
 pub use decryption::{DecryptionKey, DecryptionKeys, MissingKey};

@@ -5,7 +5,7 @@ use super::certificate::Certificate;
 use super::public::{ARMOR_KIND, PublicIdentity};
 use super::revocation::RevocationScope;
 use super::root_id::{Fingerprint, RootId};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::suite::Backend;
 use crate::suite::hybrid_kem::{self, KemLevel};
 
@@ -109,8 +109,8 @@ pub fn check_all_expected_present(recipients: &[RootId], expected: &[Fingerprint
             "no recipient has the expected fingerprint {missing}; the recipients are {}",
             got.join(", ")
         ),
-        "one of the --to files is not the identity you expected (a copy of another, or the \
-         wrong file); check each one with `nexusq identity show FILE`",
+        "one of the recipients' exports is not the identity you expected (a copy of another, \
+         or the wrong file); check each one with `nexusq identity show FILE`",
     ))
 }
 
@@ -131,8 +131,9 @@ pub fn revoked_owner(root_id: &RootId, what: &str) -> Error {
             "identity {} is revoked, so others refuse {what}",
             root_id.fingerprint()
         ),
-        "make a new identity with `nexusq init --vault NEW`",
+        "make a new identity with `nexusq init` at a new vault path",
     )
+    .about(Setting::VaultPath)
 }
 
 /// The newest generation's public key for `level`, refusing revoked identities and (unless
@@ -158,8 +159,9 @@ pub fn encryption_key(
                 cert.generation,
                 crate::time::rfc3339(cert.not_after)
             ),
-            "get a fresh export from its owner, or pass --allow-expired if you must",
-        ));
+            "get a fresh export from its owner, or allow the expired key if you must",
+        )
+        .about(Setting::AllowExpired));
     }
     let pk = match level {
         KemLevel::MlKem768 => &cert.keys.xwing,

@@ -4,7 +4,7 @@
 
 use super::kdf::{self, KdfParams, SALT_LEN};
 use super::seal::{NONCE_LEN, TAG_LEN};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::identity::PublicIdentity;
 use crate::suite::root_sig;
 use crate::wire::{DecodeError, Reader, Writer};
@@ -158,8 +158,9 @@ pub fn parse(bytes: &[u8], device_ram: Option<u64>) -> Result<VaultFile> {
     if bytes.len() < 4 || &bytes[..4] != MAGIC {
         return Err(Error::vault(
             "this is not a nexusq vault (wrong magic bytes)",
-            "check --vault / NEXUSQ_VAULT; a vault file starts with \"NXQV\"",
-        ));
+            "check the vault's path; a vault file starts with \"NXQV\"",
+        )
+        .about(Setting::VaultPath));
     }
     if bytes.len() as u64 > MAX_FILE_LEN {
         return Err(corrupt("larger than the 64 MiB a vault may be"));

@@ -204,8 +204,9 @@ impl KeyDerivation for Argon2id {
         .map_err(|e| {
             Error::usage(
                 format!("unusable Argon2id parameters: {e}"),
-                "choose other --kdf-* values",
+                "choose other Argon2id costs",
             )
+            .about(crate::error::Setting::KdfCosts)
         })?;
         let a = argon2::Argon2::new(argon2::Algorithm::Argon2id, argon2::Version::V0x13, p);
         let mut key = SecretBytes::<32>::zero();

@@ -1,7 +1,7 @@
 //! The writers' lock: `<vault>.lock`, mode 0600, never renamed or deleted. Locking the vault file
 //! itself would be wrong: a rename leaves a waiter holding the old, dead inode.
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use rustix::fs::{FlockOperation, OFlags, flock};
 use std::fs::{File, OpenOptions};
 use std::io::ErrorKind;
@@ -45,8 +45,9 @@ impl VaultLock {
                                 path.display(),
                                 timeout.as_secs_f32()
                             ),
-                            "wait for it to finish and try again, or raise --lock-timeout",
-                        ));
+                            "wait for it to finish and try again, or wait longer for the lock",
+                        )
+                        .about(Setting::LockTimeout));
                     }
                     std::thread::sleep(POLL);
                 }

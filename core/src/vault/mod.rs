@@ -12,7 +12,7 @@ pub mod lock;
 pub mod seal;
 pub mod storage;
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::identity::{DecryptionKeys, NewIdentity, PublicIdentity, SecretSection};
 use crate::secret::{Password, SecretBytes, random_array};
 use crate::suite::Backend;
@@ -50,21 +50,24 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let file = crate::fs::input::open_regular(path).map_err(|e| match e {
         OpenError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => Error::vault(
             format!("no vault at {}", path.display()),
-            "run `nexusq init` to create one, or point --vault / NEXUSQ_VAULT at yours",
-        ),
+            "create one with `nexusq init`, or give the path of yours",
+        )
+        .about(Setting::VaultPath),
         OpenError::Io(e) => Error::io_at("open the vault", path, &e),
         OpenError::NotRegular(Kind::Folder) => Error::vault(
             format!("{} is a folder, not a vault file", path.display()),
-            "point --vault at the vault file itself",
-        ),
+            "give the path of the vault file itself",
+        )
+        .about(Setting::VaultPath),
         other => Error::vault(
             format!(
                 "{} is not a vault file: {other}",
                 crate::untrusted::path(path)
             ),
-            "point --vault at the vault file itself; a vault that comes through a pipe must \
-             be saved to a file first",
-        ),
+            "give the path of the vault file itself; save a vault that comes through a pipe \
+             to a file first",
+        )
+        .about(Setting::VaultPath),
     })?;
     let meta = file
         .metadata()
@@ -75,8 +78,9 @@ pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
                 "{} is larger than the 64 MiB a vault may be",
                 path.display()
             ),
-            "check --vault; this is not a nexusq vault or it is corrupted",
-        ));
+            "this is not a nexusq vault or it is corrupted; check the vault's path",
+        )
+        .about(Setting::VaultPath));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     file.take(format::MAX_FILE_LEN + 1)
@@ -279,9 +283,10 @@ pub fn check_save_location(path: &Path, opts: &SaveOptions) -> Result<()> {
                  files there",
                 crate::fs::parent_folder(&real).display()
             ),
-            "keep the vault in Termux's home (the default path), or pass --allow-shared-storage \
-             if you accept the risk",
-        ));
+            "keep the vault in Termux's home (the default path), or allow shared storage if \
+             you accept the risk",
+        )
+        .about(Setting::AllowSharedStorage));
     }
     Ok(())
 }
@@ -312,7 +317,7 @@ pub fn create(
 ) -> Result<Created> {
     params
         .check_bounds(kdf::device_ram_bytes())
-        .map_err(|m| Error::usage(m, "choose other --kdf-* values"))?;
+        .map_err(|m| Error::usage(m, "choose other Argon2id costs").about(Setting::KdfCosts))?;
     let given = path;
     let path = &resolve(given)?;
     check_save_location(path, opts)?;
@@ -322,8 +327,9 @@ pub fn create(
                 "a vault already exists at {}; it was left untouched",
                 path.display()
             ),
-            "use it (`nexusq vault open`), or pass --vault PATH to create another one elsewhere",
+            "use it (`nexusq vault open`), or create another one at another path",
         )
+        .about(Setting::VaultPath)
     };
     if path.exists() {
         return Err(refuse_existing());
@@ -401,7 +407,7 @@ pub fn change_password(
     let params = new_params.unwrap_or_else(|| unlocked.params().at_least_default());
     params
         .check_bounds(kdf::device_ram_bytes())
-        .map_err(|m| Error::usage(m, "choose other --kdf-* values"))?;
+        .map_err(|m| Error::usage(m, "choose other Argon2id costs").about(Setting::KdfCosts))?;
     let bytes = unlocked.reseal(&root, new, params)?;
     save(path, &bytes)?;
     Ok(params)

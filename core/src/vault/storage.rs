@@ -23,6 +23,14 @@ pub fn default_vault_path(
     data_dir.map(|d| d.join("nexusq").join(VAULT_FILE_NAME))
 }
 
+/// Where a new vault's revocation statement goes unless the user says otherwise: beside the
+/// vault, as `<vault>.revocation.asc` (docs/security.md).
+pub fn revocation_path(vault: &Path) -> PathBuf {
+    let mut s = vault.as_os_str().to_os_string();
+    s.push(".revocation.asc");
+    PathBuf::from(s)
+}
+
 /// The data directory as the `directories` crate sees it on this platform (on Android it reads
 /// HOME and honours XDG_DATA_HOME, as on Linux).
 pub fn platform_data_dir() -> Option<PathBuf> {

@@ -2,7 +2,7 @@
 //! made only inside the generation's validity.
 
 use super::{DIGEST_LEN, DetachedSignature, context};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::identity::certificate::Certificate;
 use crate::identity::generation::{SecretSection, SigSeeds};
 use crate::identity::public::PublicIdentity;
@@ -90,8 +90,9 @@ pub fn sign(
         return Err(Error::new(
             crate::error::ErrorKind::Io,
             "the signature just made does not verify (a hardware or software fault)",
-            "try again; if it persists, try --backend rustcrypto and report a bug",
-        ));
+            "try again; if it persists, report a bug and use the RustCrypto backend",
+        )
+        .about(Setting::Backend));
     }
     Ok(DetachedSignature {
         root_pk: *root_pk,

@@ -4,7 +4,7 @@
 //! certificate's validity. Refusals are classed as gpg's status lines (and so git) need.
 
 use super::{CompactSignature, DIGEST_LEN, DetachedSignature, Signature, context};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Setting};
 use crate::identity::certificate::{CLOCK_SKEW_SECS, Certificate};
 use crate::identity::peer;
 use crate::identity::public::PublicIdentity;
@@ -43,13 +43,14 @@ impl CompactSignature {
                         known.join(", ")
                     ),
                     if g > newest {
-                        "get a newer export from the signer (`nexusq identity export`) and pass \
-                         it with --identity"
+                        "get a newer export from the signer (`nexusq identity export`) and \
+                         verify with it"
                     } else {
                         "get an export that holds the older generations from the signer \
-                         (`nexusq identity export --full-history`) and pass it with --identity"
+                         (`nexusq identity export --full-history`) and verify with it"
                     },
                 )
+                .about(Setting::SignerIdentity)
             })?;
         Ok(DetachedSignature {
             root_pk: identity.root_pk,
@@ -152,9 +153,9 @@ fn not_by(signer: &RootId, trusted: &RootId) -> Error {
             signer.fingerprint(),
             trusted.fingerprint()
         ),
-        "if you trust that identity, verify with its export (--identity FILE); otherwise do \
-         not trust the file",
+        "do not trust the file, unless you trust that identity: then verify with its export",
     )
+    .about(Setting::SignerIdentity)
 }
 
 /// The cheap checks of [`check_signer`] for either version. A compact signature needs an
@@ -192,9 +193,10 @@ fn compact_trust<'a>(trust: Trust<'a>, sig: &CompactSignature) -> Result<&'a Pub
                      signer's certificate, so the fingerprint alone cannot verify it",
                     sig.generation
                 ),
-                "pass the signer's export with --identity FILE (it must hold that generation), \
-                 or ask the signer for a full signature (`nexusq sign` without --compact)",
-            ))
+                "ask the signer for a full signature (not a compact one), or verify with the \
+                 signer's export, which must hold that generation",
+            )
+            .about(Setting::SignerIdentity))
         }
     }
 }

@@ -84,7 +84,7 @@ pub fn export_recipient(
 /// `identity show FILE --age`: someone's export as an age recipient, refusing what `encrypt`
 /// refuses (a revoked identity, an expired newest generation).
 pub fn show_recipient(ctx: &Context, file: &Path) -> Result<()> {
-    let resolved = super::contacts_cmd::read_identity(ctx, file)?;
+    let resolved = super::recipients::read_identity(ctx, file)?;
     let identity = &resolved.identity;
     let (cert, pk) = peer::encryption_key(identity, KemLevel::MlKem768, super::now(), false)
         .map_err(|e| e.context(resolved.source()))?;
@@ -200,7 +200,7 @@ pub(super) fn encrypt(
     // book knows about it (docs/contacts.md, "The book is the source of truth").
     let known = |pk: Vec<u8>, what: String| -> Result<(Vec<u8>, String)> {
         Ok(
-            super::contacts_cmd::known_age_key(ctx, &pk, now, args.peer.allow_expired)?
+            super::recipients::known_age_key(ctx, &pk, now, args.peer.allow_expired)?
                 .unwrap_or((pk, what)),
         )
     };
@@ -209,7 +209,7 @@ pub(super) fn encrypt(
             let s = t.value.to_string_lossy();
             let pk = recipient::parse_recipient(&s).map_err(|e| key_error("--to recipient", &e))?;
             keys.push(known(pk, "an age1pq1 recipient".into())?);
-        } else if let Some(key) = super::contacts_cmd::age_contact_key(ctx, &t.named) {
+        } else if let Some(key) = super::recipients::age_contact_key(ctx, &t.named) {
             keys.push(key);
         } else {
             exports.push(t);

@@ -1,181 +1,19 @@
-//! `nexusq contacts ...`, and the one place where a recipient or signer named on the command
-//! line is resolved (`nexusq_core::contacts::naming`: `@NAME` always a contact, a word that is both a
-//! contact and a file refused, a folder never shadowing a contact) and where the book's
-//! knowledge is applied to every identity read from a file (docs/contacts.md).
+//! `nexusq contacts ...`: add, update, verify, remove, list, show, export and recover the
+//! contacts book (docs/contacts.md). Names given where recipients and signers are named are
+//! resolved in `cli::recipients`.
 
 use super::Context;
 use super::args::ContactsCommand;
 use super::error::{Error, Result};
-use super::io as cio;
-use nexusq_core::contacts::ContactRef;
 use nexusq_core::contacts::book::merge_identity;
-use nexusq_core::contacts::naming::{self, AtPath, Named};
-use nexusq_core::contacts::store::{self, Inspection, Loaded, Owner};
+use nexusq_core::contacts::store::{self, Inspection, Owner};
 use nexusq_core::contacts::{Contact, ContactKey, Merge, check_name};
 use nexusq_core::format::age::recipient;
-use nexusq_core::identity::{PublicIdentity, RootId, peer};
-use nexusq_core::recipients::{self, Resolved};
+use nexusq_core::identity::{PublicIdentity, peer};
 use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::json;
-use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
-
-/// Where the book is: `--contacts`, else `$NEXUSQ_CONTACTS`, else beside the vault.
-pub(super) fn book_path(ctx: &Context) -> Result<PathBuf> {
-    if let Some(p) = &ctx.global.contacts {
-        return Ok(p.clone());
-    }
-    Ok(store::default_path(&ctx.vault_path()?))
-}
-
-/// The vault's public identity, to check the book against (None when there is no vault).
-fn vault_public(ctx: &Context) -> Result<Option<PublicIdentity>> {
-    let path = ctx.vault_path()?;
-    if std::fs::symlink_metadata(&path).is_err() {
-        return Ok(None);
-    }
-    Ok(Some(nexusq_core::vault::open(&path)?.public))
-}
-
-/// The book, read and checked once per command (a command may resolve several names), and
-/// kept in the command's context.
-pub(super) fn book(ctx: &Context) -> Result<&Loaded> {
-    ctx.contacts
-        .get_or_init(|| {
-            let path = book_path(ctx)?;
-            let vault = if std::fs::symlink_metadata(&path).is_ok() {
-                vault_public(ctx)?
-            } else {
-                None
-            };
-            Ok(store::load(&path, vault.as_ref(), ctx.backend()?)?)
-        })
-        .as_ref()
-        .map_err(Clone::clone)
-}
-
-/// What is at the path a value spells (a dangling link counts as a file: opening it says
-/// what is wrong).
-fn at_path(value: &Path) -> AtPath {
-    match std::fs::metadata(value) {
-        Ok(m) if m.is_dir() => AtPath::Folder,
-        Ok(_) => AtPath::File,
-        Err(_) if std::fs::symlink_metadata(value).is_ok() => AtPath::File,
-        Err(_) => AtPath::Nothing,
-    }
-}
-
-/// Resolve a `--to` / `--identity` / `identity show` value (`nexusq_core::contacts::naming`).
-pub(super) fn resolve<'c>(ctx: &'c Context, value: &Path) -> Result<Named<'c>> {
-    let Some(s) = value.to_str() else {
-        return Ok(Named::File(value.to_path_buf()));
-    };
-    Ok(naming::resolve(s, at_path(value), || Ok(&book(ctx)?.book))?)
-}
-
-/// Does this name an age-recipient contact (so `encrypt` writes age)?
-pub(super) fn is_age_contact(named: &Named<'_>) -> bool {
-    matches!(named, Named::Contact(c) if matches!(c.key, ContactKey::Age(_)))
-}
-
-/// The X-Wing key of an age-recipient contact, if `named` is one.
-pub(super) fn age_contact_key(ctx: &Context, named: &Named<'_>) -> Option<(Vec<u8>, String)> {
-    match named {
-        Named::Contact(c) => recipients::age_contact_key(c, ctx),
-        _ => None,
-    }
-}
-
-/// An age1pq1 key that is one of a contact's certified X-Wing keys is that contact, with what
-/// the book knows (`nexusq_core::recipients::known_age_key`).
-pub(super) fn known_age_key(
-    ctx: &Context,
-    pk: &[u8],
-    now: u64,
-    allow_expired: bool,
-) -> Result<Option<(Vec<u8>, String)>> {
-    Ok(recipients::known_age_key(
-        &book(ctx)?.book,
-        pk,
-        now,
-        allow_expired,
-        ctx,
-    )?)
-}
-
-/// The contact the book holds under this root, if any (for a signer found by its signature).
-pub(super) fn contact_of(
-    ctx: &Context,
-    root: &RootId,
-) -> Result<Option<(PublicIdentity, ContactRef)>> {
-    Ok(book(ctx)?
-        .book
-        .by_root(root)
-        .and_then(|c| Some((c.identity()?.clone(), ContactRef::of(c)))))
-}
-
-/// Read the identity a `--to` / `--identity` / `identity show` value names: a checked export
-/// file (with the book's knowledge of its root applied), or a contact's identity as the book
-/// knows it.
-pub(super) fn read_identity(ctx: &Context, value: &Path) -> Result<Resolved> {
-    identity_named(ctx, value, &resolve(ctx, value)?)
-}
-
-/// [`read_identity`] of a value already resolved to `named`.
-fn identity_named(ctx: &Context, value: &Path, named: &Named<'_>) -> Result<Resolved> {
-    match named {
-        Named::File(path) => {
-            let what = super::output::untrusted_path(path);
-            let bytes = read_export_bytes(path)?;
-            let id = peer::parse_export(&bytes, &what, ctx.backend()?)?;
-            Ok(recipients::apply_book(&book(ctx)?.book, id, path, ctx)?)
-        }
-        Named::AgeKey => Err(Error::usage(
-            format!(
-                "{} is an age key, not a nexusq identity",
-                super::output::untrusted_path(value)
-            ),
-            "pass a nexusq export (`nexusq identity export`) or a contact name",
-        )),
-        Named::Contact(c) => recipients::contact_identity(c, ctx).map_err(|e| {
-            let hint = format!("encrypt to it with `nexusq encrypt --age --to {}`", c.name);
-            Error::from(e.reworded_hint(hint))
-        }),
-    }
-}
-
-/// Like [`read_identity`], for a `--to` value already resolved to `named`: a file may hold
-/// several concatenated exports.
-pub(super) fn identities_named(
-    ctx: &Context,
-    value: &Path,
-    named: &Named<'_>,
-) -> Result<Vec<Resolved>> {
-    if let Named::File(path) = named {
-        let what = super::output::untrusted_path(path);
-        let bytes = read_export_bytes(path)?;
-        let book = &book(ctx)?.book;
-        return peer::parse_exports(&bytes, &what, ctx.backend()?)?
-            .into_iter()
-            .map(|id| Ok(recipients::apply_book(book, id, path, ctx)?))
-            .collect();
-    }
-    Ok(vec![identity_named(ctx, value, named)?])
-}
-
-/// An export from a file, or from stdin for `-`.
-fn read_export_bytes(path: &Path) -> Result<Vec<u8>> {
-    if path == Path::new("-") {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(cio::SMALL_FILE_LIMIT)
-            .read_to_end(&mut b)
-            .map_err(|e| Error::io(format!("cannot read stdin: {e}"), "check the input"))?;
-        return Ok(b);
-    }
-    cio::read_small(path, "a public identity")
-}
+use std::io::Write;
+use std::path::Path;
 
 // ---------------------------------------------------------------------------------------------
 // the commands
@@ -206,7 +44,7 @@ fn change<T>(
     ctx: &Context,
     f: impl FnOnce(&mut nexusq_core::contacts::Book) -> nexusq_core::error::Result<T>,
 ) -> Result<T> {
-    let path = book_path(ctx)?;
+    let path = ctx.book_path()?;
     let vault = ctx.vault_path()?;
     let unlocked = ctx.unlock()?;
     let owner = Owner {
@@ -260,13 +98,13 @@ fn add(ctx: &Context, name: &str, source: &str, expect: Option<&str>, yes: bool)
         let path = Path::new(source);
         let what = super::output::untrusted_path(path);
         ContactKey::Identity(peer::parse_export(
-            &read_export_bytes(path)?,
+            &super::recipients::read_export_bytes(path)?,
             &what,
             backend,
         )?)
     };
     // An identity already under this name: the update rules apply, and its root is pinned.
-    if let (Some(existing), ContactKey::Identity(id)) = (book(ctx)?.book.get(name), &key)
+    if let (Some(existing), ContactKey::Identity(id)) = (ctx.book()?.book.get(name), &key)
         && existing.identity().is_some()
     {
         ctx.out.note(&format!(
@@ -338,8 +176,12 @@ fn confirm(question: &str) -> Result<bool> {
 
 fn update(ctx: &Context, name: &str, file: &Path) -> Result<()> {
     let what = super::output::untrusted_path(file);
-    let id = peer::parse_export(&read_export_bytes(file)?, &what, ctx.backend()?)?;
-    let loaded = book(ctx)?;
+    let id = peer::parse_export(
+        &super::recipients::read_export_bytes(file)?,
+        &what,
+        ctx.backend()?,
+    )?;
+    let loaded = ctx.book()?;
     let contact = loaded
         .book
         .get(name)
@@ -420,7 +262,7 @@ fn apply_update(ctx: &Context, name: &str, id: &PublicIdentity) -> Result<()> {
 
 fn verify(ctx: &Context, name: &str, typed: &str) -> Result<()> {
     let fp = peer::parse_fingerprints(&[typed.to_string()])?[0];
-    let loaded = book(ctx)?;
+    let loaded = ctx.book()?;
     let c = loaded
         .book
         .get(name)
@@ -441,7 +283,7 @@ fn verify(ctx: &Context, name: &str, typed: &str) -> Result<()> {
 }
 
 fn remove(ctx: &Context, name: &str) -> Result<()> {
-    let loaded = book(ctx)?;
+    let loaded = ctx.book()?;
     loaded
         .book
         .get(name)
@@ -487,10 +329,10 @@ fn contact_json(c: &Contact, now: u64) -> serde_json::Value {
 }
 
 fn list(ctx: &Context) -> Result<()> {
-    let loaded = book(ctx)?;
+    let loaded = ctx.book()?;
     let now = super::now();
     // The save counter and time, so that an older copy put back can be noticed (docs/contacts.md).
-    let path = book_path(ctx)?;
+    let path = ctx.book_path()?;
     let mut book = json!({
         "path": path.display().to_string(),
         "saves": loaded.book.seq,
@@ -521,7 +363,7 @@ fn list(ctx: &Context) -> Result<()> {
 }
 
 fn show(ctx: &Context, name: &str) -> Result<()> {
-    let loaded = book(ctx)?;
+    let loaded = ctx.book()?;
     let c = loaded
         .book
         .get(name)
@@ -626,7 +468,7 @@ fn export_one(c: &Contact, age: bool, now: u64) -> Result<(String, serde_json::V
 /// one it can and warns about each it skips (an age recipient without `--age`, a revoked or
 /// expired identity with `--age`).
 fn export(ctx: &Context, names: &[String], all: bool, age: bool) -> Result<()> {
-    let loaded = book(ctx)?;
+    let loaded = ctx.book()?;
     let chosen: Vec<&Contact> = if all {
         loaded.book.contacts.iter().collect()
     } else {
@@ -697,7 +539,7 @@ fn export(ctx: &Context, names: &[String], all: bool, age: bool) -> Result<()> {
 /// once the owner agrees, signed again with the vault's newest key (docs/contacts.md, "After a
 /// compromise"). Any other fault is refused as every read refuses it.
 fn recover(ctx: &Context, yes: bool) -> Result<()> {
-    let path = book_path(ctx)?;
+    let path = ctx.book_path()?;
     let shown = super::output::untrusted_path(&path);
     let vault_path = ctx.vault_path()?;
     let vault = nexusq_core::vault::open(&vault_path)?.public;

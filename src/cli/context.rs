@@ -201,7 +201,7 @@ pub struct Context {
     writer: WriterArgs,
     no_terminal_hint: &'static str,
     /// The contacts book, read and checked at its first use by this command (a command may
-    /// resolve several names); `contacts_cmd::book` fills it.
+    /// resolve several names); [`Context::book`] fills it.
     pub(super) contacts: OnceLock<Result<Loaded>>,
 }
 
@@ -331,6 +331,47 @@ impl Context {
     pub fn check_vault(&self) -> Result<()> {
         nexusq_core::vault::open(&self.vault_path()?)?;
         Ok(())
+    }
+
+    /// Where the contacts book is: `--contacts`, else `$NEXUSQ_CONTACTS`, else beside the
+    /// vault.
+    pub fn book_path(&self) -> Result<PathBuf> {
+        if let Some(p) = &self.global.contacts {
+            return Ok(p.clone());
+        }
+        Ok(nexusq_core::contacts::store::default_path(
+            &self.vault_path()?,
+        ))
+    }
+
+    /// The contacts book, read and checked against the vault once per command (a command may
+    /// resolve several names), and kept here.
+    pub fn book(&self) -> Result<&Loaded> {
+        self.contacts
+            .get_or_init(|| {
+                let path = self.book_path()?;
+                let vault = if std::fs::symlink_metadata(&path).is_ok() {
+                    self.vault_public()?
+                } else {
+                    None
+                };
+                Ok(nexusq_core::contacts::store::load(
+                    &path,
+                    vault.as_ref(),
+                    self.backend()?,
+                )?)
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// The vault's public identity, to check the book against (None when there is no vault).
+    fn vault_public(&self) -> Result<Option<nexusq_core::PublicIdentity>> {
+        let path = self.vault_path()?;
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Ok(None);
+        }
+        Ok(Some(nexusq_core::vault::open(&path)?.public))
     }
 
     /// The keys of this command ([`KeySource`]): the agent serving the vault unless

@@ -30,7 +30,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     if super::age_cmd::wants_age(args)
         || to
             .iter()
-            .any(|t| super::contacts_cmd::is_age_contact(&t.named))
+            .any(|t| super::recipients::is_age_contact(&t.named))
     {
         return super::age_cmd::encrypt(ctx, args, to);
     }

@@ -18,7 +18,7 @@ pub fn run(ctx: &Context) -> Result<()> {
             ctx.global.vault.as_deref(),
             std::env::var_os("NEXUSQ_VAULT").as_deref(),
         ),
-        contacts_book: super::contacts_cmd::book_path(ctx).map_err(Into::into),
+        contacts_book: ctx.book_path().map_err(Into::into),
         backend: ctx.backend().map_err(Into::into),
         terminal: terminal_facts(),
         hardening_failures: super::hardening::harden_process(),

@@ -156,7 +156,7 @@ fn scope_text(scope: nexusq_core::identity::RevocationScope) -> String {
 
 /// `nexusq identity show FILE`: what someone's export says, to compare out of band.
 pub fn show(ctx: &Context, file: &Path) -> Result<()> {
-    let resolved = super::contacts_cmd::read_identity(ctx, file)?;
+    let resolved = super::recipients::read_identity(ctx, file)?;
     let identity = &resolved.identity;
     let now = super::now();
     let fp = identity.root_id().fingerprint().to_string();

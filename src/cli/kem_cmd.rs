@@ -50,7 +50,7 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
     super::pipeline::refuse_json_to_stdout(ctx, output, "encapsulate")?;
     let backend = ctx.backend()?;
     let expected = peer::parse_fingerprints(&args.peer.expect_fingerprint)?;
-    let resolved = super::contacts_cmd::read_identity(ctx, &args.to)?;
+    let resolved = super::recipients::read_identity(ctx, &args.to)?;
     let identity = &resolved.identity;
     let root_id = identity.root_id();
     let fp = root_id.fingerprint();

@@ -1,15 +1,21 @@
-//! Whom a file is encrypted to, as the command line names them: every `--to` value named once
-//! (a contact, a file, or an age key string), the exports read, and the library's
-//! `nexusq_core::recipients` gathering them (the book applied, repeats collapsed, forks refused,
-//! `--expect-fingerprint` checked both ways, `--to-self`). Shared by both file formats and by
+//! The people named on the command line: the one place where a recipient or signer value
+//! (`--to`, `--identity`, `identity show`) is resolved (`nexusq_core::contacts::naming`:
+//! `@NAME` always a contact, a word that is both a contact and a file refused, a folder never
+//! shadowing a contact; an age key string is a key), its export read, and the book's knowledge
+//! applied (docs/contacts.md). For encryption every `--to` value is named once and the library's
+//! `nexusq_core::recipients` gathers them (repeats collapsed, forks refused,
+//! `--expect-fingerprint` checked both ways, `--to-self`): shared by both file formats and by
 //! `encapsulate`.
 
 use super::Context;
-use super::error::Result;
-use nexusq_core::contacts::naming::Named;
-use nexusq_core::identity::peer;
-use nexusq_core::recipients::{Peer, Recipients, Resolved};
+use super::error::{Error, Result};
+use super::io as cio;
+use nexusq_core::contacts::naming::{self, AtPath, Named};
+use nexusq_core::contacts::{ContactKey, ContactRef};
+use nexusq_core::identity::{PublicIdentity, RootId, peer};
+use nexusq_core::recipients::{self, Peer, Recipients, Resolved};
 use serde_json::json;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// "encrypting to alice (FP, generation 3) with SUITE, from file x.asc": who, and where from.
@@ -47,7 +53,7 @@ pub(super) fn name_all<'c>(ctx: &'c Context, values: &[PathBuf]) -> Result<Vec<T
             let named = if is_key_string(value) {
                 Named::AgeKey
             } else {
-                super::contacts_cmd::resolve(ctx, value)?
+                resolve(ctx, value)?
             };
             Ok(To {
                 value: value.clone(),
@@ -55,6 +61,132 @@ pub(super) fn name_all<'c>(ctx: &'c Context, values: &[PathBuf]) -> Result<Vec<T
             })
         })
         .collect()
+}
+
+/// What is at the path a value spells (a dangling link counts as a file: opening it says
+/// what is wrong).
+fn at_path(value: &Path) -> AtPath {
+    match std::fs::metadata(value) {
+        Ok(m) if m.is_dir() => AtPath::Folder,
+        Ok(_) => AtPath::File,
+        Err(_) if std::fs::symlink_metadata(value).is_ok() => AtPath::File,
+        Err(_) => AtPath::Nothing,
+    }
+}
+
+/// Resolve a `--to` / `--identity` / `identity show` value (`nexusq_core::contacts::naming`).
+pub(super) fn resolve<'c>(ctx: &'c Context, value: &Path) -> Result<Named<'c>> {
+    let Some(s) = value.to_str() else {
+        return Ok(Named::File(value.to_path_buf()));
+    };
+    Ok(naming::resolve(s, at_path(value), || {
+        Ok(&ctx.book()?.book)
+    })?)
+}
+
+/// Does this name an age-recipient contact (so `encrypt` writes age)?
+pub(super) fn is_age_contact(named: &Named<'_>) -> bool {
+    matches!(named, Named::Contact(c) if matches!(c.key, ContactKey::Age(_)))
+}
+
+/// The X-Wing key of an age-recipient contact, if `named` is one.
+pub(super) fn age_contact_key(ctx: &Context, named: &Named<'_>) -> Option<(Vec<u8>, String)> {
+    match named {
+        Named::Contact(c) => recipients::age_contact_key(c, ctx),
+        _ => None,
+    }
+}
+
+/// An age1pq1 key that is one of a contact's certified X-Wing keys is that contact, with what
+/// the book knows (`nexusq_core::recipients::known_age_key`).
+pub(super) fn known_age_key(
+    ctx: &Context,
+    pk: &[u8],
+    now: u64,
+    allow_expired: bool,
+) -> Result<Option<(Vec<u8>, String)>> {
+    Ok(recipients::known_age_key(
+        &ctx.book()?.book,
+        pk,
+        now,
+        allow_expired,
+        ctx,
+    )?)
+}
+
+/// The contact the book holds under this root, if any (for a signer found by its signature).
+pub(super) fn contact_of(
+    ctx: &Context,
+    root: &RootId,
+) -> Result<Option<(PublicIdentity, ContactRef)>> {
+    Ok(ctx
+        .book()?
+        .book
+        .by_root(root)
+        .and_then(|c| Some((c.identity()?.clone(), ContactRef::of(c)))))
+}
+
+/// Read the identity a `--to` / `--identity` / `identity show` value names: a checked export
+/// file (with the book's knowledge of its root applied), or a contact's identity as the book
+/// knows it.
+pub(super) fn read_identity(ctx: &Context, value: &Path) -> Result<Resolved> {
+    identity_named(ctx, value, &resolve(ctx, value)?)
+}
+
+/// [`read_identity`] of a value already resolved to `named`.
+fn identity_named(ctx: &Context, value: &Path, named: &Named<'_>) -> Result<Resolved> {
+    match named {
+        Named::File(path) => {
+            let what = super::output::untrusted_path(path);
+            let bytes = read_export_bytes(path)?;
+            let id = peer::parse_export(&bytes, &what, ctx.backend()?)?;
+            Ok(recipients::apply_book(&ctx.book()?.book, id, path, ctx)?)
+        }
+        Named::AgeKey => Err(Error::usage(
+            format!(
+                "{} is an age key, not a nexusq identity",
+                super::output::untrusted_path(value)
+            ),
+            "pass a nexusq export (`nexusq identity export`) or a contact name",
+        )),
+        Named::Contact(c) => recipients::contact_identity(c, ctx).map_err(|e| {
+            let hint = format!("encrypt to it with `nexusq encrypt --age --to {}`", c.name);
+            Error::from(e.reworded_hint(hint))
+        }),
+    }
+}
+
+/// Like [`read_identity`], for a `--to` value already resolved to `named`: a file may hold
+/// several concatenated exports.
+pub(super) fn identities_named(
+    ctx: &Context,
+    value: &Path,
+    named: &Named<'_>,
+) -> Result<Vec<Resolved>> {
+    if let Named::File(path) = named {
+        let what = super::output::untrusted_path(path);
+        let bytes = read_export_bytes(path)?;
+        let book = &ctx.book()?.book;
+        return peer::parse_exports(&bytes, &what, ctx.backend()?)?
+            .into_iter()
+            .map(|id| Ok(recipients::apply_book(book, id, path, ctx)?))
+            .collect();
+    }
+    Ok(vec![identity_named(ctx, value, named)?])
+}
+
+/// An export from a file, or from stdin for `-`.
+pub(super) fn read_export_bytes(path: &Path) -> Result<Vec<u8>> {
+    if path == Path::new("-") {
+        let mut b = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(cio::SMALL_FILE_LIMIT)
+            .read_to_end(&mut b)
+            .map_err(|e| Error::io(format!("cannot read stdin: {e}"), "check the input"))?;
+        return Ok(b);
+    }
+    cio::read_small(path, "a public identity")
 }
 
 /// Where a recipient or signer came from, for `--json`: `contact` (the name, or null),
@@ -85,7 +217,7 @@ pub(super) fn read_recipients(
     for t in to {
         // A file (which may hold several concatenated exports: a team's keys in one file), or
         // a contact by name (docs/contacts.md); either way with what the book knows applied.
-        for resolved in super::contacts_cmd::identities_named(ctx, &t.value, &t.named)? {
+        for resolved in identities_named(ctx, &t.value, &t.named)? {
             all.add(resolved, ctx)?;
         }
     }

@@ -71,7 +71,7 @@ pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
     // The contacts book is signed by the vault's signing key: checked with the key that signed
     // it and signed again with the new one in the same locked operation, so that a compromise
     // rotation does not leave it refused (docs/contacts.md, "After a compromise").
-    let book = super::contacts_cmd::book_path(ctx)?;
+    let book = ctx.book_path()?;
     let (report, public, carried) = vault::rotate_with(
         &path,
         &password,

@@ -522,7 +522,7 @@ fn trust_choice(ctx: &Context, args: &VerifyArgs, backend: &dyn Backend) -> Resu
     };
     let trusted = match (&args.identity, expected) {
         (Some(value), _) => {
-            let resolved = super::contacts_cmd::read_identity(ctx, value)?;
+            let resolved = super::recipients::read_identity(ctx, value)?;
             Trusted {
                 said: format!("from {}", resolved.source()),
                 origin: if resolved.file.is_some() {
@@ -572,7 +572,7 @@ fn known_by_fingerprint(
     if fp.matches(&own.root_id()) {
         return Ok(Some(own_trusted(own, &path)));
     }
-    let book = &super::contacts_cmd::book(ctx)?.book;
+    let book = &ctx.book()?.book;
     let Some((c, identity)) = book.contacts.iter().find_map(|c| {
         let id = c.identity()?;
         fp.matches(&id.root_id()).then_some((c, id.clone()))
@@ -609,7 +609,7 @@ fn signer_trust(ctx: &Context, sig: &Signature, backend: &dyn Backend) -> Result
     if own.root_id() == signer {
         return Ok(own_trusted(own, &path));
     }
-    if let Some((identity, contact)) = super::contacts_cmd::contact_of(ctx, &signer)? {
+    if let Some((identity, contact)) = super::recipients::contact_of(ctx, &signer)? {
         return Ok(contact_trusted(identity, contact));
     }
     Err(Error::check(

@@ -19,7 +19,7 @@ pub enum AtPath {
 }
 
 /// What the value names.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub enum Named<'a> {
     /// A contact of that name.
     Contact(&'a Contact),

@@ -14,7 +14,7 @@ use nexusq_core::identity::{PublicIdentity, peer};
 use nexusq_core::session::KeySource;
 use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::{Value, json};
-use std::io::{BufRead, Read};
+use std::io::BufRead;
 use std::path::Path;
 
 /// Does this `encrypt` write age v1?
@@ -137,38 +137,6 @@ pub fn export_plugin_identity(ctx: &Context, output: Option<&Path>) -> Result<()
 // ---------------------------------------------------------------------------------------------
 // encrypt
 
-/// Read a small text input (`-` is stdin); zeroized after use (identity files hold keys).
-fn read_text(path: &Path, what: &str) -> Result<zeroize::Zeroizing<String>> {
-    let bytes = if path == Path::new("-") {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(cio::SMALL_FILE_LIMIT)
-            .read_to_end(&mut b)
-            .map_err(|e| {
-                Error::io(
-                    format!("cannot read {what} from stdin: {e}"),
-                    "check the input",
-                )
-            })?;
-        b
-    } else {
-        cio::read_small(path, what)?
-    };
-    String::from_utf8(bytes)
-        .map(zeroize::Zeroizing::new)
-        .map_err(|e| {
-            zeroize::Zeroize::zeroize(&mut e.into_bytes());
-            Error::usage(
-                format!(
-                    "{} is not text (invalid UTF-8), so not {what}",
-                    path.display()
-                ),
-                "pass the right file",
-            )
-        })
-}
-
 /// `encrypt` to age recipients; `to` are the `--to` values, each already resolved once.
 pub(super) fn encrypt(
     ctx: &Context,
@@ -216,7 +184,7 @@ pub(super) fn encrypt(
         }
     }
     for file in &args.recipients_file {
-        let text = read_text(file, "an age recipients file")?;
+        let text = cio::read_text(file, "an age recipients file")?;
         let pks = recipient::parse_recipients_file(&text)
             .map_err(|e| key_error(&format!("{}, line {}:", file.display(), e.line), &e.error))?;
         if pks.is_empty() {
@@ -354,46 +322,13 @@ fn decrypt_error(e: AgeError, input: &str, output: Option<&Path>, with_vault: bo
     }
 }
 
-/// Read the `-i` identity files.
-fn read_identities(args: &DecryptArgs) -> Result<Vec<Identity>> {
-    let mut all = Vec::new();
-    for file in &args.identity_file {
-        if file == Path::new("-") && cio::is_stdio(args.input.as_deref()) {
-            return Err(Error::usage(
-                "stdin cannot carry both the encrypted data and the identity file",
-                "pass one of them as a file",
-            ));
-        }
-        let text = read_text(file, "an age identity file")?;
-        let ids = recipient::parse_identity_file(&text).map_err(|e| {
-            let hint = match e.error {
-                recipient::KeyError::OtherPlugin(_) => {
-                    "plugin identities are for age itself; for the vault, drop -i"
-                }
-                _ => "an identity file holds AGE-SECRET-KEY-PQ-1… or AGE-SECRET-KEY-1… lines",
-            };
-            Error::usage(
-                format!("{}, line {}: {}", file.display(), e.line, e.error),
-                hint,
-            )
-        })?;
-        if ids.is_empty() {
-            return Err(Error::usage(
-                format!("{} holds no identity", file.display()),
-                "pass an age identity file (age-keygen -pq writes one)",
-            ));
-        }
-        all.extend(ids);
-    }
-    Ok(all)
-}
-
-/// `decrypt` of an age file (binary or armored), with `-i` identities or, when none was given,
-/// the vault's keys (`key`: the key agent serving the vault, else the vault unlocked).
+/// `decrypt` of an age file (binary or armored), with the `-i` `identities` or, when none was
+/// given, the vault's keys (`key`: the key agent serving the vault, else the vault unlocked).
 pub fn decrypt(
     ctx: &Context,
     args: &DecryptArgs,
     key: Option<KeySource>,
+    identities: Vec<Identity>,
     mut reader: Box<dyn BufRead + '_>,
     armored: bool,
     input_name: &str,
@@ -401,8 +336,8 @@ pub fn decrypt(
     let output = args.output.as_deref();
     let with_vault = key.is_some();
     let fail = |e: AgeError| decrypt_error(e, input_name, output, with_vault);
-    // The password source was checked before the input was read (crypt_cmd::decrypt).
-    let identities = read_identities(args)?;
+    // The password source was checked, and the identity files read, before the input
+    // (crypt_cmd::decrypt).
     // A file that is not one is refused before the password is asked for.
     let header = age::Header::read(&mut reader).map_err(fail)?;
 

@@ -176,6 +176,7 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     };
     let input_name = cio::input_name(args.input.as_deref());
     let input = cio::open_input(args.input.as_deref())?;
+    let identities = cio::read_age_identities(&args.identity_file, data_on_stdin)?;
     let read_error = |e: std::io::Error| {
         Error::io(
             format!("cannot read {input_name}: {e}"),
@@ -187,7 +188,15 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     // optional whitespace).
     let (mut reader, armored) = match format::open(input).map_err(read_error)? {
         Encrypted::Age { reader, armored } => {
-            return super::age_cmd::decrypt(ctx, args, key, reader, armored, &input_name);
+            return super::age_cmd::decrypt(
+                ctx,
+                args,
+                key,
+                identities,
+                reader,
+                armored,
+                &input_name,
+            );
         }
         Encrypted::Nexusq { reader, armored } => (reader, armored),
     };

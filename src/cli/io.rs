@@ -3,7 +3,9 @@
 //! and `/dev/stdout` are written into directly; a vault is never overwritten).
 
 use super::error::{Error, Result};
+use nexusq_core::format::age::{Identity, recipient};
 use nexusq_core::fs::Access;
+use nexusq_core::fs::input::{Kind, OpenError};
 use nexusq_core::fs::output::{self, OutputFile, OutputKind};
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
@@ -54,37 +56,17 @@ fn open_file(path: &Path, what: &str) -> Result<File> {
     let file =
         File::open(path).map_err(|e| Error::io_at(&format!("read {what} from"), path, &e))?;
     if file.metadata().is_ok_and(|m| m.is_dir()) {
-        return Err(is_a_folder(path, what));
+        let folder = OpenError::NotRegular(Kind::Folder);
+        return Err(folder.reading(path, what).into());
     }
     Ok(file)
-}
-
-fn is_a_folder(path: &Path, what: &str) -> Error {
-    Error::usage(
-        format!(
-            "{} is a folder, not {what}",
-            nexusq_core::untrusted::path(path)
-        ),
-        "pass a file",
-    )
 }
 
 /// Open a small input FILE as [`open_file`] does, and refuse what is not a regular file
 /// without waiting on it (a FIFO with no writer, a device): an I/O problem with the input,
 /// exit 5 (docs/cli.md, "Inputs").
 fn open_small(path: &Path, what: &str) -> Result<File> {
-    use nexusq_core::fs::input::{Kind, OpenError};
-    nexusq_core::fs::input::open_regular(path).map_err(|e| match e {
-        OpenError::Io(e) => Error::io_at(&format!("read {what} from"), path, &e),
-        OpenError::NotRegular(Kind::Folder) => is_a_folder(path, what),
-        other => Error::io(
-            format!(
-                "cannot read {what} from {}: {other}",
-                nexusq_core::untrusted::path(path)
-            ),
-            "save it to a file first, or pass it on stdin as `-`",
-        ),
-    })
+    Ok(nexusq_core::fs::input::open_regular(path).map_err(|e| e.reading(path, what))?)
 }
 
 /// Stdin can be read once: a second input that is also `-` is refused (exit 2).
@@ -233,6 +215,73 @@ impl Write for Sink {
             Sink::File { out, .. } => out.flush(),
         }
     }
+}
+
+/// Read a small text input (`-` is stdin); zeroized after use (identity files hold keys).
+pub fn read_text(path: &Path, what: &str) -> Result<zeroize::Zeroizing<String>> {
+    let bytes = if path == Path::new("-") {
+        let mut b = Vec::new();
+        std::io::stdin()
+            .lock()
+            .take(SMALL_FILE_LIMIT)
+            .read_to_end(&mut b)
+            .map_err(|e| {
+                Error::io(
+                    format!("cannot read {what} from stdin: {e}"),
+                    "check the input",
+                )
+            })?;
+        b
+    } else {
+        read_small(path, what)?
+    };
+    String::from_utf8(bytes)
+        .map(zeroize::Zeroizing::new)
+        .map_err(|e| {
+            zeroize::Zeroize::zeroize(&mut e.into_bytes());
+            Error::usage(
+                format!(
+                    "{} is not text (invalid UTF-8), so not {what}",
+                    path.display()
+                ),
+                "pass the right file",
+            )
+        })
+}
+
+/// Read age identity files (`decrypt -i`); `data_on_stdin`: the encrypted data comes on stdin,
+/// so no identity file can.
+pub fn read_age_identities(files: &[PathBuf], data_on_stdin: bool) -> Result<Vec<Identity>> {
+    let mut all = Vec::new();
+    for file in files {
+        if file == Path::new("-") && data_on_stdin {
+            return Err(Error::usage(
+                "stdin cannot carry both the encrypted data and the identity file",
+                "pass one of them as a file",
+            ));
+        }
+        let text = read_text(file, "an age identity file")?;
+        let ids = recipient::parse_identity_file(&text).map_err(|e| {
+            let hint = match e.error {
+                recipient::KeyError::OtherPlugin(_) => {
+                    "plugin identities are for age itself; for the vault, drop -i"
+                }
+                _ => "an identity file holds AGE-SECRET-KEY-PQ-1… or AGE-SECRET-KEY-1… lines",
+            };
+            Error::usage(
+                format!("{}, line {}: {}", file.display(), e.line, e.error),
+                hint,
+            )
+        })?;
+        if ids.is_empty() {
+            return Err(Error::usage(
+                format!("{} holds no identity", file.display()),
+                "pass an age identity file (age-keygen -pq writes one)",
+            ));
+        }
+        all.extend(ids);
+    }
+    Ok(all)
 }
 
 #[cfg(test)]

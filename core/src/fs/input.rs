@@ -88,6 +88,28 @@ impl std::fmt::Display for OpenError {
     }
 }
 
+impl OpenError {
+    /// This failure as the error of reading `what` ("an age identity file") from `path`: a
+    /// folder is a usage error; anything else that is not a regular file (a FIFO, a device, a
+    /// socket, which could block forever) and any refusal of the system, an I/O error.
+    pub fn reading(self, path: &Path, what: &str) -> crate::Error {
+        match self {
+            OpenError::Io(e) => crate::Error::io_at(&format!("read {what} from"), path, &e),
+            OpenError::NotRegular(Kind::Folder) => crate::Error::usage(
+                format!("{} is a folder, not {what}", crate::untrusted::path(path)),
+                "pass a file",
+            ),
+            other => crate::Error::io(
+                format!(
+                    "cannot read {what} from {}: {other}",
+                    crate::untrusted::path(path)
+                ),
+                "save it to a file first, or pass it on stdin as `-`",
+            ),
+        }
+    }
+}
+
 impl From<io::Error> for OpenError {
     fn from(e: io::Error) -> Self {
         OpenError::Io(e)

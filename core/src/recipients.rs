@@ -342,3 +342,135 @@ pub fn check_cap(count: usize) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::identity::NewIdentity;
+    use crate::identity::rotation::{self, RotateOptions};
+    use crate::suite::rustcrypto::RustCrypto;
+    use std::cell::RefCell;
+
+    /// A caller that keeps the notes (no password is ever asked here).
+    #[derive(Default)]
+    struct Notes(RefCell<Vec<Note>>);
+
+    impl Callbacks for Notes {
+        fn request_password(&self, _vault: &Path) -> Result<crate::secret::Password> {
+            unreachable!("recipients never ask for a password")
+        }
+
+        fn note(&self, note: &Note) {
+            self.0.borrow_mut().push(note.clone());
+        }
+    }
+
+    fn from_file(identity: &PublicIdentity, file: &str) -> Resolved {
+        Resolved {
+            identity: identity.clone(),
+            contact: None,
+            file: Some(PathBuf::from(file)),
+            own: false,
+        }
+    }
+
+    fn rotated(me: &mut NewIdentity, now: u64) -> PublicIdentity {
+        let opts = RotateOptions {
+            validity_days: 30,
+            ..Default::default()
+        };
+        rotation::rotate(
+            &mut me.public,
+            &mut me.secrets,
+            &me.root,
+            &RustCrypto,
+            now,
+            &opts,
+        )
+        .unwrap();
+        me.public.clone()
+    }
+
+    #[test]
+    fn repeats_of_one_identity_collapse_to_its_newest_generation_with_a_note() {
+        let mut me = NewIdentity::generate(&RustCrypto, 1_000);
+        let old = me.public.clone();
+        let new = rotated(&mut me, 2_000);
+        let other = NewIdentity::generate(&RustCrypto, 1_000).public;
+        let notes = Notes::default();
+        let mut all = Recipients::new(Vec::new());
+        all.add(from_file(&old, "old.asc"), &notes).unwrap();
+        all.add(from_file(&other, "other.asc"), &notes).unwrap();
+        all.add(from_file(&new, "new.asc"), &notes).unwrap();
+        let peers = all.finish().unwrap();
+        assert_eq!(peers.len(), 2);
+        assert_eq!(peers[0].identity().newest().generation, 2);
+        assert_eq!(peers[0].resolved.source(), "file new.asc");
+        let notes = notes.0.borrow();
+        assert_eq!(notes.len(), 1);
+        assert!(matches!(&notes[0], Note::SameIdentity { name, first, .. }
+            if name == "file new.asc" && first == "file old.asc"));
+    }
+
+    #[test]
+    fn two_certificates_for_one_generation_are_a_fork_and_refused() {
+        let mut me = NewIdentity::generate(&RustCrypto, 1_000);
+        let one = rotated(&mut me, 2_000);
+        // Another generation 2 of the same root (what a stolen root key could make): the
+        // fork check compares certificates, signatures are checked where exports are read.
+        let mut other = one.clone();
+        other.certificates[1].reason = "another generation 2".into();
+        let notes = Notes::default();
+        let mut all = Recipients::new(Vec::new());
+        all.add(from_file(&one, "a.asc"), &notes).unwrap();
+        let e = all.add(from_file(&other, "b.asc"), &notes).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::CheckFailed);
+        assert!(e.message().contains("a fork"), "{e:?}");
+        assert!(e.message().contains("file a.asc and file b.asc"), "{e:?}");
+    }
+
+    #[test]
+    fn expected_fingerprints_are_checked_both_ways() {
+        let a = NewIdentity::generate(&RustCrypto, 1_000).public;
+        let b = NewIdentity::generate(&RustCrypto, 1_000).public;
+        let notes = Notes::default();
+        // A recipient that is not expected is refused.
+        let mut all = Recipients::new(vec![a.root_id().fingerprint()]);
+        let e = all.add(from_file(&b, "b.asc"), &notes).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::CheckFailed);
+        // An expected one that is missing is refused at the end.
+        let expected = vec![a.root_id().fingerprint(), b.root_id().fingerprint()];
+        let mut all = Recipients::new(expected);
+        all.add(from_file(&a, "a.asc"), &notes).unwrap();
+        let e = all.finish().err().expect("b is missing");
+        assert!(e.message().contains(&b.root_id().fingerprint().to_string()));
+    }
+
+    #[test]
+    fn the_own_identity_is_added_once() {
+        let me = NewIdentity::generate(&RustCrypto, 1_000).public;
+        let notes = Notes::default();
+        let mut all = Recipients::new(Vec::new());
+        all.add(from_file(&me, "me.asc"), &notes).unwrap();
+        all.add_own(me.clone(), Path::new("vault.nxq"), &RustCrypto)
+            .unwrap();
+        let peers = all.finish().unwrap();
+        assert_eq!(peers.len(), 1);
+        assert!(!peers[0].resolved.own, "the export named it first");
+        let mut all = Recipients::new(Vec::new());
+        all.add_own(me, Path::new("vault.nxq"), &RustCrypto)
+            .unwrap();
+        let peers = all.finish().unwrap();
+        assert!(peers[0].resolved.own);
+        assert_eq!(peers[0].resolved.source(), "your own identity");
+    }
+
+    #[test]
+    fn the_cap_is_the_format_limit() {
+        check_cap(MAX_RECIPIENTS).unwrap();
+        let e = check_cap(MAX_RECIPIENTS + 1).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Usage);
+        assert!(e.message().contains(&MAX_RECIPIENTS.to_string()));
+    }
+}

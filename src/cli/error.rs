@@ -443,6 +443,24 @@ mod tests {
     }
 
     #[test]
+    fn a_library_hint_about_a_setting_gets_the_flag_that_makes_it() {
+        let core = nexusq_core::error::Error::io("vault is busy", "or wait longer for the lock")
+            .about(Setting::LockTimeout);
+        assert!(!core.hint().contains("--"), "the library's own words");
+        let e = Error::from(core);
+        assert_eq!(
+            e.hint(),
+            "or wait longer for the lock (--lock-timeout SECONDS)"
+        );
+        assert_eq!(e.exit(), Exit::Io);
+        // A hint the caller reworded is its own: nothing is added.
+        let core = nexusq_core::error::Error::usage("m", "h")
+            .about(Setting::VaultPath)
+            .reworded_hint("mine");
+        assert_eq!(Error::from(core).hint(), "mine");
+    }
+
+    #[test]
     fn a_closed_stdout_is_marked_and_other_errors_are_not() {
         let gone = std::io::Error::from(std::io::ErrorKind::BrokenPipe);
         assert!(Error::stdout_write(&gone, "h").is_broken_pipe());

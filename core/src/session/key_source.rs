@@ -259,3 +259,189 @@ impl KeySource {
         file.unlock(&password, &Argon2id, self.backend)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorKind;
+    use crate::format::nexusq as fe;
+    use crate::identity::peer;
+    use crate::identity::signature::{Signature, Trust};
+    use crate::secret::Password;
+    use crate::suite::hybrid_kem;
+    use crate::suite::rustcrypto::RustCrypto;
+    use crate::vault::{KdfParams, SaveOptions};
+    use std::cell::{Cell, RefCell};
+
+    const NOW: u64 = 1_000;
+
+    /// A caller that answers with `password`, counts the questions and keeps the notes.
+    struct Caller {
+        password: &'static str,
+        asked: Cell<u32>,
+        notes: RefCell<Vec<Note>>,
+    }
+
+    impl Caller {
+        fn new(password: &'static str) -> Caller {
+            Caller {
+                password,
+                asked: Cell::new(0),
+                notes: RefCell::new(Vec::new()),
+            }
+        }
+    }
+
+    impl Callbacks for Caller {
+        fn request_password(&self, _vault: &Path) -> Result<Password> {
+            self.asked.set(self.asked.get() + 1);
+            Ok(Password::new(Zeroizing::new(self.password.to_string())))
+        }
+
+        fn note(&self, note: &Note) {
+            self.notes.borrow_mut().push(note.clone());
+        }
+    }
+
+    /// A vault with the cheapest Argon2id the format allows, password "pw".
+    fn vault(dir: &Path) -> PathBuf {
+        let path = dir.join("vault.nxq");
+        let params = KdfParams {
+            memory_kib: crate::vault::kdf::MIN_MEMORY_KIB,
+            iterations: 1,
+            parallelism: 1,
+        };
+        let password = Password::new(Zeroizing::new("pw".to_string()));
+        let opts = SaveOptions::default();
+        crate::vault::create(
+            &path,
+            &password,
+            params,
+            &opts,
+            &RustCrypto,
+            NOW,
+            |_| Ok(()),
+        )
+        .unwrap();
+        path
+    }
+
+    fn open(path: &Path, caller: &Caller) -> Result<KeySource> {
+        KeySource::open(path, &RustCrypto, AgentUse::Never, caller)
+    }
+
+    #[test]
+    fn a_missing_vault_fails_before_any_password_is_asked() {
+        let dir = tempfile::tempdir().unwrap();
+        let caller = Caller::new("pw");
+        let e = open(&dir.path().join("none.nxq"), &caller)
+            .err()
+            .expect("no vault");
+        assert_eq!(e.kind(), ErrorKind::Vault);
+        assert_eq!(caller.asked.get(), 0);
+    }
+
+    #[test]
+    fn one_password_signs_many_digests_and_each_signature_verifies() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = vault(dir.path());
+        let caller = Caller::new("pw");
+        let mut key = open(&path, &caller).unwrap();
+        assert!(!key.has_agent());
+        assert_eq!(caller.asked.get(), 0, "nothing asked before it is needed");
+        for data in [&b"one"[..], b"two", b"three"] {
+            let digest = signature::digest(data);
+            let sig = key.sign(&digest, NOW, &caller).unwrap();
+            let trust = Trust::Identity {
+                identity: key.public(),
+                expected: None,
+            };
+            signature::verify_signature(&RustCrypto, trust, &Signature::Full(sig), &digest)
+                .unwrap();
+        }
+        assert_eq!(caller.asked.get(), 1, "asked once for every signature");
+        assert!(caller.notes.borrow().is_empty());
+    }
+
+    #[test]
+    fn a_wrong_password_is_refused_and_asked_again_on_the_next_use() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = vault(dir.path());
+        let caller = Caller::new("not it");
+        let mut key = open(&path, &caller).unwrap();
+        let digest = signature::digest(b"data");
+        let e = key.sign(&digest, NOW, &caller).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::WrongPassword);
+        let e = key.vault_keys(&caller).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::WrongPassword);
+        assert_eq!(caller.asked.get(), 2);
+    }
+
+    #[test]
+    fn a_file_to_the_identity_opens_and_an_envelope_decapsulates() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = vault(dir.path());
+        let caller = Caller::new("pw");
+        let mut key = open(&path, &caller).unwrap();
+        let public = key.public().clone();
+
+        // A file to the newest generation's ML-KEM-1024 key opens with the vault's keys.
+        let level = KemLevel::MlKem1024;
+        let (_, pk) = peer::encryption_key(&public, level, NOW, false).unwrap();
+        let mut file = Vec::new();
+        fe::encrypt(&RustCrypto, &[(level, pk)], &mut &b"secret"[..], &mut file).unwrap();
+        let header = fe::Header::read(&mut &file[..]).unwrap();
+        let found = key
+            .open_with(None, &caller, |keys| {
+                header.open(keys).map(|o| {
+                    let i = o.candidate;
+                    (o, i)
+                })
+            })
+            .unwrap();
+        assert_eq!((found.generation, found.level), (1, level));
+        assert!(!found.superseded);
+        // With only X-Wing keys offered, the same file is for nobody here.
+        let only_xwing = key.open_with(Some(KemLevel::MlKem768), &caller, |keys| {
+            header.open(keys).map(|o| {
+                let i = o.candidate;
+                (o, i)
+            })
+        });
+        assert!(matches!(
+            only_xwing,
+            Err(Failure::Input(fe::FileError::NotARecipient))
+        ));
+
+        // A KEM ciphertext to generation 1 decapsulates to the sender's secret; a generation
+        // the vault does not have is that error.
+        let (ct, ss) = hybrid_kem::encapsulate(&RustCrypto, level, pk).unwrap();
+        let got = key.decapsulate(1, level, &ct, &caller).unwrap();
+        assert_eq!(got.expose(), ss.expose());
+        assert!(matches!(
+            key.decapsulate(9, level, &ct, &caller),
+            Err(Failure::Input(DecapsulateError::Missing(
+                MissingKey::NoSuchGeneration
+            )))
+        ));
+        assert_eq!(caller.asked.get(), 1, "one unlock for all of it");
+    }
+
+    #[test]
+    fn the_note_of_a_passed_over_agent_is_given_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = vault(dir.path());
+        let caller = Caller::new("pw");
+        let mut key = open(&path, &caller).unwrap();
+        key.pass_over("it did not answer", &caller);
+        key.pass_over("it stopped answering while opening the file", &caller);
+        let notes = caller.notes.borrow();
+        assert_eq!(
+            *notes,
+            vec![Note::AgentPassedOver {
+                why: "it did not answer".into()
+            }]
+        );
+        assert!(notes[0].to_string().contains("using the password instead"));
+    }
+}

@@ -6,6 +6,106 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
+/// The format number in every environment record. 1 was the bench-only layout (docs/evidence.md).
+pub const FORMAT: u32 = 2;
+
+/// Argon2id parameters of a throwaway vault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Kdf {
+    /// Always Argon2id.
+    pub algorithm: KdfAlgorithm,
+    /// Argon2 version: 19 (0x13).
+    pub version: u32,
+    /// Memory in KiB.
+    pub memory_kib: u32,
+    /// Passes.
+    pub iterations: u32,
+    /// Lanes.
+    pub parallelism: u32,
+}
+
+/// The password hash a throwaway vault used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum KdfAlgorithm {
+    /// Argon2id, written `"argon2id"`.
+    Argon2id,
+}
+
+impl From<&crate::vault::KdfParams> for Kdf {
+    fn from(p: &crate::vault::KdfParams) -> Self {
+        Kdf {
+            algorithm: KdfAlgorithm::Argon2id,
+            version: 19,
+            memory_kib: p.memory_kib,
+            iterations: p.iterations,
+            parallelism: p.parallelism,
+        }
+    }
+}
+
+/// What a run measured and how much, by program and mode.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Workload {
+    /// `nexusq bench`: the 12-row baseline table.
+    Baseline {
+        /// The backend measured (`rustcrypto`, `native`).
+        backend: String,
+        /// Samples per crypto operation.
+        iterations: u32,
+        /// Samples per vault operation (each runs Argon2id).
+        vault_iterations: u32,
+        /// Unmeasured runs before sampling, per operation.
+        warmup: u32,
+        /// The throwaway vault's Argon2id parameters.
+        kdf: Kdf,
+    },
+    /// `nexusq bench --compare`: two backends in alternating rounds, gated.
+    Compare {
+        /// The backend gated against.
+        baseline: String,
+        /// The backend gated.
+        candidate: String,
+        /// Alternating rounds.
+        rounds: u32,
+        /// Samples per operation, backend and round.
+        iterations: u32,
+        /// Unmeasured runs before sampling, per operation and round.
+        warmup: u32,
+        /// Largest candidate / baseline ratio of the medians that passes.
+        gate_median: f64,
+        /// Largest candidate / baseline ratio of the p95s that passes.
+        gate_p95: f64,
+    },
+    /// `benches/arena`: many implementations in alternating rounds.
+    Arena {
+        /// The implementation the arena is about ("nexusq-native").
+        subject: String,
+        /// Samples per (implementation, algorithm, operation) and round.
+        samples: u32,
+        /// Operations timed together for one sample.
+        batch: u32,
+        /// Alternating rounds.
+        rounds: u32,
+        /// Unmeasured running before the samples, in milliseconds.
+        warmup_ms: u64,
+        /// The operations selected (`--filter`), if not all.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        filter: Option<String>,
+        /// With `--gate-against`: the comparator and the gate.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gate_against: Option<String>,
+        /// Largest ratio of the medians that passes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gate_median: Option<f64>,
+        /// Largest ratio of the p95s that passes.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        gate_p95: Option<f64>,
+    },
+}
+
 /// The CPU features that matter to nexusq's crypto, detected at run time: on aarch64 `aes`,
 /// `pmull`, `sha3`, `asimd` (NEON); on x86-64 `aes-ni`, `avx2`, `avx512f`. Empty elsewhere.
 pub fn cpu_features() -> Vec<(&'static str, bool)> {
@@ -230,7 +330,7 @@ pub struct Thermal {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Environment {
-    /// The evidence format's number, `evidence::FORMAT`.
+    /// The evidence format's number, [`FORMAT`].
     pub format: u32,
     /// UTC start of the run, `YYYY-MM-DDTHH:MM:SSZ`.
     pub date: String,
@@ -278,16 +378,16 @@ pub struct Environment {
     /// The program's arguments, the program itself first.
     pub command_line: Vec<String>,
     /// What was measured and how much.
-    pub workload: super::evidence::Workload,
+    pub workload: Workload,
 }
 
 const UNKNOWN: &str = "unknown";
 
 impl Environment {
     /// Look at this machine now. Reads files and runs `getprop` where it exists; never fails.
-    pub fn collect(build: Build, workload: super::evidence::Workload) -> Self {
+    pub fn collect(build: Build, workload: Workload) -> Self {
         Environment {
-            format: super::evidence::FORMAT,
+            format: FORMAT,
             date: crate::time::rfc3339(crate::time::now()),
             program: build.program,
             program_version: build.version,

@@ -2,14 +2,13 @@
 //! `nexusq bench --json` and `benches/arena --json` write, and `nexusq report` reads. One
 //! environment record, then one result record per (implementation, algorithm, operation), and
 //! gate records where a run gated one implementation against another. The record types are
-//! defined once, here; the arena depends on this crate to use them.
+//! defined once, here and (the environment record, its workload and the format number) in
+//! `bench::environment`; the arena depends on this crate to use them.
 
 use super::environment::Environment;
+pub use super::environment::{FORMAT, Kdf, KdfAlgorithm, Workload};
 use super::stats;
 use serde::{Deserialize, Serialize};
-
-/// The format number in every environment record. 1 was the bench-only layout (docs/evidence.md).
-pub const FORMAT: u32 = 2;
 
 /// One line of an evidence file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -21,103 +20,6 @@ pub enum Record {
     Result(Measurement),
     /// `"kind": "gate"`: a candidate gated against a baseline.
     Gate(GateCheck),
-}
-
-/// Argon2id parameters of a throwaway vault.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Kdf {
-    /// Always Argon2id.
-    pub algorithm: KdfAlgorithm,
-    /// Argon2 version: 19 (0x13).
-    pub version: u32,
-    /// Memory in KiB.
-    pub memory_kib: u32,
-    /// Passes.
-    pub iterations: u32,
-    /// Lanes.
-    pub parallelism: u32,
-}
-
-/// The password hash a throwaway vault used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum KdfAlgorithm {
-    /// Argon2id, written `"argon2id"`.
-    Argon2id,
-}
-
-impl From<&crate::vault::KdfParams> for Kdf {
-    fn from(p: &crate::vault::KdfParams) -> Self {
-        Kdf {
-            algorithm: KdfAlgorithm::Argon2id,
-            version: 19,
-            memory_kib: p.memory_kib,
-            iterations: p.iterations,
-            parallelism: p.parallelism,
-        }
-    }
-}
-
-/// What a run measured and how much, by program and mode.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "lowercase", deny_unknown_fields)]
-pub enum Workload {
-    /// `nexusq bench`: the 12-row baseline table.
-    Baseline {
-        /// The backend measured (`rustcrypto`, `native`).
-        backend: String,
-        /// Samples per crypto operation.
-        iterations: u32,
-        /// Samples per vault operation (each runs Argon2id).
-        vault_iterations: u32,
-        /// Unmeasured runs before sampling, per operation.
-        warmup: u32,
-        /// The throwaway vault's Argon2id parameters.
-        kdf: Kdf,
-    },
-    /// `nexusq bench --compare`: two backends in alternating rounds, gated.
-    Compare {
-        /// The backend gated against.
-        baseline: String,
-        /// The backend gated.
-        candidate: String,
-        /// Alternating rounds.
-        rounds: u32,
-        /// Samples per operation, backend and round.
-        iterations: u32,
-        /// Unmeasured runs before sampling, per operation and round.
-        warmup: u32,
-        /// Largest candidate / baseline ratio of the medians that passes.
-        gate_median: f64,
-        /// Largest candidate / baseline ratio of the p95s that passes.
-        gate_p95: f64,
-    },
-    /// `benches/arena`: many implementations in alternating rounds.
-    Arena {
-        /// The implementation the arena is about ("nexusq-native").
-        subject: String,
-        /// Samples per (implementation, algorithm, operation) and round.
-        samples: u32,
-        /// Operations timed together for one sample.
-        batch: u32,
-        /// Alternating rounds.
-        rounds: u32,
-        /// Unmeasured running before the samples, in milliseconds.
-        warmup_ms: u64,
-        /// The operations selected (`--filter`), if not all.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        filter: Option<String>,
-        /// With `--gate-against`: the comparator and the gate.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        gate_against: Option<String>,
-        /// Largest ratio of the medians that passes.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        gate_median: Option<f64>,
-        /// Largest ratio of the p95s that passes.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        gate_p95: Option<f64>,
-    },
 }
 
 /// The only unit: nanoseconds per operation.

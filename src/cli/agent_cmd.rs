@@ -49,11 +49,6 @@ fn check_socket_path(socket: &Path) -> Result<()> {
     })
 }
 
-/// The agent of this vault, asked for its status; `Unusable` explains why not.
-pub fn lookup(ctx: &Context) -> Result<client::Lookup> {
-    Ok(client::find(&ctx.vault_path()?))
-}
-
 pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
     let idle = duration(&args.idle, "--idle")?;
     let max = duration(&args.max, "--max")?;

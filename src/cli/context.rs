@@ -326,13 +326,6 @@ impl Context {
         }
     }
 
-    /// Read and check the vault file, so a missing or damaged one fails (exit 4) before any
-    /// password is asked for.
-    pub fn check_vault(&self) -> Result<()> {
-        nexusq_core::vault::open(&self.vault_path()?)?;
-        Ok(())
-    }
-
     /// Where the contacts book is: `--contacts`, else `$NEXUSQ_CONTACTS`, else beside the
     /// vault.
     pub fn book_path(&self) -> Result<PathBuf> {
@@ -391,13 +384,14 @@ impl Context {
         )?)
     }
 
-    /// Open the vault, ask for the password and unlock it (secret section only).
+    /// Open the vault, ask for the password as a key source does
+    /// ([`Callbacks::request_password`]) and unlock it, for the commands that need the whole
+    /// unlocked vault (`agent start`, the contacts book's owner).
     pub fn unlock(&self) -> Result<nexusq_core::vault::Unlocked> {
         let path = self.vault_path()?;
         let backend = self.backend()?;
-        self.warn_if_shared_storage(&path);
         let file = nexusq_core::vault::open(&path)?;
-        let password = self.password(false)?;
+        let password = self.request_password(&path)?;
         Ok(file.unlock(&password, &nexusq_core::vault::Argon2id, backend)?)
     }
 

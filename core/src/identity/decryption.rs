@@ -88,15 +88,6 @@ impl DecryptionKeys {
         self.keys.iter().filter(move |k| k.level() == level)
     }
 
-    /// Keep only the keys of one hybrid KEM, newest generation first (for a caller that
-    /// outlives this, such as the age plugin's key source).
-    pub fn into_of_level(self, level: KemLevel) -> impl Iterator<Item = DecapsulationKey> {
-        self.keys
-            .into_iter()
-            .filter(move |k| k.level() == level)
-            .map(|k| k.key)
-    }
-
     /// How many keys (two per kept generation).
     pub fn len(&self) -> usize {
         self.keys.len()

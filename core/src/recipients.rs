@@ -383,7 +383,7 @@ mod tests {
         rotation::rotate(
             &mut me.public,
             &mut me.secrets,
-            &me.root,
+            &me.keys,
             &RustCrypto,
             now,
             &opts,

@@ -20,8 +20,8 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(file) = format::parse(&fixed, None) {
         // Parsing is strict, so re-encoding gives back the very bytes.
         let header = format::encode_header(
+            &file.facts(),
             &file.header,
-            file.created,
             &file.public,
             file.secret_ciphertext.len(),
         );

@@ -115,7 +115,7 @@ fn compact_cannot_be_re_attributed_to_another_root() {
         .public_keys(&RustCrypto)
         .unwrap();
     let attacker_cert = Certificate::issue(
-        &f.attacker.root,
+        f.attacker.keys.root(),
         &RustCrypto,
         f.attacker.public.root_id(),
         1,

@@ -57,7 +57,7 @@ fn fixture() -> &'static Fixture {
         let cert1 = victim.public.newest().clone();
         let gen2 = GenerationSecrets::generate(2);
         let cert2 = Certificate::issue(
-            &victim.root,
+            victim.keys.root(),
             &RustCrypto,
             root_id,
             2,
@@ -68,7 +68,7 @@ fn fixture() -> &'static Fixture {
             "rotation".into(),
         );
         let revoke_before_2 = Revocation::issue(
-            &victim.root,
+            victim.keys.root(),
             &RustCrypto,
             root_id,
             RevocationScope::SigningKeysBefore(2),
@@ -77,7 +77,7 @@ fn fixture() -> &'static Fixture {
         );
         let fork_secrets = GenerationSecrets::generate(1);
         let forked1 = Certificate::issue(
-            &victim.root,
+            victim.keys.root(),
             &RustCrypto,
             root_id,
             1,

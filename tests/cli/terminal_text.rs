@@ -82,7 +82,8 @@ fn attacker(victim_fp: &str, data: &[u8]) -> Attacker {
     cert.version = certificate::VERSION_1;
     cert.reason = cert_reason.clone();
     cert.signature = id
-        .root
+        .keys
+        .root()
         .sign(&RustCrypto, &cert.to_be_signed(), certificate::CONTEXT);
     let revocation_reason = format!("\x1b]0;owned\x07\u{202e}{}", "\x1b[1A".repeat(30));
     let mut rev = Revocation {
@@ -93,7 +94,8 @@ fn attacker(victim_fp: &str, data: &[u8]) -> Attacker {
         signature: Vec::new(),
     };
     rev.signature = id
-        .root
+        .keys
+        .root()
         .sign(&RustCrypto, &rev.to_be_signed(), revocation::CONTEXT);
     let export = PublicIdentity {
         root_pk: id.public.root_pk,
@@ -184,7 +186,8 @@ fn reasons_in_an_export_cannot_rewrite_the_terminal() {
     let mut cert = a.id.public.newest().clone();
     cert.reason = a.cert_reason.clone();
     cert.signature =
-        a.id.root
+        a.id.keys
+            .root()
             .sign(&RustCrypto, &cert.to_be_signed(), certificate::CONTEXT);
     let v2 = PublicIdentity {
         certificates: vec![cert],

@@ -161,7 +161,8 @@ fn version_1_certificates_still_verify() {
     let mut v1 = id.public.newest().clone();
     v1.version = certificate::VERSION_1;
     v1.signature = id
-        .root
+        .keys
+        .root()
         .sign(&RustCrypto, &v1.to_be_signed(), certificate::CONTEXT);
     assert_eq!(v1.encode()[4], 1);
     let old = PublicIdentity {
@@ -196,7 +197,7 @@ fn version_1_certificates_still_verify() {
     // A version 2 generation chained to it: both verify, the old one superseded.
     let gen2 = GenerationSecrets::generate(2);
     let cert2 = Certificate::issue(
-        &id.root,
+        id.keys.root(),
         &RustCrypto,
         root_id,
         2,
@@ -216,7 +217,7 @@ fn version_1_certificates_still_verify() {
     assert!(ok.superseded);
     // And the version 1 statement still revokes generation 1 where it is all there is.
     let statement = Revocation::issue(
-        &id.root,
+        id.keys.root(),
         &RustCrypto,
         root_id,
         RevocationScope::SigningKeysBefore(2),
@@ -508,7 +509,7 @@ fn revoking_signing_keys_does_not_claim_the_identity_is_revoked() {
         .unwrap();
     let root = unlocked.root(&RustCrypto).unwrap();
     let statement = Revocation::issue(
-        &root,
+        root.root(),
         &RustCrypto,
         unlocked.file.public.root_id(),
         RevocationScope::SigningKeysBefore(2),

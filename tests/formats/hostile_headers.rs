@@ -136,19 +136,25 @@ fn memory_bound_follows_device_ram() {
 #[test]
 fn versions_are_named() {
     let base = small_vault();
-    let bytes = with_field(&base, 4, &2u16.to_be_bytes());
+    let newer = format::FORMAT_VERSION + 1;
+    let bytes = with_field(&base, 4, &newer.to_be_bytes());
     let err = format::parse(&bytes, None).unwrap_err();
     assert!(err.message().contains("made by a newer nexusq"), "{err}");
     assert_eq!(err.kind(), ErrorKind::Vault);
     // Without a matching checksum it may be either: say both.
     let mut unchecked = base.clone();
-    unchecked[4..6].copy_from_slice(&2u16.to_be_bytes());
+    unchecked[4..6].copy_from_slice(&newer.to_be_bytes());
     let err = format::parse(&unchecked, None).unwrap_err();
     assert!(
         err.message()
             .contains("newer nexusq, or the file is corrupted"),
         "{err}"
     );
+    // A format 2 vault relabelled as format 1: its root section has format 2's length.
+    let older = with_field(&base, 4, &format::FORMAT_V1.to_be_bytes());
+    let err = format::parse(&older, None).unwrap_err();
+    assert!(err.message().contains("root section"), "{err}");
+    assert_eq!(err.kind(), ErrorKind::Vault);
     // Version 0 never existed: corrupted, not newer.
     let zero = with_field(&base, 4, &0u16.to_be_bytes());
     let err = format::parse(&zero, None).unwrap_err();

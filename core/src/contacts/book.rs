@@ -527,7 +527,7 @@ mod tests {
         rotation::rotate(
             &mut bob.public,
             &mut bob.secrets,
-            &bob.root,
+            &bob.keys,
             &RustCrypto,
             2_000,
             &opts,

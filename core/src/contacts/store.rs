@@ -356,10 +356,14 @@ mod tests {
             params,
             [7; 32],
             &key,
-            1_000,
+            &crate::vault::Facts {
+                version: crate::vault::format::FORMAT_VERSION,
+                created: 1_000,
+                backups: Default::default(),
+            },
             &me.public,
             &me.secrets,
-            &me.root,
+            &me.keys,
         );
         std::fs::write(&path, bytes).unwrap();
         path
@@ -374,7 +378,7 @@ mod tests {
         rotation::rotate(
             &mut me.public,
             &mut me.secrets,
-            &me.root,
+            &me.keys,
             &RustCrypto,
             now,
             &opts,

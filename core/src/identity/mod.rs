@@ -23,7 +23,6 @@ pub use revocation::{Revocation, RevocationScope};
 pub use root_id::{Fingerprint, RootId};
 
 use crate::suite::Backend;
-use crate::suite::root_sig::RootSecret;
 
 /// Default certificate validity: created + 180 days.
 pub const DEFAULT_VALIDITY_DAYS: u32 = 180;
@@ -33,8 +32,9 @@ pub const SECONDS_PER_DAY: u64 = 86_400;
 /// Everything `init` makes: the root, generation 1 and its certificate, and the revocation
 /// statement for the whole identity.
 pub struct NewIdentity {
-    /// The root secret (SLH-DSA seeds); sealed in the vault's root section.
-    pub root: RootSecret,
+    /// The master secret and the root derived from it; the master is sealed in the vault's
+    /// root section.
+    pub keys: RootKeys,
     /// The public identity: root public key and generation 1's certificate.
     pub public: PublicIdentity,
     /// Generation 1's seeds, for the vault's secret section.
@@ -45,18 +45,26 @@ pub struct NewIdentity {
 }
 
 impl NewIdentity {
-    /// Draw a fresh root and generation 1, certified from `now` (Unix seconds) for
-    /// [`DEFAULT_VALIDITY_DAYS`]. Slow: the root signs with SLH-DSA twice.
+    /// Draw a fresh master secret and derive the root and generation 1 from it, certified
+    /// from `now` (Unix seconds) for [`DEFAULT_VALIDITY_DAYS`]. Slow: the root signs with
+    /// SLH-DSA twice.
     pub fn generate(backend: &dyn Backend, now: u64) -> Self {
-        let root = RootSecret::generate();
+        Self::from_master(MasterSecret::generate(), backend, now)
+    }
+
+    /// The identity of a given master secret: its root and generation 1, with a new
+    /// certificate and revocation statement (both signatures are randomized).
+    pub fn from_master(master: MasterSecret, backend: &dyn Backend, now: u64) -> Self {
+        let root_keys = RootKeys::derived(master);
+        let root = root_keys.root();
         let root_pk = root.public_key(backend);
         let root_id = RootId::of(&root_pk);
-        let gen1 = GenerationSecrets::generate(1);
+        let gen1 = root_keys.new_generation(1);
         let keys = gen1
             .public_keys(backend)
             .expect("a new generation holds every key");
         let cert = Certificate::issue(
-            &root,
+            root,
             backend,
             root_id,
             1,
@@ -67,7 +75,7 @@ impl NewIdentity {
             String::new(),
         );
         let revocation = Revocation::issue(
-            &root,
+            root,
             backend,
             root_id,
             RevocationScope::Identity,
@@ -83,7 +91,7 @@ impl NewIdentity {
             secrets: SecretSection {
                 generations: vec![gen1],
             },
-            root,
+            keys: root_keys,
             revocation,
         }
     }

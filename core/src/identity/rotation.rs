@@ -4,12 +4,12 @@
 
 use super::SECONDS_PER_DAY;
 use super::certificate::{self, Certificate, reason_defect};
-use super::generation::{GenerationSecrets, SecretSection};
+use super::generation::SecretSection;
 use super::public::PublicIdentity;
 use super::revocation::{Revocation, RevocationScope};
 use crate::error::{Error, Result};
+use crate::identity::RootKeys;
 use crate::suite::Backend;
-use crate::suite::root_sig::RootSecret;
 
 /// Longest validity `rotate --validity` accepts: ten years.
 pub const MAX_VALIDITY_DAYS: u32 = 3650;
@@ -122,7 +122,7 @@ pub fn signing_revoked_before(public: &PublicIdentity) -> u32 {
 pub fn rotate(
     public: &mut PublicIdentity,
     secrets: &mut SecretSection,
-    root: &RootSecret,
+    keys: &RootKeys,
     backend: &dyn Backend,
     now: u64,
     opts: &RotateOptions,
@@ -161,7 +161,8 @@ pub fn rotate(
     })?;
     let prev_hash = newest.hash();
     let root_id = public.root_id();
-    let new_secrets = GenerationSecrets::generate(generation);
+    let new_secrets = keys.new_generation(generation);
+    let root = keys.root();
     let keys = new_secrets
         .public_keys(backend)
         .expect("a new generation holds every key");
@@ -262,7 +263,7 @@ mod tests {
     #[test]
     fn rotation_supersedes_retires_and_chains() {
         let NewIdentity {
-            root,
+            keys: root,
             mut public,
             mut secrets,
             ..
@@ -312,7 +313,7 @@ mod tests {
     #[test]
     fn compromise_travels_in_every_later_certificate() {
         let NewIdentity {
-            root,
+            keys: root,
             mut public,
             mut secrets,
             ..
@@ -356,7 +357,7 @@ mod tests {
     #[test]
     fn a_confirmed_retire_set_that_no_longer_holds_changes_nothing() {
         let NewIdentity {
-            root,
+            keys: root,
             mut public,
             mut secrets,
             ..

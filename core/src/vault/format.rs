@@ -12,17 +12,33 @@ use sha2::{Digest, Sha256};
 
 /// The file's first four bytes, `"NXQV"`.
 pub const MAGIC: &[u8; 4] = b"NXQV";
-/// The format version this library writes and the newest it reads (docs/vault-format.md,
-/// section 10).
-pub const FORMAT_VERSION: u16 = 1;
+/// The format version this library writes for a new identity and the newest it reads
+/// (docs/vault-format.md, section 10): version 2 seals a master secret in the root section.
+pub const FORMAT_VERSION: u16 = 2;
+/// The first format: a random root seed in the root section, no master secret. Still read,
+/// and kept when such a vault is saved.
+pub const FORMAT_V1: u16 = 1;
+/// Length of [`BackupRecord`] in a version 2 public section.
+pub const BACKUP_RECORD_LEN: usize = 8 + 8 + 8 + 1 + 1;
 /// `kdf_alg` for Argon2id, the only password hash a vault may name.
 pub const KDF_ARGON2ID: u8 = 1;
 /// Length of the trailing SHA-256 checksum.
 pub const CHECKSUM_LEN: usize = 32;
 /// The largest vault file read or written: 64 MiB.
 pub const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;
-/// `root_len`, exactly: the sealed 48-byte root seed plus its AES-GCM tag.
+/// `root_len` of version 1, exactly: the sealed 48-byte root seed plus its AES-GCM tag.
 pub const ROOT_CIPHERTEXT_LEN: usize = root_sig::SEED_LEN + TAG_LEN;
+/// `root_len` of version 2, exactly: the sealed 32-byte master secret plus its tag.
+pub const MASTER_CIPHERTEXT_LEN: usize = crate::identity::master::MASTER_LEN + TAG_LEN;
+
+/// The root section's length in a vault of `version`.
+pub fn root_ciphertext_len(version: u16) -> usize {
+    if version == FORMAT_V1 {
+        ROOT_CIPHERTEXT_LEN
+    } else {
+        MASTER_CIPHERTEXT_LEN
+    }
+}
 /// Smallest possible file: fixed header fields, empty sections, tags, checksum.
 pub const MIN_FILE_LEN: usize = 4
     + 2
@@ -36,8 +52,61 @@ pub const MIN_FILE_LEN: usize = 4
     + 4
     + 4
     + TAG_LEN
-    + ROOT_CIPHERTEXT_LEN
+    + MASTER_CIPHERTEXT_LEN
     + CHECKSUM_LEN;
+
+/// What the vault remembers of its recovery backups (version 2, public section): dates only,
+/// never the words. Unix seconds; 0 = never. `doctor` reports it and `rotate
+/// --retire-older-than` warns from it (docs/recovery.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BackupRecord {
+    /// When the phrase was last shown at a terminal or written to a file.
+    pub phrase_shown: u64,
+    /// When the user last typed words of the phrase back correctly at a terminal.
+    pub phrase_confirmed: u64,
+    /// When shares were last written.
+    pub shares_written: u64,
+    /// The threshold of the shares last written (0 if none).
+    pub shares_threshold: u8,
+    /// How many shares were last written (0 if none).
+    pub shares_count: u8,
+}
+
+impl BackupRecord {
+    /// Was the master secret ever handed out, as a phrase or as shares?
+    pub fn handed_out(&self) -> bool {
+        self.phrase_shown != 0 || self.shares_written != 0
+    }
+
+    fn encode(&self, w: &mut Writer) {
+        w.u64(self.phrase_shown)
+            .u64(self.phrase_confirmed)
+            .u64(self.shares_written)
+            .u8(self.shares_threshold)
+            .u8(self.shares_count);
+    }
+
+    fn decode(r: &mut Reader<'_>) -> crate::wire::DecodeResult<Self> {
+        let record = BackupRecord {
+            phrase_shown: r.u64("phrase date")?,
+            phrase_confirmed: r.u64("phrase confirmation date")?,
+            shares_written: r.u64("shares date")?,
+            shares_threshold: r.u8("shares threshold")?,
+            shares_count: r.u8("shares count")?,
+        };
+        let no_shares =
+            record.shares_written == 0 && record.shares_threshold == 0 && record.shares_count == 0;
+        let shares = record.shares_written != 0
+            && record.shares_threshold >= 2
+            && record.shares_threshold <= record.shares_count;
+        if !(no_shares || shares) {
+            return Err(DecodeError(
+                "the backup record's shares are inconsistent".into(),
+            ));
+        }
+        Ok(record)
+    }
+}
 
 /// Everything the header says besides the public section.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,8 +126,12 @@ pub struct Header {
 /// A parsed vault file: public facts plus the two sealed sections.
 #[derive(Clone, Debug)]
 pub struct VaultFile {
+    /// The format version: [`FORMAT_V1`] (random root) or [`FORMAT_VERSION`] (master secret).
+    pub version: u16,
     /// The header fields outside the public section.
     pub header: Header,
+    /// The recovery backups made of a version 2 vault (all zero for version 1).
+    pub backups: BackupRecord,
     /// When the vault was created (Unix seconds).
     pub created: u64,
     /// The public identity held in the public section (not yet checked against root signatures).
@@ -85,7 +158,14 @@ impl VaultFile {
         &self.prefix
     }
 
-    /// The sealed root seed with its tag: the bytes of `prefix` after the header.
+    /// Does the root section hold a master secret (version 2), so the identity has a
+    /// recovery phrase?
+    pub fn has_master(&self) -> bool {
+        self.version >= 2
+    }
+
+    /// The sealed root seed or master secret with its tag: the bytes of `prefix` after the
+    /// header.
     pub fn root_ciphertext(&self) -> &[u8] {
         &self.prefix[self.header_len..]
     }
@@ -104,18 +184,44 @@ impl From<DecodeError> for Error {
     }
 }
 
+/// The public section's facts besides the identity.
+#[derive(Clone, Copy, Debug)]
+pub struct Facts {
+    /// [`FORMAT_V1`] or [`FORMAT_VERSION`].
+    pub version: u16,
+    /// When the vault was created.
+    pub created: u64,
+    /// Its recovery backups (written in version 2 only).
+    pub backups: BackupRecord,
+}
+
+impl VaultFile {
+    /// The facts of this file, to save it again as it is.
+    pub fn facts(&self) -> Facts {
+        Facts {
+            version: self.version,
+            created: self.created,
+            backups: self.backups,
+        }
+    }
+}
+
 /// Encode the header (the AEAD associated data) for the given sections' lengths.
 pub fn encode_header(
+    facts: &Facts,
     header: &Header,
-    created: u64,
     public: &PublicIdentity,
     secret_ciphertext_len: usize,
 ) -> Vec<u8> {
     let mut public_section = Writer::new();
-    public_section.u64(created).bytes(&public.encode());
+    public_section.u64(facts.created);
+    if facts.version >= 2 {
+        facts.backups.encode(&mut public_section);
+    }
+    public_section.bytes(&public.encode());
     let mut w = Writer::new();
     w.bytes(MAGIC)
-        .u16(FORMAT_VERSION)
+        .u16(facts.version)
         .u8(KDF_ARGON2ID)
         .u32(kdf::ARGON2_VERSION)
         .u32(header.kdf.memory_kib)
@@ -127,7 +233,7 @@ pub fn encode_header(
         .bytes(&header.secret_nonce)
         .bytes(&header.root_nonce)
         .bytes_u32(&public_section.into_inner())
-        .u32(ROOT_CIPHERTEXT_LEN as u32)
+        .u32(root_ciphertext_len(facts.version) as u32)
         .u32(secret_ciphertext_len as u32);
     w.into_inner()
 }
@@ -236,7 +342,7 @@ pub fn parse(bytes: &[u8], device_ram: Option<u64>) -> Result<VaultFile> {
     let root_len = r.u32("root ciphertext length")? as usize;
     let secret_len = r.u32("secret ciphertext length")? as usize;
     let header_len = r.position();
-    if root_len != ROOT_CIPHERTEXT_LEN {
+    if root_len != root_ciphertext_len(version) {
         return Err(corrupt("the root section has the wrong length"));
     }
     if secret_len < TAG_LEN + 4 {
@@ -249,8 +355,15 @@ pub fn parse(bytes: &[u8], device_ram: Option<u64>) -> Result<VaultFile> {
 
     let mut p = Reader::new(public_section);
     let created = p.u64("creation time")?;
+    let backups = if version >= 2 {
+        BackupRecord::decode(&mut p)?
+    } else {
+        BackupRecord::default()
+    };
     let public = PublicIdentity::decode(&public_section[p.position()..])?;
     Ok(VaultFile {
+        version,
+        backups,
         header,
         created,
         public,

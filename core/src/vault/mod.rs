@@ -13,11 +13,13 @@ pub mod seal;
 pub mod storage;
 
 use crate::error::{Error, Result, Setting};
-use crate::identity::{DecryptionKeys, NewIdentity, PublicIdentity, SecretSection};
+use crate::identity::{
+    DecryptionKeys, MasterSecret, NewIdentity, PublicIdentity, RootKeys, SecretSection,
+};
 use crate::secret::{Password, SecretBytes, random_array};
 use crate::suite::Backend;
 use crate::suite::root_sig::{self, RootSecret};
-pub use format::{Header, VaultFile};
+pub use format::{BackupRecord, Facts, Header, VaultFile};
 pub use kdf::{Argon2id, KdfParams, KeyDerivation};
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -117,6 +119,11 @@ impl VaultFile {
         backend: &dyn Backend,
     ) -> Result<Unlocked> {
         let key = kdf.derive(password, &self.header.salt, &self.header.kdf)?;
+        self.unlock_with_key(key, backend)
+    }
+
+    /// [`VaultFile::unlock`] with K already derived (a re-read under the lock).
+    fn unlock_with_key(self, key: SecretBytes<32>, backend: &dyn Backend) -> Result<Unlocked> {
         let aead_key = seal::derive_key(&key, &self.header.seal_salt, seal::SECRET_LABEL);
         let plain = seal::open(
             &aead_key,
@@ -158,9 +165,10 @@ impl Unlocked {
         self.decryption
     }
 
-    /// Decrypt the root seed (only for init, rotate, passwd, revoke) and check it gives the
-    /// root public key.
-    pub fn root(&self, backend: &dyn Backend) -> Result<RootSecret> {
+    /// Decrypt the root section (only for init, rotate, passwd, revoke and the recovery
+    /// backups) and check that it gives the root public key: the master secret and the root
+    /// derived from it (version 2), or the root seed (version 1).
+    pub fn root(&self, backend: &dyn Backend) -> Result<RootKeys> {
         let h = &self.file.header;
         let aead_key = seal::derive_key(&self.key, &h.seal_salt, seal::ROOT_LABEL);
         let plain = seal::open(
@@ -170,14 +178,21 @@ impl Unlocked {
             self.file.root_ciphertext(),
         )
         .ok_or_else(Error::wrong_password)?;
-        let seeds = SecretBytes::<{ root_sig::SEED_LEN }>::from_slice(&plain).ok_or_else(|| {
+        let wrong_length = || {
             Error::vault(
                 "the root section has the wrong length",
                 "restore the vault from a backup copy",
             )
-        })?;
-        let root = RootSecret::from_seeds(seeds);
-        if root.public_key(backend) != self.file.public.root_pk {
+        };
+        let root = if self.file.has_master() {
+            let master = SecretBytes::from_slice(&plain).ok_or_else(wrong_length)?;
+            RootKeys::derived(MasterSecret::from_bytes(master))
+        } else {
+            let seeds = SecretBytes::<{ root_sig::SEED_LEN }>::from_slice(&plain)
+                .ok_or_else(wrong_length)?;
+            RootKeys::random(RootSecret::from_seeds(seeds))
+        };
+        if root.root().public_key(backend) != self.file.public.root_pk {
             return Err(Error::vault(
                 "the vault's root secret does not match its root public key",
                 "the vault is damaged; restore it from a backup copy",
@@ -187,12 +202,12 @@ impl Unlocked {
     }
 
     /// Encode this vault for saving, with fresh seal salt and nonces, under the same K.
-    pub fn encode(&self, root: &RootSecret) -> Vec<u8> {
+    pub fn encode(&self, root: &RootKeys) -> Vec<u8> {
         seal_vault(
             self.file.header.kdf,
             self.file.header.salt,
             &self.key,
-            self.file.created,
+            &self.file.facts(),
             &self.file.public,
             &self.secrets,
             root,
@@ -203,7 +218,7 @@ impl Unlocked {
     /// and nonces.
     pub fn reseal(
         &self,
-        root: &RootSecret,
+        root: &RootKeys,
         password: &Password,
         params: KdfParams,
     ) -> Result<Vec<u8>> {
@@ -213,7 +228,7 @@ impl Unlocked {
             params,
             salt,
             &key,
-            self.file.created,
+            &self.file.facts(),
             &self.file.public,
             &self.secrets,
             root,
@@ -232,10 +247,10 @@ pub fn seal_vault(
     kdf: KdfParams,
     salt: [u8; kdf::SALT_LEN],
     key: &SecretBytes<32>,
-    created: u64,
+    facts: &Facts,
     public: &PublicIdentity,
     secrets: &SecretSection,
-    root: &RootSecret,
+    root: &RootKeys,
 ) -> Vec<u8> {
     let header = Header {
         kdf,
@@ -246,12 +261,18 @@ pub fn seal_vault(
     };
     let secret_plain: Zeroizing<Vec<u8>> = secrets.encode();
     let secret_len = secret_plain.len() + seal::TAG_LEN;
-    let header_bytes = format::encode_header(&header, created, public, secret_len);
+    let header_bytes = format::encode_header(facts, &header, public, secret_len);
+    // Version 2 seals the master secret (the root is derived from it), version 1 the root seed.
+    debug_assert_eq!(facts.version >= 2, root.master().is_some());
+    let root_plain: &[u8] = match root.master() {
+        Some(master) => master.expose(),
+        None => root.root().seeds().expose(),
+    };
     let root_ct = seal::seal(
         &seal::derive_key(key, &header.seal_salt, seal::ROOT_LABEL),
         &header.root_nonce,
         &header_bytes,
-        root.seeds().expose(),
+        root_plain,
     );
     // The secret section's associated data covers the root ciphertext too, so everyday unlock
     // detects a changed root section without decrypting it.
@@ -315,6 +336,37 @@ pub fn create(
     now: u64,
     write_revocation: impl FnOnce(&crate::identity::Revocation) -> Result<()>,
 ) -> Result<Created> {
+    create_with(path, password, params, opts, now, || {
+        let identity = NewIdentity::generate(backend, now);
+        write_revocation(&identity.revocation)?;
+        Ok(Sealable {
+            keys: identity.keys,
+            public: identity.public,
+            secrets: identity.secrets,
+        })
+    })
+}
+
+/// What a new vault file holds: its root keys, public identity and secret section.
+pub struct Sealable {
+    /// The master secret (and root), sealed in the root section.
+    pub keys: RootKeys,
+    /// The public identity of the public section.
+    pub public: PublicIdentity,
+    /// The seeds of the secret section, one generation per certificate.
+    pub secrets: SecretSection,
+}
+
+/// Create a new vault at `path` holding what `identity` makes (called under the lock, once
+/// no file is there); never overwrites. `init` and `recover` both come here.
+pub fn create_with(
+    path: &Path,
+    password: &Password,
+    params: KdfParams,
+    opts: &SaveOptions,
+    now: u64,
+    identity: impl FnOnce() -> Result<Sealable>,
+) -> Result<Created> {
     params
         .check_bounds(kdf::device_ram_bytes())
         .map_err(|m| Error::usage(m, "choose other Argon2id costs").about(Setting::KdfCosts))?;
@@ -339,23 +391,31 @@ pub fn create(
     if path.exists() {
         return Err(refuse_existing());
     }
-    let identity = NewIdentity::generate(backend, now);
+    let made = identity()?;
     let salt = random_array();
     let key = Argon2id.derive(password, &salt, &params)?;
+    let facts = Facts {
+        version: if made.keys.master().is_some() {
+            format::FORMAT_VERSION
+        } else {
+            format::FORMAT_V1
+        },
+        created: now,
+        backups: BackupRecord::default(),
+    };
     let bytes = seal_vault(
         params,
         salt,
         &key,
-        now,
-        &identity.public,
-        &identity.secrets,
-        &identity.root,
+        &facts,
+        &made.public,
+        &made.secrets,
+        &made.keys,
     );
-    write_revocation(&identity.revocation)?;
     save(path, &bytes)?;
     Ok(Created {
         path: given.to_path_buf(),
-        public: identity.public,
+        public: made.public,
         params,
         created: now,
     })
@@ -460,6 +520,41 @@ pub fn rotate_with<R>(
     drop(root);
     let after = after_save(&before, &unlocked);
     Ok((report, unlocked.file.public, after))
+}
+
+/// Record a recovery backup in the vault (`backup phrase`, `backup shares`, `backup kit`):
+/// under the lock, the vault as it is now, opened with the key `unlocked` was opened with (a
+/// password changed meanwhile is "wrong password"), gets `update` applied to its record and
+/// is saved. The phrase itself never changes, so a rotation in between does not matter.
+pub fn record_backup(
+    path: &Path,
+    unlocked: &Unlocked,
+    opts: &SaveOptions,
+    backend: &dyn Backend,
+    update: impl FnOnce(&mut BackupRecord),
+) -> Result<BackupRecord> {
+    let path = &resolve(path)?;
+    check_save_location(path, opts)?;
+    let _lock = lock::VaultLock::acquire(path, opts.lock_timeout)?;
+    let file = open(path)?;
+    if file.header.salt != unlocked.file.header.salt || file.header.kdf != unlocked.file.header.kdf
+    {
+        return Err(Error::wrong_password().reworded(
+            "the vault's password changed while this command ran; the backup was not recorded",
+            "the words stay valid; run the command again to record the backup",
+        ));
+    }
+    let mut now = file.unlock_with_key(unlocked.key.clone(), backend)?;
+    if now.file.public.root_pk != unlocked.file.public.root_pk {
+        return Err(Error::vault(
+            "the vault now holds another identity; the backup was not recorded",
+            "check the vault's path",
+        ));
+    }
+    let root = now.root(backend)?;
+    update(&mut now.file.backups);
+    save(path, &now.encode(&root))?;
+    Ok(now.file.backups)
 }
 
 /// Add a root-signed revocation statement to the vault so it travels in exports.

@@ -666,7 +666,7 @@ mod tests {
         let root_id = id.public.root_id();
         let gen2 = GenerationSecrets::generate(2);
         let mut body = Certificate::issue(
-            &id.root,
+            id.keys.root(),
             &RustCrypto,
             root_id,
             2,
@@ -677,7 +677,7 @@ mod tests {
             "phone stolen".into(),
         );
         body.signing_revoked_before = 2;
-        let cert2 = Certificate::sign(&id.root, &RustCrypto, body);
+        let cert2 = Certificate::sign(id.keys.root(), &RustCrypto, body);
         // A plain export after `rotate --compromised`, its statement stripped by a relay.
         let stripped = PublicIdentity {
             root_pk: id.public.root_pk,

@@ -22,6 +22,8 @@
 //!   password (docs/vault-format.md).
 //! - [`suite`]: the hybrid KEMs, the ML-DSA-65 + Ed25519 composite and the SLH-DSA root
 //!   signature, computed by a [`Backend`] chosen with [`BackendChoice`] (docs/kem.md).
+//! - [`recovery`]: the master secret as a 24-word BIP39 phrase or k-of-n Shamir shares written
+//!   as words, and the identity rebuilt from them (docs/recovery.md).
 //! - [`secret`]: buffers for seeds, keys and passwords, zeroized on drop.
 //! - [`agent`]: the key agent, which holds an unlocked vault's working keys so commands need no
 //!   password while it runs (docs/agent.md).
@@ -109,6 +111,7 @@ pub mod gitsign;
 pub mod identity;
 pub mod manifest;
 pub mod recipients;
+pub mod recovery;
 pub mod report;
 pub mod secret;
 pub mod session;

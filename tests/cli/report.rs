@@ -7,97 +7,15 @@
 //! And, with no browser needed, that text from hostile evidence keeps its bidi controls and
 //! invisible characters visible on the page as code points.
 //!
-//! Chromium comes from Debian's `chromium` package (.ci/run installs it). Without it the test
-//! says so loudly and passes only outside CI; in CI (CI set) it fails unless .ci/run could not
-//! install the package and set NEXUSQ_SKIP_BROWSER=1, which it announces.
+//! The browser, and the policy when it is missing, are in `common::browser`.
 
 use crate::common;
+use crate::common::browser::{assert_clean, chromium_or_skip, headless, png_size};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
-
-/// `$NEXUSQ_CHROMIUM`, else the first of Debian's names found on PATH.
-fn chromium() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("NEXUSQ_CHROMIUM") {
-        return Some(PathBuf::from(p));
-    }
-    let path = std::env::var_os("PATH")?;
-    ["chromium", "chromium-browser", "google-chrome"]
-        .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |d| d.join(name)))
-        .find(|p| p.is_file())
-}
-
-/// Chromium with the flags that work as root in a container, its own profile folder, and
-/// console messages on stderr.
-fn headless(chromium: &Path, profile: &Path, args: &[String]) -> Output {
-    let child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--hide-scrollbars",
-            "--enable-logging=stderr",
-            "--v=0",
-        ])
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start chromium");
-    // Read the pipes while waiting, with a deadline: a hung browser must not hang the tests.
-    let deadline = Instant::now() + Duration::from_secs(180);
-    let out = std::thread::spawn(move || child.wait_with_output());
-    while !out.is_finished() {
-        assert!(
-            Instant::now() < deadline,
-            "chromium did not finish in 180 s"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    out.join().unwrap().expect("chromium ran")
-}
-
-/// Width and height from a PNG's IHDR chunk.
-fn png_size(bytes: &[u8]) -> (u32, u32) {
-    assert!(
-        bytes.len() > 24 && bytes.starts_with(b"\x89PNG\r\n\x1a\n"),
-        "not a PNG"
-    );
-    assert_eq!(&bytes[12..16], b"IHDR");
-    let be = |b: &[u8]| u32::from_be_bytes(b.try_into().unwrap());
-    (be(&bytes[16..20]), be(&bytes[20..24]))
-}
-
-/// Console lines that mean the page did not load cleanly.
-fn page_errors(stderr: &str) -> Vec<&str> {
-    stderr
-        .lines()
-        .filter(|l| {
-            l.contains("CONSOLE")
-                || l.contains("Refused to")
-                || l.contains("ERR_FILE_NOT_FOUND")
-                || l.contains("net::ERR_")
-        })
-        .collect()
-}
 
 #[test]
 fn the_page_renders_in_chromium_at_phone_and_desktop_width() {
-    let Some(chromium) = chromium() else {
-        let why = "chromium is not installed (apt-get install chromium): the browser test of \
-                   `nexusq report` did not run";
-        if std::env::var_os("CI").is_some() && std::env::var_os("NEXUSQ_SKIP_BROWSER").is_none() {
-            panic!("{why}; .ci/run installs it, or sets NEXUSQ_SKIP_BROWSER=1 when it cannot");
-        }
-        eprintln!("\n##########\n# SKIPPED: {why}\n##########\n");
+    let Some(chromium) = chromium_or_skip("the browser test of `nexusq report`") else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -131,14 +49,8 @@ fn the_page_renders_in_chromium_at_phone_and_desktop_width() {
         profile.path(),
         &["--dump-dom".into(), url.clone()],
     );
-    assert!(dom.status.success(), "{dom:?}");
+    assert_clean(&dom);
     let html = String::from_utf8_lossy(&dom.stdout);
-    let stderr = String::from_utf8_lossy(&dom.stderr);
-    assert!(
-        page_errors(&stderr).is_empty(),
-        "{:#?}",
-        page_errors(&stderr)
-    );
     assert!(
         html.contains("<title>nexusq performance evidence</title>"),
         "{html:.400}"
@@ -176,13 +88,7 @@ fn the_page_renders_in_chromium_at_phone_and_desktop_width() {
                 url.clone(),
             ],
         );
-        assert!(shot.status.success(), "{shot:?}");
-        let stderr = String::from_utf8_lossy(&shot.stderr);
-        assert!(
-            page_errors(&stderr).is_empty(),
-            "{:#?}",
-            page_errors(&stderr)
-        );
+        assert_clean(&shot);
         let bytes = std::fs::read(&png).expect("a screenshot");
         assert_eq!(png_size(&bytes), (width, height));
         // Not a blank page: a rendered page compresses far worse than one colour.

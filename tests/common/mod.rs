@@ -1,9 +1,11 @@
 //! The fixture the integration tests share: the `nexusq` binary with a clean environment,
 //! private (0600) files, and a vault initialised in a test's folder with small Argon2
-//! parameters.
+//! parameters. `browser`: headless Chromium for the pages nexusq writes.
 //!
 //! Each test binary (`tests/*/main.rs`) compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
+
+pub mod browser;
 
 use assert_cmd::Command;
 use std::fs;

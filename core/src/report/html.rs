@@ -9,6 +9,13 @@
 /// an attribute too.
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
+    esc_into(&mut out, text);
+    out
+}
+
+/// [`esc`], appended to `out`: no string of its own, for text that must not be copied (the
+/// recovery kit's words, written straight into its zeroizing page).
+pub fn esc_into(out: &mut String, text: &str) {
     for c in text.chars() {
         match c {
             '&' => out.push_str("&amp;"),
@@ -25,7 +32,6 @@ pub fn esc(text: &str) -> String {
             c => out.push(c),
         }
     }
-    out
 }
 
 /// Format characters that draw nothing, so text could hide in them or be split by them

@@ -1,0 +1,184 @@
+//! The identity rebuilt from its master secret (docs/recovery.md, "What recovery brings back").
+//!
+//! With an export, every generation the export certifies is derived again and must give
+//! exactly the export's public keys; the export's certificates and revocations are kept, so
+//! the rebuilt vault exports the same bytes. Without one, the root and generation 1 come back
+//! with a new certificate.
+
+use crate::error::{Error, Result};
+use crate::identity::{MasterSecret, NewIdentity, PublicIdentity, RootKeys, SecretSection};
+use crate::suite::Backend;
+use crate::vault::Sealable;
+
+/// A rebuilt identity, ready to seal into a new vault, and what it could not bring back.
+pub struct Rebuilt {
+    /// The keys, public identity and seeds for the new vault.
+    pub identity: Sealable,
+    /// Generations older than the oldest certificate of the export: their keys are derivable,
+    /// but without their certificates the vault cannot hold them (an export made with
+    /// `--full-history` brings them back). Empty without an export.
+    pub not_in_export: Vec<u32>,
+    /// Rebuilt from an export (true), or a new generation 1 (false).
+    pub from_export: bool,
+}
+
+/// The identity of `master` with the certificates of `export`, which must be that identity's:
+/// same root, and every certified generation's keys equal to the keys derived for it.
+pub fn with_export(
+    master: MasterSecret,
+    export: &PublicIdentity,
+    backend: &dyn Backend,
+) -> Result<Rebuilt> {
+    let keys = RootKeys::derived(master);
+    let root_pk = keys.root().public_key(backend);
+    if root_pk != export.root_pk {
+        return Err(Error::check(
+            format!(
+                "the words rebuild identity {}, but the export is of {}",
+                crate::identity::RootId::of(&root_pk).fingerprint(),
+                export.root_id().fingerprint()
+            ),
+            "give the export of the identity these words belong to (check the fingerprint), \
+             or recover without --from-export",
+        ));
+    }
+    export.check_structure()?;
+    export.verify_signatures(backend)?;
+    let newest = export.newest().generation;
+    let mut generations = Vec::with_capacity(export.certificates.len());
+    for cert in &export.certificates {
+        let mut secrets = keys.new_generation(cert.generation);
+        let derived = secrets
+            .public_keys(backend)
+            .expect("a derived generation holds every key");
+        if derived != cert.keys {
+            return Err(Error::check(
+                format!(
+                    "generation {} of the export has keys these words do not give: it was not \
+                     derived from this identity's master secret",
+                    cert.generation
+                ),
+                "nothing was written; recover without --from-export, or from an export made \
+                 before that generation",
+            ));
+        }
+        // Only the newest generation signs (docs/vault-format.md, section 4).
+        if cert.generation != newest {
+            secrets.sig = None;
+        }
+        generations.push(secrets);
+    }
+    let oldest = export.certificates[0].generation;
+    Ok(Rebuilt {
+        identity: Sealable {
+            keys,
+            public: export.clone(),
+            secrets: SecretSection { generations },
+        },
+        not_in_export: (1..oldest).collect(),
+        from_export: true,
+    })
+}
+
+/// The identity of `master` with its root and generation 1 only, under a new certificate
+/// made `now` (the original certificate's bytes are not derivable: signatures are randomized).
+pub fn without_export(master: MasterSecret, backend: &dyn Backend, now: u64) -> Rebuilt {
+    let identity = NewIdentity::from_master(master, backend, now);
+    Rebuilt {
+        identity: Sealable {
+            keys: identity.keys,
+            public: identity.public,
+            secrets: identity.secrets,
+        },
+        not_in_export: Vec::new(),
+        from_export: false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::identity::rotation::{self, RotateOptions};
+    use crate::secret::SecretBytes;
+    use crate::suite::rustcrypto::RustCrypto;
+
+    fn master(byte: u8) -> MasterSecret {
+        MasterSecret::from_bytes(SecretBytes::from_slice(&[byte; 32]).unwrap())
+    }
+
+    fn rotated(byte: u8, times: u32) -> NewIdentity {
+        let mut id = NewIdentity::from_master(master(byte), &RustCrypto, 1_000);
+        for i in 0..times {
+            let opts = RotateOptions {
+                validity_days: 30,
+                ..Default::default()
+            };
+            rotation::rotate(
+                &mut id.public,
+                &mut id.secrets,
+                &id.keys,
+                &RustCrypto,
+                2_000 + u64::from(i),
+                &opts,
+            )
+            .unwrap();
+        }
+        id
+    }
+
+    #[test]
+    fn an_export_comes_back_whole_and_its_keys_check() {
+        let id = rotated(3, 2);
+        let full = id.public.export(true);
+        let back = with_export(master(3), &full, &RustCrypto).unwrap();
+        assert_eq!(back.identity.public, full);
+        assert!(back.not_in_export.is_empty());
+        back.identity
+            .secrets
+            .check_against(&full.certificates, &RustCrypto)
+            .expect("the rebuilt seeds are the vault's");
+        // A plain export carries the newest certificate only.
+        let plain = id.public.export(false);
+        let back = with_export(master(3), &plain, &RustCrypto).unwrap();
+        assert_eq!(back.not_in_export, vec![1, 2]);
+        assert_eq!(back.identity.secrets.generations.len(), 1);
+    }
+
+    #[test]
+    fn another_identity_or_random_keys_are_refused() {
+        let id = rotated(4, 0);
+        let e = with_export(master(5), &id.public, &RustCrypto)
+            .err()
+            .unwrap();
+        assert!(e.message().contains("the export is of"), "{e}");
+        // Same root, but a generation whose keys are random (as a format 1 rotation makes).
+        let mut public = id.public.clone();
+        let mut secrets = id.secrets;
+        let random = RootKeys::random(master(4).root());
+        rotation::rotate(
+            &mut public,
+            &mut secrets,
+            &random,
+            &RustCrypto,
+            3_000,
+            &RotateOptions {
+                validity_days: 30,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        let e = with_export(master(4), &public, &RustCrypto).err().unwrap();
+        assert!(e.message().contains("generation 2"), "{e}");
+    }
+
+    #[test]
+    fn without_an_export_the_root_and_generation_1_come_back() {
+        let id = rotated(6, 1);
+        let back = without_export(master(6), &RustCrypto, 5_000);
+        assert_eq!(back.identity.public.root_pk, id.public.root_pk);
+        assert_eq!(
+            back.identity.public.certificates[0].keys,
+            id.public.certificates[0].keys
+        );
+    }
+}

@@ -165,6 +165,11 @@ pub enum Command {
     Bench(BenchArgs),
     /// Render evidence files (`bench --json`, the arena's `--json`) as one self-contained HTML page
     Report(ReportArgs),
+    /// Back up the identity on paper: the recovery phrase, k-of-n shares, a drill, a kit
+    #[command(subcommand)]
+    Backup(BackupCommand),
+    /// Rebuild the identity into a new vault from its recovery phrase or shares
+    Recover(RecoverArgs),
     /// The contacts book: people's identities by name, updated only along their chain
     #[command(subcommand)]
     Contacts(ContactsCommand),
@@ -722,4 +727,89 @@ impl ContactsCommand {
             | ContactsCommand::Export { .. } => None,
         }
     }
+}
+
+/// Where the words of a recovery phrase or of shares come from; without either, they are asked
+/// for on the terminal, one at a time.
+#[derive(Args, Debug, Clone, Default)]
+pub struct WordsArgs {
+    /// The 24-word recovery phrase, from this file (as `backup phrase -o` writes it)
+    #[arg(long, value_name = "FILE", conflicts_with = "share_file")]
+    pub phrase_file: Option<PathBuf>,
+    /// A share, from this file (as `backup shares` writes them); repeat for each share
+    #[arg(long, value_name = "FILE")]
+    pub share_file: Vec<PathBuf>,
+    /// At a terminal: type shares instead of the phrase (K of them)
+    #[arg(long, conflicts_with_all = ["phrase_file", "share_file"])]
+    pub shares: bool,
+}
+
+impl WordsArgs {
+    pub fn any(&self) -> bool {
+        self.phrase_file.is_some() || !self.share_file.is_empty()
+    }
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BackupCommand {
+    /// Show the 24-word recovery phrase once and ask three words back, or write it with -o
+    Phrase {
+        /// Write the words to FILE (created with mode 0600, never overwritten) instead
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        password: PasswordArgs,
+        #[command(flatten)]
+        writer: WriterArgs,
+    },
+    /// Split the master secret into N shares, any K of which rebuild the identity
+    Shares {
+        /// How many shares rebuild the identity (2..=N)
+        #[arg(long, value_name = "K")]
+        threshold: u8,
+        /// How many shares to write (K..=16)
+        #[arg(long = "shares", value_name = "N")]
+        count: u8,
+        /// Write PREFIX.1 ... PREFIX.N (mode 0600, never overwritten)
+        #[arg(short = 'o', long = "output", value_name = "PREFIX")]
+        output: PathBuf,
+        #[command(flatten)]
+        password: PasswordArgs,
+        #[command(flatten)]
+        writer: WriterArgs,
+    },
+    /// The restore drill: do these words rebuild this vault's identity? Writes nothing
+    Check {
+        #[command(flatten)]
+        words: WordsArgs,
+    },
+    /// Write a printable recovery kit: one A4 page per phrase or share (HTML)
+    Kit {
+        /// The kit's file (created with mode 0600, never overwritten)
+        #[arg(short = 'o', long = "output", value_name = "FILE")]
+        output: PathBuf,
+        /// The phrase or shares to print [default: the vault's phrase, which needs the password]
+        #[command(flatten)]
+        words: WordsArgs,
+        #[command(flatten)]
+        password: PasswordArgs,
+        #[command(flatten)]
+        writer: WriterArgs,
+    },
+}
+
+#[derive(Args, Debug)]
+pub struct RecoverArgs {
+    #[command(flatten)]
+    pub words: WordsArgs,
+    /// Your export (from a contact, or where you published it): every generation it certifies
+    /// comes back with the same certificates
+    #[arg(long, value_name = "EXPORT")]
+    pub from_export: Option<PathBuf>,
+    #[command(flatten)]
+    pub new_password: NewPasswordArgs,
+    #[command(flatten)]
+    pub kdf: KdfArgs,
+    #[command(flatten)]
+    pub writer: WriterArgs,
 }

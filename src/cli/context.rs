@@ -2,8 +2,8 @@
 //! passwords come from and how the vault is saved, the backend, and the output.
 
 use super::args::{
-    AgentCommand, BackendArg, Command, EarlyArgs, GlobalArgs, IdentityCommand, NewPasswordArgs,
-    PasswordArgs, VaultCommand, WriterArgs,
+    AgentCommand, BackendArg, BackupCommand, Command, EarlyArgs, GlobalArgs, IdentityCommand,
+    NewPasswordArgs, PasswordArgs, VaultCommand, WriterArgs,
 };
 use super::error::{Error, Result};
 use super::hardening;
@@ -87,6 +87,31 @@ fn command_options(command: &Command) -> (Takes, PasswordArgs, NewPasswordArgs, 
         Command::Agent(AgentCommand::Start(a)) => unlocks(&a.password),
         Command::Agent(AgentCommand::Status | AgentCommand::Stop | AgentCommand::Serve(_))
         | Command::Lock => none,
+        Command::Backup(
+            BackupCommand::Phrase {
+                password, writer, ..
+            }
+            | BackupCommand::Shares {
+                password, writer, ..
+            }
+            | BackupCommand::Kit {
+                password, writer, ..
+            },
+        ) => writes(password, writer),
+        Command::Backup(BackupCommand::Check { .. }) => none,
+        Command::Recover(a) => {
+            let takes = Takes {
+                password: false,
+                new_password: true,
+                writer: true,
+            };
+            (
+                takes,
+                PasswordArgs::default(),
+                a.new_password.clone(),
+                a.writer.clone(),
+            )
+        }
         Command::Contacts(c) => match c.saves() {
             Some((p, w)) => writes(p, w),
             None => none,
@@ -126,14 +151,15 @@ fn merge_options(
     if early.new_password.any() && !takes.new_password {
         return refuse(
             "--new-password-file/--new-password-fd",
-            "`nexusq vault passwd`",
+            "`nexusq vault passwd` and `nexusq recover`",
         );
     }
     if early.writer.any() && !takes.writer {
         return refuse(
             "--lock-timeout/--allow-shared-storage",
             "the commands that change the vault or the contacts book (init, vault passwd, \
-             rotate, identity revoke, contacts add/verify/remove/update)",
+             rotate, identity revoke, backup phrase/shares/kit, recover, contacts \
+             add/verify/remove/update)",
         );
     }
     let password = if password.any() {

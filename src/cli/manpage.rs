@@ -79,6 +79,21 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         ],
     ),
     (
+        "If the phone is lost: recovery words",
+        &[
+            ("nexusq backup phrase", "the 24 words once; asks three back"),
+            (
+                "nexusq backup shares --threshold 2 --shares 3 -o share",
+                "any 2 of 3 rebuild it",
+            ),
+            ("nexusq backup check", "the drill; writes nothing"),
+            (
+                "nexusq --vault new.nxq recover --from-export me.asc",
+                "types the words, one at a time",
+            ),
+        ],
+    ),
+    (
         "Contacts",
         &[
             (

@@ -5,6 +5,7 @@ pub mod age_cmd;
 pub mod age_plugin;
 pub mod agent_cmd;
 pub mod args;
+mod backup_cmd;
 mod bench_cmd;
 mod contacts_cmd;
 pub mod context;
@@ -23,14 +24,16 @@ pub mod password;
 mod pipeline;
 mod prompt;
 mod recipients;
+mod recover_cmd;
 mod report_cmd;
 mod rotate_cmd;
 mod sign_cmd;
 pub mod state;
 mod vault_cmd;
+mod words_prompt;
 
 use crate::cli::error::{Error, Result};
-use args::{AgentCommand, Cli, Command, IdentityCommand, KdfArgs, VaultCommand};
+use args::{AgentCommand, BackupCommand, Cli, Command, IdentityCommand, KdfArgs, VaultCommand};
 pub use context::Context;
 use output::Output;
 use std::time::Duration;
@@ -96,6 +99,20 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Decrypt(a) => crypt_cmd::decrypt(&ctx, &a),
         Command::Bench(a) => bench_cmd::run(&ctx, &a),
         Command::Report(a) => report_cmd::run(&ctx, &a),
+        Command::Backup(BackupCommand::Phrase { output, .. }) => {
+            backup_cmd::phrase(&ctx, output.as_deref())
+        }
+        Command::Backup(BackupCommand::Shares {
+            threshold,
+            count,
+            output,
+            ..
+        }) => backup_cmd::shares(&ctx, threshold, count, &output),
+        Command::Backup(BackupCommand::Check { words }) => backup_cmd::check(&ctx, &words),
+        Command::Backup(BackupCommand::Kit { output, words, .. }) => {
+            backup_cmd::kit(&ctx, &output, &words)
+        }
+        Command::Recover(a) => recover_cmd::run(&ctx, &a),
         Command::Contacts(c) => contacts_cmd::run(&ctx, &c),
         Command::Doctor => doctor_cmd::run(&ctx),
         Command::Agent(AgentCommand::Start(a)) => agent_cmd::start(&ctx, &a),

@@ -278,6 +278,51 @@ fn prompt(what: &str, label: &str, confirm: bool, no_terminal_hint: &str) -> Res
     Ok(first)
 }
 
+/// One line typed on the terminal with echo off (a word of a recovery phrase); without a
+/// terminal, a usage error at once. Echo goes off before the prompt is shown, so even a word
+/// typed ahead of the prompt is never shown.
+pub fn read_hidden(prompt: &str, what: &str) -> Result<Zeroizing<String>> {
+    use rustix::termios::{LocalModes, OptionalActions, tcgetattr, tcsetattr};
+    use std::io::{BufRead, Write};
+    if !terminal_available() {
+        return Err(no_terminal(
+            what,
+            "give the words in a file: --phrase-file FILE or --share-file FILE",
+        ));
+    }
+    restore_terminal_on_interrupt();
+    let failed = |e: std::io::Error| {
+        if e.kind() == std::io::ErrorKind::Interrupted {
+            nexusq_core::fs::cleanup::wait_for_handler(std::time::Duration::from_secs(2));
+        }
+        Error::io(
+            format!("cannot read the {what} from the terminal: {e}"),
+            "try again, or give the words in a file",
+        )
+    };
+    let mut tty = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open("/dev/tty")
+        .map_err(failed)?;
+    let saved = tcgetattr(&tty).map_err(|e| failed(e.into()))?;
+    let mut quiet = saved.clone();
+    quiet.local_modes.remove(LocalModes::ECHO);
+    quiet.local_modes.insert(LocalModes::ECHONL);
+    tcsetattr(&tty, OptionalActions::Flush, &quiet).map_err(|e| failed(e.into()))?;
+    let read = (|| {
+        tty.write_all(prompt.as_bytes())?;
+        tty.flush()?;
+        let mut line = Zeroizing::new(String::new());
+        std::io::BufReader::new(&tty)
+            .take(1024)
+            .read_line(&mut line)?;
+        Ok(line)
+    })();
+    let _ = tcsetattr(&tty, OptionalActions::Now, &saved);
+    read.map_err(failed)
+}
+
 /// The prompt turns echo off; a Ctrl-C there ends the process through the signal handler of
 /// `nexusq_core::fs::cleanup`, which may exit before the prompt puts the terminal back. So the
 /// handler puts back the terminal settings of the first prompt, saved here (once).

@@ -8,12 +8,26 @@ use nexusq_core::identity::rotation::{self, MAX_VALIDITY_DAYS, OptionDefect, Rot
 use nexusq_core::vault;
 use serde_json::json;
 
+/// What retiring cannot erase, for a vault whose keys derive from a master secret
+/// (docs/security.md, "Recovery words and forward secrecy").
+fn retire_caveat(file: &vault::VaultFile) -> &'static str {
+    if file.backups.handed_out() {
+        " Your recovery words were handed out: whoever holds the phrase (or enough shares) can \
+         still derive these keys, and so can this vault's master secret."
+    } else if file.has_master() {
+        " This vault's master secret can still derive these keys (it is what a recovery phrase \
+         carries), so a thief with the vault and its password could too."
+    } else {
+        " Copies of the vault made before now still hold them."
+    }
+}
+
 /// Ask on the terminal before erasing keys; without a terminal, `--yes` is required.
-fn confirm_retire(generations: &str) -> Result<()> {
+fn confirm_retire(generations: &str, caveat: &str) -> Result<()> {
     super::prompt::confirm(
         &format!(
-            "Erase the decapsulation keys of generations {generations}? Files encrypted to them \
-             can never be decrypted again. [y/N] "
+            "Erase the decapsulation keys of generations {generations} from this vault? Files \
+             encrypted to them can no longer be decrypted with it.{caveat} [y/N] "
         ),
         &format!("not retiring generations {generations} without confirmation"),
     )
@@ -62,7 +76,7 @@ pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
         let planned = rotation::retire_set(&current.public, n);
         if !planned.is_empty() {
             let gens: Vec<String> = planned.iter().map(u32::to_string).collect();
-            confirm_retire(&gens.join(", "))?;
+            confirm_retire(&gens.join(", "), retire_caveat(&current))?;
         }
         rotation.confirmed_retire = Some(planned);
     }
@@ -130,8 +144,13 @@ pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
     ));
     if !report.retired.is_empty() {
         ctx.out.note(&format!(
-            "retired generations {:?}: their decapsulation keys are erased from this vault (not from backups)",
-            report.retired
+            "retired generations {:?}: their decapsulation keys are erased from this vault (not from backups{})",
+            report.retired,
+            if current.has_master() {
+                ", nor from what the recovery words derive"
+            } else {
+                ""
+            }
         ));
     }
     if let Some(g) = report.revoked_signing_before {

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 const TIMEOUT: Duration = Duration::from_secs(120);
 
-const CHECKS: [&str; 17] = [
+const CHECKS: [&str; 18] = [
     "platform",
     "vault_path",
     "vault_file",
@@ -26,6 +26,7 @@ const CHECKS: [&str; 17] = [
     "revocation_statement",
     "vault_kdf",
     "vault_state",
+    "recovery",
     "unlock_time",
     "device_ram",
     "cpu_features",
@@ -284,7 +285,7 @@ fn human_report_lists_every_check_with_hints_and_a_summary() {
     }
     assert!(stdout.contains("hint: "), "{stdout}");
     let last = stdout.lines().last().unwrap();
-    assert!(last.starts_with("17 checks: "), "{last}");
+    assert!(last.starts_with("18 checks: "), "{last}");
     assert!(last.contains("warning"), "{last}");
 }
 

@@ -27,6 +27,7 @@ mod json_contract;
 mod kem;
 mod manpage_completions;
 mod outputs;
+mod recovery;
 mod recovery_kit;
 mod report;
 mod rotation;

@@ -381,7 +381,7 @@ fn a_rotation_between_confirmation_and_lock_changes_nothing() {
         &v,
         &["rotate", "--retire-older-than", "2", "--password-file", &pw],
     );
-    user.wait_for("generations 1, 2?");
+    user.wait_for("generations 1, 2 from this vault?");
     user.wait_for("[y/N] ");
     // Meanwhile the weekly job rotates (a real second process): now 1, 2, 3 would go.
     rotate(&v, &[]);

@@ -159,21 +159,25 @@ pub fn run(given: &Given) -> Report {
                 Some(Ok(opened)) => {
                     checks.push(kdf::kdf_check(Some(&opened.header.kdf), ram));
                     checks.push(vault::vault_state_check(&opened.public, now));
+                    checks.push(vault::recovery_check(&opened));
                     file = Some(opened);
                 }
                 Some(Err(e)) => {
                     checks.push(kdf::unreadable_header_check(&e));
                     checks.push(vault::no_identity_check(true));
+                    checks.push(vault::no_recovery_check(true));
                 }
                 None => {
                     checks.push(kdf::kdf_check(None, ram));
                     checks.push(vault::no_identity_check(facts.exists));
+                    checks.push(vault::no_recovery_check(facts.exists));
                 }
             }
         }
         None => {
             checks.push(kdf::kdf_check(None, ram));
             checks.push(vault::no_identity_check(false));
+            checks.push(vault::no_recovery_check(false));
         }
     }
     let native = crate::suite::native::implementations();

@@ -176,6 +176,73 @@ pub(super) fn vault_state_check(public: &PublicIdentity, now: u64) -> Check {
     Check::ok(name, format!("{summary}; newest g{g} valid until {until}"))
 }
 
+/// `recovery` when there is no identity to read (as [`no_identity_check`]).
+pub(super) fn no_recovery_check(unreadable: bool) -> Check {
+    if unreadable {
+        Check::warn(
+            "recovery",
+            "the vault cannot be read, so neither can what it records of its recovery words",
+            "see vault_file and vault_kdf above",
+        )
+    } else {
+        Check::ok("recovery", "no vault yet, so no recovery words")
+    }
+}
+
+/// Whether the identity's recovery words were ever made and confirmed (never the words:
+/// dates only, from the vault's public section; docs/recovery.md).
+pub(super) fn recovery_check(file: &crate::vault::VaultFile) -> Check {
+    let name = "recovery";
+    if !file.has_master() {
+        return Check::warn(
+            name,
+            "this vault (format 1) has no master secret, so no recovery phrase can rebuild it",
+            "keep an encrypted copy of the vault file off the phone; an identity made with \
+             `nexusq init` by this version has a recovery phrase (docs/recovery.md)",
+        );
+    }
+    let b = &file.backups;
+    let date = |t: u64| crate::time::rfc3339(t).chars().take(10).collect::<String>();
+    let mut said = Vec::new();
+    if b.phrase_confirmed != 0 {
+        said.push(format!(
+            "recovery phrase confirmed at a terminal on {}",
+            date(b.phrase_confirmed)
+        ));
+    } else if b.phrase_shown != 0 {
+        said.push(format!(
+            "recovery phrase written out on {}, never confirmed at a terminal",
+            date(b.phrase_shown)
+        ));
+    }
+    if b.shares_written != 0 {
+        said.push(format!(
+            "{}-of-{} shares written on {}",
+            b.shares_threshold,
+            b.shares_count,
+            date(b.shares_written)
+        ));
+    }
+    if said.is_empty() {
+        return Check::warn(
+            name,
+            "no recovery phrase or shares were ever made for this identity: if the phone is \
+             lost, so is the identity",
+            "run `nexusq backup phrase` (or `nexusq backup shares`) and keep the words on paper",
+        );
+    }
+    let text = said.join("; ");
+    if b.phrase_confirmed == 0 && b.shares_written == 0 {
+        return Check::warn(
+            name,
+            text,
+            "drill the recovery with `nexusq backup check`, or confirm the words with `nexusq \
+             backup phrase` at a terminal",
+        );
+    }
+    Check::ok(name, text)
+}
+
 /// One generation's state in the words `vault open` uses: "" when nothing is wrong, else e.g.
 /// " [signing revoked, expired]". Without the password, retirement is unknown and not shown.
 #[cfg(test)]

@@ -57,6 +57,31 @@ fn shows_words(text: &str, words: &[String]) -> bool {
             .any(|(i, w)| flat.contains(&format!("{}. {w}", i + 1)))
 }
 
+/// `backup shares --threshold k --shares n -o prefix` of `v`, which must succeed.
+fn write_shares(v: &TestVault, k: u8, n: u8, prefix: &Path) {
+    v.cmd()
+        .args(["backup", "shares", "--threshold", &k.to_string()])
+        .args(["--shares", &n.to_string(), "-o", s(prefix)])
+        .args(["--password-file", s(&v.pw)])
+        .assert()
+        .success();
+}
+
+/// `backup phrase -o file` of `v`, which must succeed.
+fn write_phrase(v: &TestVault, file: &Path) {
+    v.cmd()
+        .args([
+            "backup",
+            "phrase",
+            "-o",
+            s(file),
+            "--password-file",
+            s(&v.pw),
+        ])
+        .assert()
+        .success();
+}
+
 /// The identity after `init`, a file encrypted to generation 1, two rotations, both exports,
 /// the phrase and 2-of-3 shares.
 struct Story {
@@ -99,33 +124,8 @@ fn story() -> Story {
         .success();
     let plain_export = fs::read(me.export()).unwrap();
     let phrase = d.join("phrase.txt");
-    let out = me
-        .cmd()
-        .args([
-            "backup",
-            "phrase",
-            "-o",
-            s(&phrase),
-            "--password-file",
-            s(&me.pw),
-        ])
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    me.cmd()
-        .args([
-            "backup",
-            "shares",
-            "--threshold",
-            "2",
-            "--shares",
-            "3",
-            "-o",
-        ])
-        .arg(d.join("share"))
-        .args(["--password-file", s(&me.pw)])
-        .assert()
-        .success();
+    write_phrase(&me, &phrase);
+    write_shares(&me, 2, 3, &d.join("share"));
     let shares = (1..=3).map(|i| d.join(format!("share.{i}"))).collect();
     Story {
         old_file: d.join("old.nxe"),
@@ -327,21 +327,7 @@ fn bad_words_are_refused_and_nothing_is_written() {
     refused(d, &["--share-file", s(&st.shares[1])], "needed");
     // Shares of two identities.
     let other = TestVault::new(d, "other");
-    other
-        .cmd()
-        .args([
-            "backup",
-            "shares",
-            "--threshold",
-            "2",
-            "--shares",
-            "2",
-            "-o",
-        ])
-        .arg(d.join("other"))
-        .args(["--password-file", s(&other.pw)])
-        .assert()
-        .success();
+    write_shares(&other, 2, 2, &d.join("other"));
     refused(
         d,
         &[
@@ -431,18 +417,7 @@ fn the_drill_says_whether_the_words_rebuild_this_vault() {
     // Another identity's words: exit 1, and the vault is untouched.
     let other = TestVault::new(d, "other");
     let phrase = d.join("other-phrase.txt");
-    other
-        .cmd()
-        .args([
-            "backup",
-            "phrase",
-            "-o",
-            s(&phrase),
-            "--password-file",
-            s(&other.pw),
-        ])
-        .assert()
-        .success();
+    write_phrase(&other, &phrase);
     let before = fs::read(&st.me.path).unwrap();
     let out = st
         .me
@@ -533,20 +508,7 @@ fn doctor_reports_the_backups_and_rotate_warns_about_retiring() {
             || c.to_string().contains("no recovery phrase"),
         "{c}"
     );
-    me.cmd()
-        .args([
-            "backup",
-            "shares",
-            "--threshold",
-            "2",
-            "--shares",
-            "3",
-            "-o",
-        ])
-        .arg(dir.path().join("sh"))
-        .args(["--password-file", s(&me.pw)])
-        .assert()
-        .success();
+    write_shares(&me, 2, 3, &dir.path().join("sh"));
     let c = doctor(&me);
     assert_eq!(c["status"], "ok", "{c}");
     assert!(c.to_string().contains("2-of-3 shares written"), "{c}");
@@ -660,35 +622,12 @@ fn the_kit_is_a_private_self_contained_page() {
     assert!(!html.contains("<script"));
     // The words on the page are the phrase's.
     let phrase = dir.path().join("p.txt");
-    me.cmd()
-        .args([
-            "backup",
-            "phrase",
-            "-o",
-            s(&phrase),
-            "--password-file",
-            s(&me.pw),
-        ])
-        .assert()
-        .success();
+    write_phrase(&me, &phrase);
     for w in fs::read_to_string(&phrase).unwrap().split_whitespace() {
         assert!(html.contains(w), "{w} missing from the kit");
     }
     // A kit of shares: one page per share given.
-    me.cmd()
-        .args([
-            "backup",
-            "shares",
-            "--threshold",
-            "2",
-            "--shares",
-            "2",
-            "-o",
-        ])
-        .arg(dir.path().join("sh"))
-        .args(["--password-file", s(&me.pw)])
-        .assert()
-        .success();
+    write_shares(&me, 2, 2, &dir.path().join("sh"));
     let kit2 = dir.path().join("kit2.html");
     me.cmd()
         .args(["backup", "kit", "-o", s(&kit2)])
@@ -800,17 +739,7 @@ fn at_a_terminal_recover_reads_the_words_one_at_a_time() {
     let dir = tempfile::tempdir().unwrap();
     let me = TestVault::new(dir.path(), "me");
     let phrase = dir.path().join("p.txt");
-    me.cmd()
-        .args([
-            "backup",
-            "phrase",
-            "-o",
-            s(&phrase),
-            "--password-file",
-            s(&me.pw),
-        ])
-        .assert()
-        .success();
+    write_phrase(&me, &phrase);
     let words: Vec<String> = fs::read_to_string(&phrase)
         .unwrap()
         .split_whitespace()

@@ -7,7 +7,7 @@
 //!
 //! The browser, and the policy when it is missing, are in `common::browser`.
 
-use crate::common::browser::{assert_clean, chromium_or_skip, headless, png_size};
+use crate::common::browser::{self, assert_clean, chromium_or_skip, headless, png_size};
 use nexusq_core::recovery::kit::{self, Kit, Page, Sheet};
 
 /// The start of the BIP39 English list.
@@ -138,18 +138,7 @@ fn the_kit_prints_one_a4_page_per_sheet_in_chromium() {
     }
 
     // The DOM as the browser built it: every word in its numbered box, in order.
-    let profile = tempfile::tempdir().unwrap();
-    let dom = headless(
-        &chromium,
-        profile.path(),
-        &["--dump-dom".into(), url.clone()],
-    );
-    assert_clean(&dom);
-    let html = String::from_utf8_lossy(&dom.stdout);
-    assert!(
-        html.contains("<title>nexusq recovery kit</title>"),
-        "{html:.400}"
-    );
+    let html = browser::dom(&chromium, &url, "nexusq recovery kit");
     let sheets: Vec<&str> = html.split("<section class=\"sheet\"").skip(1).collect();
     assert_eq!(sheets.len(), kit.pages.len());
     for (sheet, page) in sheets.iter().zip(&kit.pages) {

@@ -10,7 +10,7 @@
 //! The browser, and the policy when it is missing, are in `common::browser`.
 
 use crate::common;
-use crate::common::browser::{assert_clean, chromium_or_skip, headless, png_size};
+use crate::common::browser::{self, assert_clean, chromium_or_skip, headless, png_size};
 use std::path::{Path, PathBuf};
 
 #[test]
@@ -43,18 +43,7 @@ fn the_page_renders_in_chromium_at_phone_and_desktop_width() {
     let url = format!("file://{}", page.display());
 
     // The DOM as the browser built it.
-    let profile = tempfile::tempdir().unwrap();
-    let dom = headless(
-        &chromium,
-        profile.path(),
-        &["--dump-dom".into(), url.clone()],
-    );
-    assert_clean(&dom);
-    let html = String::from_utf8_lossy(&dom.stdout);
-    assert!(
-        html.contains("<title>nexusq performance evidence</title>"),
-        "{html:.400}"
-    );
+    let html = browser::dom(&chromium, &url, "nexusq performance evidence");
     assert_eq!(
         html.matches("<section class=\"dataset\"").count(),
         datasets.len()

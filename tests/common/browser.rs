@@ -104,3 +104,17 @@ pub fn assert_clean(run: &Output) {
     let errors = page_errors(&stderr);
     assert!(errors.is_empty(), "{errors:#?}");
 }
+
+/// The DOM of `url` after the browser loaded it (`--dump-dom`), with a clean console, and a
+/// check that it is the page titled `title`.
+pub fn dom(chromium: &Path, url: &str, title: &str) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let run = headless(chromium, profile.path(), &["--dump-dom".into(), url.into()]);
+    assert_clean(&run);
+    let html = String::from_utf8_lossy(&run.stdout).into_owned();
+    assert!(
+        html.contains(&format!("<title>{title}</title>")),
+        "{html:.400}"
+    );
+    html
+}

@@ -34,8 +34,8 @@ fn refuse_without_master(file: &VaultFile) -> Result<()> {
     ))
 }
 
-/// The vault's master secret, after the password; `Ok(None)` never happens for a vault that
-/// [`refuse_without_master`] let through.
+/// The unlocked vault and its root keys, after the password. For a vault that
+/// [`refuse_without_master`] let through, the keys hold the master secret.
 fn unlock_master(ctx: &Context) -> Result<(vault::Unlocked, nexusq_core::identity::RootKeys)> {
     let unlocked = ctx.unlock()?;
     let keys = unlocked.root(ctx.backend()?)?;
@@ -46,27 +46,15 @@ fn fingerprint(file: &VaultFile) -> String {
     file.public.root_id().fingerprint().to_string()
 }
 
-/// Refuse an output that exists before anything is asked (files are never overwritten).
-fn refuse_existing(path: &Path) -> Result<()> {
-    if std::fs::symlink_metadata(path).is_ok() {
-        return Err(Error::usage(
-            format!(
-                "{} already exists; it was left untouched",
-                nexusq_core::untrusted::path(path)
-            ),
-            "choose another file name, or move the old file away",
-        ));
-    }
-    Ok(())
-}
-
 /// `nexusq backup phrase [-o FILE]`.
 pub fn phrase(ctx: &Context, out_file: Option<&Path>) -> Result<()> {
     let path = ctx.vault_path()?;
     let file = vault::open(&path)?;
     refuse_without_master(&file)?;
     match out_file {
-        Some(f) => refuse_existing(f)?,
+        Some(f) => {
+            super::io::refuse_existing(f, "choose another file name, or move the old file away")?
+        }
         None if ctx.global.json => {
             return Err(Error::usage(
                 "the recovery phrase is never part of JSON output",
@@ -209,7 +197,7 @@ pub fn shares(ctx: &Context, threshold: u8, count: u8, prefix: &Path) -> Result<
     refuse_without_master(&file)?;
     let paths = share_paths(prefix, count);
     for p in &paths {
-        refuse_existing(p)?;
+        super::io::refuse_existing(p, "choose another file name, or move the old file away")?;
     }
     let (unlocked, keys) = unlock_master(ctx)?;
     let master = keys
@@ -271,45 +259,27 @@ pub fn check(ctx: &Context, words: &super::args::WordsArgs) -> Result<()> {
     let file = vault::open(&path)?;
     refuse_without_master(&file)?;
     let read = recover_cmd::read_master(ctx, words)?;
-    let backend = ctx.backend()?;
-    let keys = nexusq_core::identity::RootKeys::derived(read.master);
-    let root_pk = keys.root().public_key(backend);
     let fp = fingerprint(&file);
-    let theirs = nexusq_core::identity::RootId::of(&root_pk)
-        .fingerprint()
-        .to_string();
-    let matches = root_pk == file.public.root_pk;
-    // Every generation the vault certifies must derive again, or the words are of another
-    // master secret with a colliding root (impossible) or the vault was changed.
-    let generations: Vec<u32> = file
-        .public
-        .certificates
-        .iter()
-        .filter(|c| {
-            keys.new_generation(c.generation)
-                .public_keys(backend)
-                .is_some_and(|k| k == c.keys)
-        })
-        .map(|c| c.generation)
-        .collect();
-    let all = generations.len() == file.public.certificates.len();
+    let checked = nexusq_core::recovery::rebuild::check(read.master, &file.public, ctx.backend()?);
+    let generations = &checked.generations;
+    let theirs = checked.root_id.fingerprint().to_string();
     let mut j = json!({
         "vault": path.display().to_string(),
         "fingerprint": fp,
         "from": read.from,
-        "recovers": matches && all,
+        "recovers": checked.recovers,
         "generations": generations,
     });
     output::path_bytes(&mut j, &[("vault", &path)]);
     ctx.out.json(&j);
-    if matches && all {
+    if checked.recovers {
         ctx.out.data(&format!(
             "these {} rebuild this vault's identity {fp}: the root key and generations {}",
             read.from,
-            recover_cmd::list(&generations)
+            recover_cmd::list(generations)
         ));
         Ok(())
-    } else if matches {
+    } else if checked.same_root {
         Err(Error::check(
             format!(
                 "these {} rebuild the root of {fp} but not every generation of this vault",
@@ -335,7 +305,10 @@ pub fn kit(ctx: &Context, out_file: &Path, words: &super::args::WordsArgs) -> Re
     let path = ctx.vault_path()?;
     let file = vault::open(&path)?;
     refuse_without_master(&file)?;
-    refuse_existing(out_file)?;
+    super::io::refuse_existing(
+        out_file,
+        "choose another file name, or move the old file away",
+    )?;
     let fp = fingerprint(&file);
     let made: String = output::time(now()).chars().take(10).collect();
     let mut pages = Vec::new();

@@ -14,6 +14,21 @@ use std::path::{Path, PathBuf};
 /// Largest export, signature or envelope nexusq reads (they are tens of KiB).
 pub const SMALL_FILE_LIMIT: u64 = 16 * 1024 * 1024;
 
+/// Refuse an output that is already there (a file, a link, anything), before anything is
+/// asked: files nexusq creates new are never overwritten. `hint` says what to do instead.
+pub fn refuse_existing(path: &Path, hint: &str) -> Result<()> {
+    if std::fs::symlink_metadata(path).is_ok() {
+        return Err(Error::usage(
+            format!(
+                "{} already exists; it was left untouched",
+                nexusq_core::untrusted::path(path)
+            ),
+            hint,
+        ));
+    }
+    Ok(())
+}
+
 /// Read a small input (an export, signature, envelope, statement) whole: FILE, or stdin for
 /// `-`. Every option that reads one comes here, so each kind of problem gets one exit code and
 /// one wording whatever the option (docs/cli.md): missing or unreadable, or a FIFO, device or

@@ -149,15 +149,7 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<()> {
     let backend = ctx.backend()?;
     let opts = ctx.save_options()?;
     // Everything that can be refused is refused before any word or password is asked for.
-    if std::fs::symlink_metadata(&path).is_ok() {
-        return Err(Error::usage(
-            format!(
-                "{} already exists; it was left untouched",
-                output::untrusted_path(&path)
-            ),
-            "recover into a new file: pass --vault NEW",
-        ));
-    }
+    super::io::refuse_existing(&path, "recover into a new file: pass --vault NEW")?;
     let folder = nexusq_core::fs::parent_folder(&path).to_path_buf();
     if !folder.is_dir() {
         return Err(Error::usage(

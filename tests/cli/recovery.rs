@@ -82,6 +82,18 @@ fn write_phrase(v: &TestVault, file: &Path) {
         .success();
 }
 
+/// `v` decrypts the file the story encrypted to generation 1.
+fn decrypts_old_file(v: &TestVault, file: &Path) {
+    let out = v
+        .cmd()
+        .args(["decrypt", "--password-file", s(&v.pw)])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(out.stdout, b"sent to generation 1\n");
+}
+
 /// The identity after `init`, a file encrypted to generation 1, two rotations, both exports,
 /// the phrase and 2-of-3 shares.
 struct Story {
@@ -181,14 +193,7 @@ fn the_phrase_and_an_export_rebuild_the_whole_identity() {
         .unwrap();
     assert_eq!(full.stdout, fs::read(&st.full_export).unwrap());
     // The file sent to generation 1 decrypts.
-    let out = back
-        .cmd()
-        .args(["decrypt", "--password-file", s(&back.pw)])
-        .arg(&st.old_file)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
-    assert_eq!(out.stdout, b"sent to generation 1\n");
+    decrypts_old_file(&back, &st.old_file);
     // A new signature verifies against the export contacts already hold.
     fs::write(d.join("doc.txt"), "signed after recovery\n").unwrap();
     back.cmd()
@@ -268,13 +273,7 @@ fn without_an_export_the_root_and_generation_1_come_back() {
     assert!(stderr(&out).contains("--from-export"));
     // Generation 1's keys are the original ones: the old file decrypts.
     let back = recovered(d, "back");
-    let out = back
-        .cmd()
-        .args(["decrypt", "--password-file", s(&back.pw)])
-        .arg(&st.old_file)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{}", stderr(&out));
+    decrypts_old_file(&back, &st.old_file);
 }
 
 #[test]

@@ -95,6 +95,42 @@ pub fn without_export(master: MasterSecret, backend: &dyn Backend, now: u64) -> 
     }
 }
 
+/// What the words rebuild of an identity (`backup check`, the drill).
+pub struct Checked {
+    /// The root the words rebuild.
+    pub root_id: crate::identity::RootId,
+    /// Is it `public`'s root?
+    pub same_root: bool,
+    /// The generations of `public` whose certified keys the words derive again.
+    pub generations: Vec<u32>,
+    /// Do they rebuild the root and every generation of `public`?
+    pub recovers: bool,
+}
+
+/// Does `master` rebuild `public`: its root, and each certified generation's keys?
+pub fn check(master: MasterSecret, public: &PublicIdentity, backend: &dyn Backend) -> Checked {
+    let keys = RootKeys::derived(master);
+    let root_pk = keys.root().public_key(backend);
+    let same_root = root_pk == public.root_pk;
+    let generations: Vec<u32> = public
+        .certificates
+        .iter()
+        .filter(|c| {
+            keys.new_generation(c.generation)
+                .public_keys(backend)
+                .is_some_and(|k| k == c.keys)
+        })
+        .map(|c| c.generation)
+        .collect();
+    let recovers = same_root && generations.len() == public.certificates.len();
+    Checked {
+        root_id: crate::identity::RootId::of(&root_pk),
+        same_root,
+        generations,
+        recovers,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,6 +205,16 @@ mod tests {
         .unwrap();
         let e = with_export(master(4), &public, &RustCrypto).err().unwrap();
         assert!(e.message().contains("generation 2"), "{e}");
+    }
+
+    #[test]
+    fn the_drill_names_what_the_words_rebuild() {
+        let id = rotated(7, 1);
+        let yes = check(master(7), &id.public, &RustCrypto);
+        assert!(yes.recovers && yes.same_root);
+        assert_eq!(yes.generations, vec![1, 2]);
+        let no = check(master(8), &id.public, &RustCrypto);
+        assert!(!no.recovers && !no.same_root && no.generations.is_empty());
     }
 
     #[test]

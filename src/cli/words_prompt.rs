@@ -5,6 +5,7 @@
 use super::error::{Error, Result};
 use super::password;
 use nexusq_core::recovery::words::{self, Completion};
+use std::fmt::Write as _;
 use std::io::{BufRead, Read, Write};
 use zeroize::Zeroizing;
 
@@ -42,8 +43,8 @@ pub fn show(heading: &str, words: impl Iterator<Item = &'static str>) -> Result<
     for r in 0..rows {
         for c in 0..3 {
             if let Some(w) = words.get(c * rows + r) {
-                let cell = format!("{:>3}. {w:<10}", c * rows + r + 1);
-                text.push_str(&cell);
+                // Straight into the zeroized buffer: no other copy of the words is made.
+                let _ = write!(text, "{:>3}. {w:<10}", c * rows + r + 1);
             }
         }
         text.push('\n');
@@ -84,7 +85,7 @@ pub fn read_words(what: &str, count: usize) -> Result<Zeroizing<String>> {
     Ok(text)
 }
 
-/// A line on the terminal (stderr when it is one).
+/// A line on the terminal itself (`/dev/tty`); nothing when there is none.
 pub fn note(text: &str) {
     if let Ok(mut tty) = tty() {
         let _ = say(&mut tty, &format!("{text}\n"));

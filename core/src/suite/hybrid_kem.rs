@@ -22,6 +22,11 @@ pub use super::backend::KemLevel;
 pub const XWING_LABEL: &[u8] = b"\\.//^\\";
 /// The ML-KEM-1024 + X25519 combiner label (nexusq-specific; docs/kem.md).
 pub const MLKEM1024_X25519_LABEL: &[u8] = b"nexusq/MLKEM1024-X25519/v1";
+/// RFC 9980's KEM combiner (section 4.2.1) for algorithm 35, ML-KEM-768 + X25519: the same
+/// SHA3-256 over the same four 32-byte inputs as X-Wing, ending in algId || domSep ||
+/// len(domSep) instead of X-Wing's label. The output is a key-encryption key for AES key wrap,
+/// never a file key (docs/security.md, "OpenPGP").
+pub const OPENPGP_LABEL: &[u8] = b"\x23OpenPGPCompositeKDFv1\x15";
 /// X-Wing public key length: ML-KEM-768 encapsulation key and X25519 public key.
 pub const XWING_PUBLIC_KEY_LEN: usize = 1184 + 32;
 /// ML-KEM-1024 + X25519 public key length.
@@ -138,6 +143,12 @@ impl DecapsulationKey {
     /// Expand `seed` (SHAKE256, then ML-KEM KeyGen_internal on `backend`).
     pub fn from_seed(backend: &dyn Backend, level: KemLevel, seed: &SecretBytes<32>) -> Self {
         let e = expand_seed(seed);
+        Self::from_expanded(backend, level, e)
+    }
+
+    /// The key of secrets that were never one seed: ML-KEM's `d` and `z` and the X25519
+    /// secret, as an RFC 9980 secret key packet holds them (its Appendix A vectors).
+    pub fn from_expanded(backend: &dyn Backend, level: KemLevel, e: ExpandedSeed) -> Self {
         let mlkem = backend.mlkem_expand(level, e.d.expose(), e.z.expose());
         let mut public_key = mlkem.encapsulation_key();
         let pk_x = x25519(e.x25519.expose(), &x25519_dalek::X25519_BASEPOINT_BYTES);
@@ -162,6 +173,20 @@ impl DecapsulationKey {
     /// Decapsulate. ML-KEM's implicit rejection means a wrong ciphertext gives a
     /// random-looking secret, not an error; callers that must know check a tag.
     pub fn decapsulate(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError> {
+        self.decapsulate_with(ct, self.level().label())
+    }
+
+    /// RFC 9980's key-encryption key for an algorithm 35 PKESK: `ct` is the ML-KEM-768
+    /// ciphertext followed by the X25519 ephemeral key (the PKESK stores them the other way
+    /// round), and only an ML-KEM-768 (X-Wing) key has this combiner.
+    pub fn decapsulate_openpgp(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError> {
+        if self.level() != KemLevel::MlKem768 {
+            return Err(KemError::InvalidCiphertext);
+        }
+        self.decapsulate_with(ct, OPENPGP_LABEL)
+    }
+
+    fn decapsulate_with(&self, ct: &[u8], label: &[u8]) -> Result<SecretBytes<32>, KemError> {
         let level = self.level();
         if ct.len() != level.hybrid_ciphertext_len() {
             return Err(KemError::InvalidCiphertext);
@@ -176,7 +201,7 @@ impl DecapsulationKey {
             return Err(KemError::ZeroX25519Secret);
         }
         let pk_x = &self.public_key[level.encapsulation_key_len()..];
-        Ok(combine(level, &ss_m, &ss_x, ct_x, pk_x))
+        Ok(combine(label, &ss_m, &ss_x, ct_x, pk_x))
     }
 }
 
@@ -187,6 +212,11 @@ pub trait Decapsulate {
     fn kem_level(&self) -> KemLevel;
     /// As [`DecapsulationKey::decapsulate`].
     fn decapsulate_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError>;
+    /// As [`DecapsulationKey::decapsulate_openpgp`].
+    fn decapsulate_openpgp_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError> {
+        let _ = ct;
+        Err(KemError::InvalidCiphertext)
+    }
     /// Did a request fail because the key's holder did not answer (the key agent stopped)?
     /// Then a refusal says nothing about the ciphertext, and the caller may try another way.
     fn unanswered(&self) -> bool {
@@ -204,6 +234,10 @@ impl<T: Decapsulate + ?Sized> Decapsulate for &T {
         (**self).decapsulate_ct(ct)
     }
 
+    fn decapsulate_openpgp_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError> {
+        (**self).decapsulate_openpgp_ct(ct)
+    }
+
     fn unanswered(&self) -> bool {
         (**self).unanswered()
     }
@@ -216,6 +250,10 @@ impl Decapsulate for DecapsulationKey {
 
     fn decapsulate_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError> {
         self.decapsulate(ct)
+    }
+
+    fn decapsulate_openpgp_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError> {
+        self.decapsulate_openpgp(ct)
     }
 }
 
@@ -252,7 +290,7 @@ pub fn check_public_key(level: KemLevel, pk: &[u8]) -> Result<(), KemError> {
 }
 
 fn combine(
-    level: KemLevel,
+    label: &[u8],
     ss_m: &SecretBytes<32>,
     ss_x: &SecretBytes<32>,
     ct_x: &[u8],
@@ -263,7 +301,7 @@ fn combine(
     Digest::update(&mut h, ss_x.expose());
     Digest::update(&mut h, ct_x);
     Digest::update(&mut h, pk_x);
-    Digest::update(&mut h, level.label());
+    Digest::update(&mut h, label);
     let mut out = SecretBytes::<32>::zero();
     out.expose_mut().copy_from_slice(&h.finalize());
     out
@@ -291,7 +329,7 @@ pub fn encapsulate_derand(
     if is_all_zero(ss_x.expose()) {
         return Err(KemError::ZeroX25519Secret);
     }
-    let ss = combine(level, &ss_m, &ss_x, ct_x.expose(), pk_x);
+    let ss = combine(level.label(), &ss_m, &ss_x, ct_x.expose(), pk_x);
     ct.extend_from_slice(ct_x.expose());
     Ok((ct, ss))
 }

@@ -92,6 +92,24 @@ pub fn sign_prehashed(
     Ok(sig)
 }
 
+/// RFC 9980's composite signature (algorithm 30, section 5.2) over an OpenPGP signature's
+/// digest: Ed25519(digest) (64 bytes) || pure ML-DSA-65(digest) with the empty context
+/// (3309 bytes). The digest itself is the message, with neither the draft's prefix nor its
+/// label, so no signature of [`sign_prehashed`] verifies here and none of these there
+/// (docs/security.md, "OpenPGP").
+pub fn sign_openpgp(
+    backend: &dyn Backend,
+    mldsa_xi: &SecretBytes<32>,
+    ed25519: &SecretBytes<32>,
+    digest: &[u8],
+    rnd: &[u8; 32],
+) -> Result<Vec<u8>, BackendError> {
+    let ed = ed25519_dalek::SigningKey::from_bytes(ed25519.expose());
+    let mut sig = ed.sign(digest).to_bytes().to_vec();
+    sig.extend_from_slice(&backend.mldsa65_sign(mldsa_xi.expose(), digest, b"", rnd)?);
+    Ok(sig)
+}
+
 /// Valid iff both the ML-DSA-65 and the Ed25519 (strict) signatures verify over M'. Malformed
 /// keys, signatures of the wrong length and over-long contexts are simply invalid.
 pub fn verify_prehashed(

@@ -45,6 +45,13 @@ impl RootSecret {
         self.sign_with_randomness(backend, msg, ctx, &random_array())
     }
 
+    /// The root's signature in an OpenPGP certificate (RFC 9980, section 6.1): hedged pure
+    /// SLH-DSA of the signature's digest with the empty context. Every nexusq root signature
+    /// has a non-empty `nexusq/...` context, so neither verifies as the other.
+    pub fn sign_openpgp(&self, backend: &dyn Backend, digest: &[u8]) -> Vec<u8> {
+        self.sign(backend, digest, b"")
+    }
+
     /// The same with the optional randomness given, so tests can compare backends.
     pub fn sign_with_randomness(
         &self,

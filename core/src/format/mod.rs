@@ -6,6 +6,7 @@
 pub mod age;
 pub mod armor;
 pub mod nexusq;
+pub mod openpgp;
 
 use std::io::{BufRead, Read};
 

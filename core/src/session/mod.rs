@@ -7,5 +7,7 @@
 //! way is passed over once, with a note, for the password.
 
 mod key_source;
+mod openpgp;
 
 pub use key_source::{AgentUse, DecapsulateError, Failure, Found, KeySource};
+pub use openpgp::OpenPgpKeys;

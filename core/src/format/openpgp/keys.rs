@@ -1,0 +1,189 @@
+//! The key packets of an identity, and the signers Sequoia is handed.
+//!
+//! - Primary: the root, SLH-DSA-SHAKE-128f (algorithm 33), created when the oldest
+//!   certificate the vault holds was made.
+//! - Encryption subkey of generation g: ML-KEM-768 + X25519 (algorithm 35), the two public
+//!   halves of g's X-Wing key (X25519 first, as RFC 9980 orders them), created at g's
+//!   certificate.
+//! - Signing subkey of generation g: ML-DSA-65 + Ed25519 (algorithm 30), Ed25519 first,
+//!   created at g's certificate.
+//!
+//! The packets hold public bytes only, so the OpenPGP fingerprint is computed without a
+//! password ([`fingerprint`]).
+
+use super::system_time;
+use crate::identity::PublicIdentity;
+use crate::identity::certificate::Certificate;
+use crate::suite::Backend;
+use crate::suite::backend::MLDSA65_VERIFYING_KEY_LEN;
+use crate::suite::root_sig::RootSecret;
+use pgp::Fingerprint;
+use pgp::crypto::mpi;
+use pgp::packet::Key;
+use pgp::packet::key::{Key6, PrimaryRole, PublicParts, SubordinateRole, UnspecifiedRole};
+use pgp::types::{HashAlgorithm, PublicKeyAlgorithm};
+use sequoia_openpgp as pgp;
+
+/// ML-KEM-768 encapsulation key length, the first part of an X-Wing public key.
+const MLKEM768_EK_LEN: usize = 1184;
+
+/// The primary key: the root's SLH-DSA-SHAKE-128f public key.
+pub fn primary(public: &PublicIdentity) -> Key<PublicParts, PrimaryRole> {
+    let created = public
+        .certificates
+        .iter()
+        .map(|c| c.created)
+        .min()
+        .unwrap_or(0);
+    let key = Key6::new(
+        system_time(created),
+        PublicKeyAlgorithm::SLHDSA128f,
+        mpi::PublicKey::SLHDSA128f {
+            public: public.root_pk,
+        },
+    )
+    .expect("a fixed-size SLH-DSA key");
+    key.into()
+}
+
+/// Generation `cert`'s encryption subkey: its X-Wing key as RFC 9980's algorithm 35.
+pub fn encryption_subkey(cert: &Certificate) -> Key<PublicParts, SubordinateRole> {
+    let (mlkem, ecdh) = cert.keys.xwing.split_at(MLKEM768_EK_LEN);
+    let key = Key6::new(
+        system_time(cert.created),
+        PublicKeyAlgorithm::MLKEM768_X25519,
+        mpi::PublicKey::MLKEM768_X25519 {
+            ecdh: Box::new(
+                ecdh.try_into()
+                    .expect("an X-Wing key ends in 32 X25519 bytes"),
+            ),
+            mlkem: Box::new(
+                mlkem
+                    .try_into()
+                    .expect("an X-Wing key starts with ML-KEM-768's"),
+            ),
+        },
+    )
+    .expect("fixed-size keys");
+    key.into()
+}
+
+/// Generation `cert`'s signing subkey: its composite key as RFC 9980's algorithm 30.
+pub fn signing_subkey(cert: &Certificate) -> Key<PublicParts, SubordinateRole> {
+    let (mldsa, eddsa) = cert
+        .keys
+        .mldsa65_ed25519
+        .split_at(MLDSA65_VERIFYING_KEY_LEN);
+    let key = Key6::new(
+        system_time(cert.created),
+        PublicKeyAlgorithm::MLDSA65_Ed25519,
+        mpi::PublicKey::MLDSA65_Ed25519 {
+            eddsa: Box::new(eddsa.try_into().expect("32 Ed25519 bytes")),
+            mldsa: Box::new(mldsa.try_into().expect("1952 ML-DSA-65 bytes")),
+        },
+    )
+    .expect("fixed-size keys");
+    key.into()
+}
+
+/// The identity's OpenPGP fingerprint (v6: SHA-256 of the primary key packet).
+pub fn fingerprint(public: &PublicIdentity) -> Fingerprint {
+    primary(public).fingerprint()
+}
+
+/// The fingerprint as people compare it: upper-case hex in groups of four.
+pub fn display(fp: &Fingerprint) -> String {
+    let hex = fp.to_hex();
+    hex.as_bytes()
+        .chunks(8)
+        .map(|c| std::str::from_utf8(c).expect("hex"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The root signing for the certificate: hedged SLH-DSA of each digest, empty context
+/// ([`RootSecret::sign_openpgp`]), SHA3-256 digests as RFC 9980's own vectors use.
+pub struct RootSigner<'a> {
+    key: Key<PublicParts, UnspecifiedRole>,
+    root: &'a RootSecret,
+    backend: &'a dyn Backend,
+}
+
+impl<'a> RootSigner<'a> {
+    /// The signer for `public`'s primary key.
+    pub fn new(public: &PublicIdentity, root: &'a RootSecret, backend: &'a dyn Backend) -> Self {
+        RootSigner {
+            key: primary(public).role_into_unspecified(),
+            root,
+            backend,
+        }
+    }
+}
+
+impl pgp::crypto::Signer for RootSigner<'_> {
+    fn public(&self) -> &Key<PublicParts, UnspecifiedRole> {
+        &self.key
+    }
+
+    fn acceptable_hashes(&self) -> &[HashAlgorithm] {
+        &[HashAlgorithm::SHA3_256]
+    }
+
+    fn sign(&mut self, _hash: HashAlgorithm, digest: &[u8]) -> pgp::Result<mpi::Signature> {
+        let sig = self.root.sign_openpgp(self.backend, digest);
+        Ok(mpi::Signature::SLHDSA128f {
+            sig: Box::new(sig.try_into().map_err(|_| {
+                pgp::Error::InvalidOperation("an SLH-DSA signature of the wrong length".into())
+            })?),
+        })
+    }
+}
+
+/// A generation's composite key signing: `sign` gets each digest and returns Ed25519 (64) ||
+/// ML-DSA-65 (3309), from the agent or the unlocked vault.
+pub struct SubkeySigner<F> {
+    key: Key<PublicParts, UnspecifiedRole>,
+    sign: F,
+}
+
+impl<F> SubkeySigner<F>
+where
+    F: FnMut(&[u8]) -> crate::Result<Vec<u8>>,
+{
+    /// The signer for generation `cert`'s signing subkey.
+    pub fn new(cert: &Certificate, sign: F) -> Self {
+        SubkeySigner {
+            key: signing_subkey(cert).role_into_unspecified(),
+            sign,
+        }
+    }
+}
+
+impl<F> pgp::crypto::Signer for SubkeySigner<F>
+where
+    F: FnMut(&[u8]) -> crate::Result<Vec<u8>>,
+{
+    fn public(&self) -> &Key<PublicParts, UnspecifiedRole> {
+        &self.key
+    }
+
+    fn acceptable_hashes(&self) -> &[HashAlgorithm] {
+        &[HashAlgorithm::SHA512, HashAlgorithm::SHA3_256]
+    }
+
+    fn sign(&mut self, _hash: HashAlgorithm, digest: &[u8]) -> pgp::Result<mpi::Signature> {
+        let sig = (self.sign)(digest)
+            .map_err(|e| pgp::Error::InvalidOperation(format!("{} ({})", e.message(), e.hint())))?;
+        if sig.len() != 64 + 3309 {
+            return Err(pgp::Error::InvalidOperation(
+                "a composite signature of the wrong length".into(),
+            )
+            .into());
+        }
+        let (eddsa, mldsa) = sig.split_at(64);
+        Ok(mpi::Signature::MLDSA65_Ed25519 {
+            eddsa: Box::new(eddsa.try_into().expect("64 bytes")),
+            mldsa: Box::new(mldsa.try_into().expect("3309 bytes")),
+        })
+    }
+}

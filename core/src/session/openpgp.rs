@@ -4,8 +4,8 @@
 use super::{Failure, KeySource};
 use crate::callbacks::Callbacks;
 use crate::error::Result;
-use crate::format::openpgp::message::{SessionKeys, Unwrapped};
-use crate::suite::hybrid_kem::{Decapsulate, KemLevel};
+use crate::format::openpgp::message::{SessionKeys, Unwrap, Unwrapped};
+use crate::suite::hybrid_kem::KemLevel;
 
 /// A key source lent to [`crate::format::openpgp::message::decrypt`], with the callbacks that
 /// supply its password.
@@ -17,10 +17,7 @@ pub struct OpenPgpKeys<'a> {
 }
 
 impl SessionKeys for OpenPgpKeys<'_> {
-    fn open(
-        &mut self,
-        unwrap: &dyn Fn(&[&dyn Decapsulate]) -> Option<(Unwrapped, usize)>,
-    ) -> Result<Option<(Unwrapped, u32)>> {
+    fn open(&mut self, unwrap: &Unwrap) -> Result<Option<(Unwrapped, u32)>> {
         match self
             .source
             .open_with(Some(KemLevel::MlKem768), self.callbacks, |keys| {

@@ -71,16 +71,17 @@ pub fn encrypt(
     literal.finalize().map_err(failed)
 }
 
+/// What [`SessionKeys::open`] runs over the keys: the session key and the index of the key
+/// that unwrapped it, or `None`.
+pub type Unwrap<'a> = dyn Fn(&[&dyn Decapsulate]) -> Option<(Unwrapped, usize)> + 'a;
+
 /// What a key holder does for [`decrypt`]: run `unwrap` over the identity's ML-KEM-768 (X-Wing)
 /// keys, the agent's or the vault's, and say which generation's key unwrapped the session key.
 pub trait SessionKeys {
     /// `unwrap` gets the keys and returns the session key and the index of the key that
     /// unwrapped it; `Ok(None)`: no key did. `Err`: the keys could not be had (a wrong
     /// password, a damaged vault).
-    fn open(
-        &mut self,
-        unwrap: &dyn Fn(&[&dyn Decapsulate]) -> Option<(Unwrapped, usize)>,
-    ) -> Result<Option<(Unwrapped, u32)>>;
+    fn open(&mut self, unwrap: &Unwrap) -> Result<Option<(Unwrapped, u32)>>;
 }
 
 /// A session key unwrapped from a PKESK, and the symmetric algorithm a v3 PKESK names.

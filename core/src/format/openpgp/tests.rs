@@ -1,7 +1,7 @@
 //! The certificate, messages and signatures against Sequoia and RFC 9980's Appendix A vectors
 //! (`../shared/vectors/openpgp-pqc/`), on both backends.
 
-use super::message::{self, SessionKeys, Unwrapped};
+use super::message::{self, SessionKeys, Unwrap, Unwrapped};
 use super::{cert, keys, signature};
 use crate::error::Result;
 use crate::identity::NewIdentity;
@@ -31,10 +31,7 @@ fn vector(name: &str) -> Vec<u8> {
 struct Held(Vec<(u32, DecapsulationKey)>);
 
 impl SessionKeys for Held {
-    fn open(
-        &mut self,
-        unwrap: &dyn Fn(&[&dyn Decapsulate]) -> Option<(Unwrapped, usize)>,
-    ) -> Result<Option<(Unwrapped, u32)>> {
+    fn open(&mut self, unwrap: &Unwrap) -> Result<Option<(Unwrapped, u32)>> {
         let keys: Vec<&dyn Decapsulate> = self.0.iter().map(|(_, k)| k as _).collect();
         Ok(unwrap(&keys).map(|(u, i)| (u, self.0[i].0)))
     }
@@ -118,7 +115,7 @@ fn messages_round_trip_through_sequoia() {
             let plain = b"post-quantum OpenPGP\n".repeat(5000);
             let mut ct = Vec::new();
             message::encrypt(&[(&peer, "us")], NOW, armored, &mut &plain[..], &mut ct).unwrap();
-            assert_eq!(super::looks_like_message(&ct), true);
+            assert!(super::looks_like_message(&ct));
             let mut out = Vec::new();
             let d = message::decrypt(&ct[..], &mut out, &mut held(backend, &id), NOW).unwrap();
             assert_eq!(out, plain);

@@ -40,6 +40,10 @@ pub const LABEL: &[u8] = b"COMPSIG-MLDSA65-Ed25519-SHA512";
 pub const MAX_CONTEXT_LEN: usize = 255;
 /// SHA-512 output length: the prehash of the message.
 pub const DIGEST_LEN: usize = 64;
+/// Shortest OpenPGP signature digest nexusq signs (SHA-256, SHA3-256): 32 bytes.
+pub const OPENPGP_DIGEST_MIN: usize = 32;
+/// Longest OpenPGP signature digest nexusq signs (SHA-512, SHA3-512): 64 bytes.
+pub const OPENPGP_DIGEST_MAX: usize = 64;
 
 /// The composite public key of the seeds: ML-DSA-65 verifying key || Ed25519 public key.
 pub fn public_key(
@@ -108,6 +112,27 @@ pub fn sign_openpgp(
     let mut sig = ed.sign(digest).to_bytes().to_vec();
     sig.extend_from_slice(&backend.mldsa65_sign(mldsa_xi.expose(), digest, b"", rnd)?);
     Ok(sig)
+}
+
+/// Valid iff both halves of an RFC 9980 algorithm 30 signature ([`sign_openpgp`]) verify over
+/// `digest` itself: Ed25519 (strict) and pure ML-DSA-65 with the empty context. `public_key` is
+/// nexusq's layout (ML-DSA-65 verifying key || Ed25519 public key, as certified), `signature`
+/// OpenPGP's (Ed25519 || ML-DSA-65). Malformed keys and signatures of the wrong length are
+/// simply invalid.
+pub fn verify_openpgp(
+    backend: &dyn Backend,
+    public_key: &[u8],
+    digest: &[u8],
+    signature: &[u8],
+) -> bool {
+    if public_key.len() != PUBLIC_KEY_LEN || signature.len() != SIGNATURE_LEN {
+        return false;
+    }
+    let (mldsa_pk, ed_pk) = public_key.split_at(MLDSA65_VERIFYING_KEY_LEN);
+    let (ed_sig, mldsa_sig) = signature.split_at(ED25519_SIGNATURE_LEN);
+    let ed_ok = verify_ed25519(ed_pk, digest, ed_sig);
+    let mldsa_ok = backend.mldsa65_verify(mldsa_pk, digest, b"", mldsa_sig);
+    mldsa_ok & ed_ok
 }
 
 /// Valid iff both the ML-DSA-65 and the Ed25519 (strict) signatures verify over M'. Malformed
@@ -326,6 +351,80 @@ mod tests {
             Err(BackendError::ContextTooLong)
         );
         assert!(!verify_prehashed(&RustCrypto, &pk, &d, &[0; 256], &a));
+    }
+
+    /// RFC 9980 signatures round-trip on both backends, each half matters, and neither kind
+    /// of signature verifies as the other (no prefix, label or context on the OpenPGP side).
+    #[test]
+    fn openpgp_signatures_verify_and_are_not_nexusq_signatures() {
+        let xi = SecretBytes::<32>::random();
+        let ed = SecretBytes::<32>::random();
+        let pk = public_key(&RustCrypto, &xi, &ed);
+        let d = prehash(b"an OpenPGP signature's hashed data");
+        for backend in BACKENDS {
+            for digest in [&d[..32], &d[..48], &d[..]] {
+                let sig = sign_openpgp(backend, &xi, &ed, digest, &[4; 32]).unwrap();
+                assert_eq!(sig.len(), SIGNATURE_LEN);
+                for verifier in BACKENDS {
+                    assert!(
+                        verify_openpgp(verifier, &pk, digest, &sig),
+                        "{}",
+                        backend.name()
+                    );
+                }
+                // Ed25519 first, then ML-DSA-65 over the digest itself with the empty context.
+                let ed_key = ed25519_dalek::SigningKey::from_bytes(ed.expose());
+                assert_eq!(sig[..ED25519_SIGNATURE_LEN], ed_key.sign(digest).to_bytes());
+                assert!(backend.mldsa65_verify(
+                    &pk[..MLDSA65_VERIFYING_KEY_LEN],
+                    digest,
+                    b"",
+                    &sig[ED25519_SIGNATURE_LEN..]
+                ));
+            }
+        }
+        let sig = sign_openpgp(&RustCrypto, &xi, &ed, &d, &[4; 32]).unwrap();
+        // One flip in either half, another digest, a wrong length, another key: invalid.
+        for i in [
+            0,
+            ED25519_SIGNATURE_LEN - 1,
+            ED25519_SIGNATURE_LEN,
+            2000,
+            SIGNATURE_LEN - 1,
+        ] {
+            let mut bad = sig.clone();
+            bad[i] ^= 1;
+            assert!(!verify_openpgp(&RustCrypto, &pk, &d, &bad), "flip {i}");
+        }
+        assert!(!verify_openpgp(&RustCrypto, &pk, &d[..32], &sig));
+        assert!(!verify_openpgp(&RustCrypto, &pk, &d, &sig[1..]));
+        assert!(!verify_openpgp(&RustCrypto, &pk[1..], &d, &sig));
+        let other = public_key(&RustCrypto, &SecretBytes::random(), &ed);
+        assert!(!verify_openpgp(&RustCrypto, &other, &d, &sig));
+        let other = public_key(&RustCrypto, &xi, &SecretBytes::random());
+        assert!(!verify_openpgp(&RustCrypto, &other, &d, &sig));
+        // A valid half with the other half from another signature of the same digest (with
+        // another key) is refused: both must verify.
+        let stranger = sign_openpgp(&RustCrypto, &SecretBytes::random(), &ed, &d, &[4; 32]);
+        let mut mixed = sig.clone();
+        mixed[ED25519_SIGNATURE_LEN..].copy_from_slice(&stranger.unwrap()[ED25519_SIGNATURE_LEN..]);
+        assert!(!verify_openpgp(&RustCrypto, &pk, &d, &mixed));
+
+        // A nexusq signature of the same digest, with or without a context, is no OpenPGP
+        // signature (nor is it with its halves swapped into OpenPGP's order), and the
+        // OpenPGP signature is no nexusq signature.
+        for ctx in [&b""[..], b"nexusq/sig/v1"] {
+            let ours = sign_prehashed(&RustCrypto, &xi, &ed, &d, ctx, &[4; 32]).unwrap();
+            assert!(verify_prehashed(&RustCrypto, &pk, &d, ctx, &ours));
+            assert!(!verify_openpgp(&RustCrypto, &pk, &d, &ours));
+            let mut swapped = ours[MLDSA65_SIGNATURE_LEN..].to_vec();
+            swapped.extend_from_slice(&ours[..MLDSA65_SIGNATURE_LEN]);
+            assert!(!verify_openpgp(&RustCrypto, &pk, &d, &swapped));
+            assert!(!verify_prehashed(&RustCrypto, &pk, &d, ctx, &sig));
+            let mut swapped = sig[ED25519_SIGNATURE_LEN..].to_vec();
+            swapped.extend_from_slice(&sig[..ED25519_SIGNATURE_LEN]);
+            assert!(!verify_prehashed(&RustCrypto, &pk, &d, ctx, &swapped));
+        }
     }
 
     /// Ed25519 keys that are small-order points are refused by `verify_strict` (the composite

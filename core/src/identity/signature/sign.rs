@@ -33,25 +33,24 @@ pub fn signing_key<'a>(
         })
 }
 
-/// Sign the data whose SHA-512 is `digest` with the given generation's key. `rnd` is ML-DSA's
-/// randomness (draw it from the OS; tests pin it). The result is checked before it is returned.
-pub fn sign(
+fn damaged(what: &str) -> Error {
+    Error::vault(
+        format!("cannot sign: {what}"),
+        "the vault is damaged; restore it from a backup copy",
+    )
+}
+
+/// What every signature by a generation's key needs first: the certificate is the root's and
+/// certifies these seeds' key, and it covers `signed_at` (else the usage error saying why).
+/// The certified composite public key.
+fn checked_signing_key(
     backend: &dyn Backend,
     root_pk: &[u8; root_sig::PUBLIC_KEY_LEN],
     certificate: &Certificate,
     seeds: &SigSeeds,
-    digest: &[u8; DIGEST_LEN],
     signed_at: u64,
-    rnd: &[u8; 32],
-) -> Result<DetachedSignature> {
-    let damaged = |what: &str| {
-        Error::vault(
-            format!("cannot sign: {what}"),
-            "the vault is damaged; restore it from a backup copy",
-        )
-    };
-    let root_id = RootId::of(root_pk);
-    if certificate.root_id != root_id {
+) -> Result<Vec<u8>> {
+    if certificate.root_id != RootId::of(root_pk) {
         return Err(damaged("the certificate names another root"));
     }
     let pk = hybrid_sig::public_key(backend, &seeds.mldsa_xi, &seeds.ed25519);
@@ -81,18 +80,38 @@ pub fn sign(
             )
         });
     }
-    let ctx = context(&root_id, certificate.generation, signed_at);
+    Ok(pk)
+}
+
+/// A signature just made that does not verify: it must not leave the house.
+fn fault() -> Error {
+    Error::new(
+        crate::error::ErrorKind::Io,
+        "the signature just made does not verify (a hardware or software fault)",
+        "try again; if it persists, report a bug and use the RustCrypto backend",
+    )
+    .about(Setting::Backend)
+}
+
+/// Sign the data whose SHA-512 is `digest` with the given generation's key. `rnd` is ML-DSA's
+/// randomness (draw it from the OS; tests pin it). The result is checked before it is returned.
+pub fn sign(
+    backend: &dyn Backend,
+    root_pk: &[u8; root_sig::PUBLIC_KEY_LEN],
+    certificate: &Certificate,
+    seeds: &SigSeeds,
+    digest: &[u8; DIGEST_LEN],
+    signed_at: u64,
+    rnd: &[u8; 32],
+) -> Result<DetachedSignature> {
+    let pk = checked_signing_key(backend, root_pk, certificate, seeds, signed_at)?;
+    let ctx = context(&certificate.root_id, certificate.generation, signed_at);
     let signature =
         hybrid_sig::sign_prehashed(backend, &seeds.mldsa_xi, &seeds.ed25519, digest, &ctx, rnd)
             .map_err(|_| damaged("the signature context is too long"))?;
     // A fault or a backend bug must not leave the house as a signature.
     if !hybrid_sig::verify_prehashed(backend, &pk, digest, &ctx, &signature) {
-        return Err(Error::new(
-            crate::error::ErrorKind::Io,
-            "the signature just made does not verify (a hardware or software fault)",
-            "try again; if it persists, report a bug and use the RustCrypto backend",
-        )
-        .about(Setting::Backend));
+        return Err(fault());
     }
     Ok(DetachedSignature {
         root_pk: *root_pk,
@@ -100,6 +119,41 @@ pub fn sign(
         certificate: certificate.clone(),
         signature,
     })
+}
+
+/// RFC 9980's composite signature (algorithm 30: Ed25519 || ML-DSA-65, the digest itself
+/// signed with no context) of an OpenPGP signature's `digest` (32 to 64 bytes) with the given
+/// generation's key, for a signature packet made at `signed_at`: the same checks as [`sign`]
+/// (the key is the certificate's, which covers `signed_at`), and the result verifies before
+/// it is returned.
+pub fn sign_openpgp(
+    backend: &dyn Backend,
+    root_pk: &[u8; root_sig::PUBLIC_KEY_LEN],
+    certificate: &Certificate,
+    seeds: &SigSeeds,
+    digest: &[u8],
+    signed_at: u64,
+    rnd: &[u8; 32],
+) -> Result<Vec<u8>> {
+    let lengths = hybrid_sig::OPENPGP_DIGEST_MIN..=hybrid_sig::OPENPGP_DIGEST_MAX;
+    if !lengths.contains(&digest.len()) {
+        return Err(Error::usage(
+            format!(
+                "an OpenPGP digest of {} bytes cannot be signed: it must be {} to {} bytes long",
+                digest.len(),
+                lengths.start(),
+                lengths.end()
+            ),
+            "hash the signed data with SHA-256, SHA-512, SHA3-256 or SHA3-512",
+        ));
+    }
+    let pk = checked_signing_key(backend, root_pk, certificate, seeds, signed_at)?;
+    let signature = hybrid_sig::sign_openpgp(backend, &seeds.mldsa_xi, &seeds.ed25519, digest, rnd)
+        .map_err(|_| fault())?;
+    if !hybrid_sig::verify_openpgp(backend, &pk, digest, &signature) {
+        return Err(fault());
+    }
+    Ok(signature)
 }
 
 /// Sign with the newest generation of an unlocked identity.
@@ -121,6 +175,29 @@ pub fn sign_newest(
         signed_at,
         rnd,
     )
+}
+
+/// [`sign_openpgp`] with the newest generation of an unlocked identity: that generation and
+/// the signature.
+pub fn sign_newest_openpgp(
+    backend: &dyn Backend,
+    public: &PublicIdentity,
+    secrets: &SecretSection,
+    digest: &[u8],
+    signed_at: u64,
+    rnd: &[u8; 32],
+) -> Result<(u32, Vec<u8>)> {
+    let (cert, seeds) = signing_key(public, secrets)?;
+    let signature = sign_openpgp(
+        backend,
+        &public.root_pk,
+        cert,
+        seeds,
+        digest,
+        signed_at,
+        rnd,
+    )?;
+    Ok((cert.generation, signature))
 }
 
 #[cfg(test)]
@@ -152,5 +229,76 @@ mod tests {
         };
         secrets.generations[0].sig = None;
         assert!(signing_key(&id.public, &secrets).is_err());
+        let e = sign_newest_openpgp(&RustCrypto, &id.public, &secrets, &[0; 32], 2_000, &[0; 32])
+            .unwrap_err();
+        assert_eq!(e.kind(), crate::error::ErrorKind::Vault);
+    }
+
+    /// OpenPGP signatures get the checks nexusq signatures get, in the same words, and verify
+    /// as RFC 9980's under the newest certificate.
+    #[test]
+    fn openpgp_signatures_are_checked_as_nexusq_signatures_are() {
+        let (id, _) = fixture();
+        let cert = id.public.newest();
+        let (g, sig) = sign_newest_openpgp(
+            &RustCrypto,
+            &id.public,
+            &id.secrets,
+            &[5; 32],
+            2_000,
+            &[1; 32],
+        )
+        .unwrap();
+        assert_eq!(g, cert.generation);
+        assert!(hybrid_sig::verify_openpgp(
+            &RustCrypto,
+            &cert.keys.mldsa65_ed25519,
+            &[5; 32],
+            &sig
+        ));
+        let stranger = GenerationSecrets::generate(1);
+        let seeds = stranger.sig.as_ref().unwrap();
+        for (seeds, t) in [
+            (seeds, 2_000),
+            (id.secrets.generations[0].sig.as_ref().unwrap(), 0),
+            (id.secrets.generations[0].sig.as_ref().unwrap(), u64::MAX),
+        ] {
+            let ours = sign(
+                &RustCrypto,
+                &id.public.root_pk,
+                cert,
+                seeds,
+                &digest(b""),
+                t,
+                &[0; 32],
+            )
+            .unwrap_err();
+            let theirs = sign_openpgp(
+                &RustCrypto,
+                &id.public.root_pk,
+                cert,
+                seeds,
+                &[5; 32],
+                t,
+                &[0; 32],
+            )
+            .unwrap_err();
+            assert_eq!(
+                (ours.kind(), ours.message()),
+                (theirs.kind(), theirs.message())
+            );
+        }
+        for n in [0, 31, 65] {
+            let e = sign_newest_openpgp(
+                &RustCrypto,
+                &id.public,
+                &id.secrets,
+                &vec![5; n],
+                2_000,
+                &[1; 32],
+            )
+            .unwrap_err();
+            assert_eq!(e.kind(), crate::error::ErrorKind::Usage, "{n}");
+        }
     }
 }

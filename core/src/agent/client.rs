@@ -221,6 +221,55 @@ impl Agent {
         })
     }
 
+    /// RFC 9980's composite signature (algorithm 30) of an OpenPGP signature's `digest` (32
+    /// to 64 bytes) for `signed_at`, by the identity `public` (read from the vault file by the
+    /// caller), and the generation that made it: the agent must sign with that identity's
+    /// newest generation, and the signature must verify under its certificate, else this
+    /// fails (a stale agent never signs).
+    pub fn sign_openpgp(
+        &self,
+        backend: &dyn Backend,
+        public: &PublicIdentity,
+        digest: &[u8],
+        signed_at: u64,
+    ) -> Result<(u32, Vec<u8>), String> {
+        let cert = public.newest();
+        if self.status.root_id != public.root_id().0 {
+            return Err("the agent serves another identity".into());
+        }
+        if !(protocol::OPENPGP_DIGEST_MIN..=protocol::OPENPGP_DIGEST_MAX).contains(&digest.len()) {
+            return Err(format!(
+                "an OpenPGP digest of {} bytes is not {}..={} bytes long",
+                digest.len(),
+                protocol::OPENPGP_DIGEST_MIN,
+                protocol::OPENPGP_DIGEST_MAX
+            ));
+        }
+        let (generation, sig) = match self.request(&Request::SignOpenPgp {
+            digest: digest.to_vec(),
+            signed_at,
+        })? {
+            Response::Signature {
+                generation,
+                signature,
+            } => (generation, signature),
+            Response::Error(m) => return Err(format!("the agent refused: {m}")),
+            other => return Err(format!("unexpected answer {other:?}")),
+        };
+        if generation != cert.generation {
+            return Err(format!(
+                "the agent signs with generation {generation}, but the vault's newest is {}",
+                cert.generation
+            ));
+        }
+        if !hybrid_sig::verify_openpgp(backend, &cert.keys.mldsa65_ed25519, digest, &sig) {
+            return Err(
+                "the agent's signature does not verify under the vault's certificate".into(),
+            );
+        }
+        Ok((generation, sig))
+    }
+
     /// Decapsulate `ct` with `generation`'s key of `level`.
     pub fn decapsulate(
         &self,
@@ -234,6 +283,24 @@ impl Agent {
             ciphertext: ct.to_vec(),
         })? {
             Response::Secret(ss) => Ok(ss),
+            Response::Error(m) => Err(format!("the agent refused: {m}")),
+            other => Err(format!("unexpected answer {other:?}")),
+        }
+    }
+
+    /// RFC 9980's key-encryption key (algorithm 35) for `ct` (ML-KEM-768 ciphertext ||
+    /// X25519 ephemeral key) with `generation`'s X-Wing key.
+    pub fn decapsulate_openpgp(
+        &self,
+        generation: u32,
+        ct: &[u8],
+    ) -> Result<SecretBytes<32>, String> {
+        match self.request(&Request::Decapsulate {
+            generation,
+            suite: protocol::SUITE_OPENPGP_MLKEM768_X25519,
+            ciphertext: ct.to_vec(),
+        })? {
+            Response::Secret(kek) => Ok(kek),
             Response::Error(m) => Err(format!("the agent refused: {m}")),
             other => Err(format!("unexpected answer {other:?}")),
         }
@@ -287,6 +354,19 @@ impl Decapsulate for RemoteKey<'_> {
         }
         self.agent
             .decapsulate(self.generation, self.level, ct)
+            .map_err(|_| {
+                self.failure.set(Some(()));
+                KemError::InvalidCiphertext
+            })
+    }
+
+    fn decapsulate_openpgp_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError> {
+        // Only the X-Wing key has RFC 9980's combiner; the ciphertext has X-Wing's layout.
+        if self.level != KemLevel::MlKem768 || ct.len() != self.level.hybrid_ciphertext_len() {
+            return Err(KemError::InvalidCiphertext);
+        }
+        self.agent
+            .decapsulate_openpgp(self.generation, ct)
             .map_err(|_| {
                 self.failure.set(Some(()));
                 KemError::InvalidCiphertext

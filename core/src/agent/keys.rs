@@ -118,20 +118,176 @@ impl AgentKeys {
         Ok(sig.signature)
     }
 
-    /// Decapsulate `ct` with `generation`'s key of `suite`.
+    /// RFC 9980's composite signature (algorithm 30) of an OpenPGP signature's `digest` by the
+    /// newest generation, made at `signed_at` (which its certificate must cover, as for
+    /// [`AgentKeys::sign`]). A revoked identity is refused in the same words.
+    pub fn sign_openpgp(
+        &self,
+        backend: &dyn Backend,
+        digest: &[u8],
+        signed_at: u64,
+    ) -> Result<Vec<u8>> {
+        if self.revoked {
+            return Err(crate::identity::peer::revoked_owner(
+                &self.root_id(),
+                "its signatures",
+            ));
+        }
+        let rnd = zeroize::Zeroizing::new(crate::secret::random_array::<32>());
+        signature::sign_openpgp(
+            backend,
+            &self.root_pk,
+            &self.certificate,
+            &self.signing,
+            digest,
+            signed_at,
+            &rnd,
+        )
+    }
+
+    /// Decapsulate `ct` with `generation`'s key of `suite`: a hybrid KEM's, or with
+    /// [`SUITE_OPENPGP_MLKEM768_X25519`](super::protocol::SUITE_OPENPGP_MLKEM768_X25519) the
+    /// X-Wing key's RFC 9980 key-encryption key.
     pub fn decapsulate(
         &self,
         generation: u32,
         suite: u16,
         ct: &[u8],
     ) -> std::result::Result<SecretBytes<32>, String> {
-        let level = SuiteId::from_u16(suite)
-            .and_then(KemLevel::from_suite)
-            .ok_or_else(|| format!("suite {suite:#06x} is not a hybrid KEM"))?;
+        let openpgp = suite == super::protocol::SUITE_OPENPGP_MLKEM768_X25519;
+        let level = if openpgp {
+            KemLevel::MlKem768
+        } else {
+            SuiteId::from_u16(suite)
+                .and_then(KemLevel::from_suite)
+                .ok_or_else(|| format!("suite {suite:#06x} is not a hybrid KEM"))?
+        };
         let key = self
             .decryption
             .find(generation, level)
             .map_err(|_| format!("no key of generation {generation} for that suite"))?;
-        key.key().decapsulate(ct).map_err(|e| e.to_string())
+        let ss = if openpgp {
+            key.key().decapsulate_openpgp(ct)
+        } else {
+            key.key().decapsulate(ct)
+        };
+        ss.map_err(|e| e.to_string())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::agent::protocol::SUITE_OPENPGP_MLKEM768_X25519;
+    use crate::identity::NewIdentity;
+    use crate::identity::certificate::CLOCK_SKEW_SECS;
+    use crate::suite::hybrid_kem::{self, DecapsulationKey};
+    use crate::suite::hybrid_sig;
+    use crate::suite::rustcrypto::RustCrypto;
+
+    /// Created at this time (Unix seconds).
+    pub(crate) const CREATED: u64 = 1_000;
+
+    /// A new identity's agent keys, its public section, and its generation 1 X-Wing key as
+    /// the vault expands it; `revoked` adds the identity's own revocation to the public section.
+    pub(crate) fn agent_keys(revoked: bool) -> (AgentKeys, PublicIdentity, DecapsulationKey) {
+        let id = NewIdentity::generate(&RustCrypto, CREATED);
+        let seeds = id.secrets.generations[0].kem.as_ref().unwrap();
+        let xwing = DecapsulationKey::from_seed(&RustCrypto, KemLevel::MlKem768, &seeds.xwing);
+        let mut public = id.public;
+        if revoked {
+            public.revocations.push(id.revocation);
+        }
+        let keys = AgentKeys::new(&public, id.secrets, &RustCrypto).unwrap();
+        (keys, public, xwing)
+    }
+
+    #[test]
+    fn the_openpgp_kek_is_the_x_wing_key_s_rfc_9980_combiner() {
+        let (keys, public, xwing) = agent_keys(false);
+        let pk = &public.newest().keys.xwing;
+        let (ct, ss) = hybrid_kem::encapsulate(&RustCrypto, KemLevel::MlKem768, pk).unwrap();
+        let kek = keys
+            .decapsulate(1, SUITE_OPENPGP_MLKEM768_X25519, &ct)
+            .unwrap();
+        assert_eq!(
+            kek.expose(),
+            xwing.decapsulate_openpgp(&ct).unwrap().expose()
+        );
+        // The same ciphertext under X-Wing's own suite gives X-Wing's secret, not the KEK.
+        let x = keys.decapsulate(1, 0x0001, &ct).unwrap();
+        assert_eq!(x.expose(), ss.expose());
+        assert_ne!(x.expose(), kek.expose());
+        // Another generation, a wrong length, an ML-KEM-1024 ciphertext, an unknown suite.
+        let e = keys
+            .decapsulate(2, SUITE_OPENPGP_MLKEM768_X25519, &ct)
+            .unwrap_err();
+        assert!(e.contains("no key of generation 2"), "{e}");
+        assert!(
+            keys.decapsulate(1, SUITE_OPENPGP_MLKEM768_X25519, &ct[1..])
+                .is_err()
+        );
+        let pk1024 = &public.newest().keys.mlkem1024_x25519;
+        let (ct1024, _) =
+            hybrid_kem::encapsulate(&RustCrypto, KemLevel::MlKem1024, pk1024).unwrap();
+        assert!(
+            keys.decapsulate(1, SUITE_OPENPGP_MLKEM768_X25519, &ct1024)
+                .is_err()
+        );
+        let e = keys.decapsulate(1, 0x8024, &ct).unwrap_err();
+        assert!(e.contains("not a hybrid KEM"), "{e}");
+    }
+
+    #[test]
+    fn openpgp_signatures_verify_under_the_certificate_inside_its_validity_only() {
+        let (keys, public, _) = agent_keys(false);
+        let cert = public.newest();
+        assert_eq!(keys.signing_generation(), cert.generation);
+        for n in [32, 48, 64] {
+            let digest = vec![0x42; n];
+            let sig = keys.sign_openpgp(&RustCrypto, &digest, CREATED).unwrap();
+            assert!(hybrid_sig::verify_openpgp(
+                &RustCrypto,
+                &cert.keys.mldsa65_ed25519,
+                &digest,
+                &sig
+            ));
+        }
+        for t in [
+            CREATED - CLOCK_SKEW_SECS - 1,
+            cert.not_after + CLOCK_SKEW_SECS + 1,
+        ] {
+            let e = keys.sign_openpgp(&RustCrypto, &[1; 32], t).unwrap_err();
+            assert_eq!(e.kind(), crate::error::ErrorKind::Usage, "{t}");
+            // Exactly as the nexusq signature is refused.
+            let n = keys.sign(&RustCrypto, &[1; 64], t).unwrap_err();
+            assert_eq!(e.message(), n.message());
+        }
+        for n in [0, 31, 65, 200] {
+            assert!(
+                keys.sign_openpgp(&RustCrypto, &vec![1; n], CREATED)
+                    .is_err()
+            );
+        }
+    }
+
+    #[test]
+    fn a_revoked_identity_makes_no_openpgp_signature_and_still_decapsulates() {
+        let (keys, public, xwing) = agent_keys(true);
+        let e = keys
+            .sign_openpgp(&RustCrypto, &[1; 32], CREATED)
+            .unwrap_err();
+        let n = keys.sign(&RustCrypto, &[1; 64], CREATED).unwrap_err();
+        assert_eq!(e.message(), n.message());
+        assert!(e.message().contains("revoked"), "{}", e.message());
+        let pk = &public.newest().keys.xwing;
+        let (ct, _) = hybrid_kem::encapsulate(&RustCrypto, KemLevel::MlKem768, pk).unwrap();
+        let kek = keys
+            .decapsulate(1, SUITE_OPENPGP_MLKEM768_X25519, &ct)
+            .unwrap();
+        assert_eq!(
+            kek.expose(),
+            xwing.decapsulate_openpgp(&ct).unwrap().expose()
+        );
     }
 }

@@ -20,11 +20,20 @@ pub const MAX_RESPONSE: usize = 64 * 1024;
 pub const DIGEST_LEN: usize = 64;
 /// Longest error message an agent sends (bytes of UTF-8).
 pub const MAX_MESSAGE: usize = 1024;
+/// The `suite` of a `decapsulate` request for RFC 9980 algorithm 35's combiner with the
+/// generation's X-Wing key: the answer is a key-encryption key for AES key wrap (an OpenPGP
+/// PKESK's), not a hybrid KEM's shared secret.
+pub const SUITE_OPENPGP_MLKEM768_X25519: u16 = 0x8023;
+/// Shortest digest a `sign-openpgp` request carries (SHA-256, SHA3-256).
+pub const OPENPGP_DIGEST_MIN: usize = crate::suite::hybrid_sig::OPENPGP_DIGEST_MIN;
+/// Longest digest a `sign-openpgp` request carries (SHA-512, SHA3-512).
+pub const OPENPGP_DIGEST_MAX: usize = crate::suite::hybrid_sig::OPENPGP_DIGEST_MAX;
 
 const REQ_STATUS: u8 = 0x01;
 const REQ_SIGN: u8 = 0x02;
 const REQ_DECAPSULATE: u8 = 0x03;
 const REQ_STOP: u8 = 0x04;
+const REQ_SIGN_OPENPGP: u8 = 0x05;
 const RESP_ERROR: u8 = 0x80;
 const RESP_STATUS: u8 = 0x81;
 const RESP_SIGNATURE: u8 = 0x82;
@@ -48,13 +57,24 @@ pub enum Request {
     Decapsulate {
         /// The recipient generation whose key to use.
         generation: u32,
-        /// The hybrid KEM's suite id (0x0001 X-Wing, 0x0002 ML-KEM-1024 + X25519).
+        /// The hybrid KEM's suite id (0x0001 X-Wing, 0x0002 ML-KEM-1024 + X25519), or
+        /// [`SUITE_OPENPGP_MLKEM768_X25519`] for RFC 9980's combiner with the X-Wing key.
         suite: u16,
         /// The hybrid KEM ciphertext.
         ciphertext: Vec<u8>,
     },
     /// Stop now, wiping the keys; answered with [`Response::Stopping`].
     Stop,
+    /// Sign an OpenPGP signature's `digest` with the newest generation: RFC 9980 algorithm
+    /// 30, the digest itself signed with no context; answered with [`Response::Signature`].
+    SignOpenPgp {
+        /// The digest the OpenPGP signature packet hashes to
+        /// ([`OPENPGP_DIGEST_MIN`]..=[`OPENPGP_DIGEST_MAX`] bytes).
+        digest: Vec<u8>,
+        /// The signature packet's creation time (Unix seconds); must lie inside the
+        /// generation's validity.
+        signed_at: u64,
+    },
 }
 
 /// What a running agent says about itself.
@@ -87,11 +107,12 @@ pub enum Response {
     Error(String),
     /// The answer to [`Request::Status`].
     Status(Status),
-    /// The answer to [`Request::Sign`].
+    /// The answer to [`Request::Sign`] and [`Request::SignOpenPgp`].
     Signature {
         /// The generation whose key signed.
         generation: u32,
-        /// The composite ML-DSA-65 + Ed25519 signature (3373 bytes).
+        /// The composite ML-DSA-65 + Ed25519 signature (3373 bytes), or RFC 9980's
+        /// Ed25519 + ML-DSA-65 one (3373 bytes too).
         signature: Vec<u8>,
     },
     /// The hybrid KEM's shared secret, the answer to [`Request::Decapsulate`].
@@ -152,6 +173,13 @@ impl Request {
                 w.into_inner()
             }
             Request::Stop => body(REQ_STOP).into_inner(),
+            Request::SignOpenPgp { digest, signed_at } => {
+                // A length the decoder refuses is sent as it is (cut at 255), to be refused.
+                let digest = &digest[..digest.len().min(usize::from(u8::MAX))];
+                let mut w = body(REQ_SIGN_OPENPGP);
+                w.u8(digest.len() as u8).bytes(digest).u64(*signed_at);
+                w.into_inner()
+            }
         }
     }
 
@@ -173,6 +201,19 @@ impl Request {
                 ciphertext: r.bytes_u16("ciphertext")?.to_vec(),
             },
             REQ_STOP => Request::Stop,
+            REQ_SIGN_OPENPGP => {
+                let n = usize::from(r.u8("digest length")?);
+                if !(OPENPGP_DIGEST_MIN..=OPENPGP_DIGEST_MAX).contains(&n) {
+                    return Err(DecodeError(format!(
+                        "an OpenPGP digest of {n} bytes is not \
+                         {OPENPGP_DIGEST_MIN}..={OPENPGP_DIGEST_MAX} bytes long"
+                    )));
+                }
+                Request::SignOpenPgp {
+                    digest: r.take(n, "digest")?.to_vec(),
+                    signed_at: r.u64("signing time")?,
+                }
+            }
             other => return Err(DecodeError(format!("unknown request kind {other:#04x}"))),
         };
         r.finish("request")?;
@@ -384,6 +425,23 @@ mod tests {
                 suite: 0x0001,
                 ciphertext: vec![1; 1120],
             },
+            Request::Decapsulate {
+                generation: 1,
+                suite: SUITE_OPENPGP_MLKEM768_X25519,
+                ciphertext: vec![2; 1120],
+            },
+            Request::SignOpenPgp {
+                digest: vec![5; 32],
+                signed_at: 1_700_000_000,
+            },
+            Request::SignOpenPgp {
+                digest: vec![6; 48],
+                signed_at: 0,
+            },
+            Request::SignOpenPgp {
+                digest: vec![7; 64],
+                signed_at: u64::MAX,
+            },
         ];
         for req in reqs {
             let bytes = req.encode();
@@ -401,6 +459,46 @@ mod tests {
         }
         assert!(Request::decode(&[VERSION, 0x7f]).is_err());
         assert!(Request::decode(&vec![VERSION; MAX_REQUEST + 1]).is_err());
+    }
+
+    #[test]
+    fn openpgp_sign_requests_have_their_layout_and_refuse_other_digest_lengths() {
+        let req = Request::SignOpenPgp {
+            digest: vec![0xab; 32],
+            signed_at: 0x0102_0304_0506_0708,
+        };
+        let bytes = req.encode();
+        assert_eq!(
+            bytes,
+            [
+                &[VERSION, 0x05, 32][..],
+                &[0xab; 32],
+                &[1, 2, 3, 4, 5, 6, 7, 8]
+            ]
+            .concat()
+        );
+        // Every digest length outside 32..=64 is refused, before the digest is read.
+        for n in [0usize, 1, 20, 31, 65, 128, 255] {
+            let mut body = vec![VERSION, 0x05, n as u8];
+            body.extend(std::iter::repeat_n(9, n));
+            body.extend_from_slice(&[0; 8]);
+            let e = Request::decode(&body).unwrap_err();
+            assert!(e.0.contains("OpenPGP digest"), "{n}: {}", e.0);
+            let bad = Request::SignOpenPgp {
+                digest: vec![9; n],
+                signed_at: 0,
+            };
+            assert!(Request::decode(&bad.encode()).is_err(), "{n}");
+        }
+        // A length field that promises more than the body holds.
+        assert!(Request::decode(&[VERSION, 0x05, 64, 1, 2, 3]).is_err());
+        // An over-long digest is cut at 255 bytes by the encoder, and still refused.
+        let huge = Request::SignOpenPgp {
+            digest: vec![1; 4000],
+            signed_at: 0,
+        };
+        assert_eq!(huge.encode().len(), 2 + 1 + 255 + 8);
+        assert!(Request::decode(&huge.encode()).is_err());
     }
 
     #[test]
@@ -424,6 +522,17 @@ mod tests {
         let ss = SecretBytes::<32>::random();
         match Response::decode(&Response::Secret(ss.clone()).encode()).unwrap() {
             Response::Secret(got) => assert_eq!(got.expose(), ss.expose()),
+            other => panic!("{other:?}"),
+        }
+        let sig = Response::Signature {
+            generation: 7,
+            signature: vec![3; 3373],
+        };
+        match Response::decode(&sig.encode()).unwrap() {
+            Response::Signature {
+                generation,
+                signature,
+            } => assert_eq!((generation, signature), (7, vec![3; 3373])),
             other => panic!("{other:?}"),
         }
         let long = "é".repeat(MAX_MESSAGE);

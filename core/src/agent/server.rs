@@ -93,6 +93,10 @@ enum KeyOp {
         suite: u16,
         ciphertext: Vec<u8>,
     },
+    SignOpenPgp {
+        digest: Vec<u8>,
+        signed_at: u64,
+    },
 }
 
 /// One key operation and the connection its answer goes to.
@@ -168,6 +172,15 @@ fn answer_with_keys(
             Ok(ss) => return protocol::write_secret_frame(&mut w, &ss),
             Err(m) => Response::Error(m),
         },
+        (Some(k), KeyOp::SignOpenPgp { digest, signed_at }) => {
+            match k.sign_openpgp(backend, &digest, signed_at) {
+                Ok(signature) => Response::Signature {
+                    generation: k.signing_generation(),
+                    signature,
+                },
+                Err(e) => Response::Error(e.message().to_string()),
+            }
+        }
     };
     protocol::write_frame(&mut w, &response.encode())
 }
@@ -313,6 +326,7 @@ impl Shared {
                 suite,
                 ciphertext,
             },
+            Request::SignOpenPgp { digest, signed_at } => KeyOp::SignOpenPgp { digest, signed_at },
         };
         if self.stop.load(Ordering::SeqCst) {
             return Answer::Now(Response::Error("the agent is stopping".into()));
@@ -608,5 +622,88 @@ mod tests {
         // that stood still, or one we cannot trust): it stops, as `status` promised.
         assert_eq!(l.check(now, now + MIN, l.expires_at), Err(Ending::Max));
         assert!(l.check(now, now + MIN, l.expires_at - 1).is_ok());
+    }
+}
+
+#[cfg(test)]
+mod key_thread_tests {
+    use super::*;
+    use crate::agent::keys::tests::{CREATED, agent_keys};
+    use crate::suite::hybrid_kem::{self, KemLevel};
+    use crate::suite::hybrid_sig;
+    use crate::suite::rustcrypto::RustCrypto;
+
+    /// What the key thread writes back for `op`.
+    fn answer(keys: Option<&AgentKeys>, op: KeyOp) -> Response {
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        answer_with_keys(keys, &RustCrypto, op, &ours).unwrap();
+        drop(ours);
+        let mut r = &theirs;
+        let body = protocol::read_frame(&mut r, protocol::MAX_RESPONSE).unwrap();
+        Response::decode(&body).unwrap()
+    }
+
+    /// The two OpenPGP operations as the key thread answers them: the KEK is the vault's
+    /// X-Wing key's `decapsulate_openpgp`, framed as a secret; the signature is by the newest
+    /// generation and verifies as RFC 9980's.
+    #[test]
+    fn the_key_thread_answers_the_openpgp_operations() {
+        let (keys, public, xwing) = agent_keys(false);
+        let pk = &public.newest().keys.xwing;
+        let (ct, _) = hybrid_kem::encapsulate(&RustCrypto, KemLevel::MlKem768, pk).unwrap();
+        let op = KeyOp::Decapsulate {
+            generation: 1,
+            suite: protocol::SUITE_OPENPGP_MLKEM768_X25519,
+            ciphertext: ct.clone(),
+        };
+        match answer(Some(&keys), op) {
+            Response::Secret(kek) => {
+                assert_eq!(
+                    kek.expose(),
+                    xwing.decapsulate_openpgp(&ct).unwrap().expose()
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+
+        let digest = vec![7; 48];
+        let op = KeyOp::SignOpenPgp {
+            digest: digest.clone(),
+            signed_at: CREATED + 60,
+        };
+        match answer(Some(&keys), op) {
+            Response::Signature {
+                generation,
+                signature,
+            } => {
+                assert_eq!(generation, public.newest().generation);
+                assert_eq!(signature.len(), hybrid_sig::SIGNATURE_LEN);
+                assert!(hybrid_sig::verify_openpgp(
+                    &RustCrypto,
+                    &public.newest().keys.mldsa65_ed25519,
+                    &digest,
+                    &signature
+                ));
+            }
+            other => panic!("{other:?}"),
+        }
+
+        // A time outside the certificate is refused in `sign`'s words; wiped keys answer none.
+        let op = KeyOp::SignOpenPgp {
+            digest: digest.clone(),
+            signed_at: u64::MAX,
+        };
+        match answer(Some(&keys), op) {
+            Response::Error(m) => assert!(m.contains("expired"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        let op = KeyOp::SignOpenPgp {
+            digest,
+            signed_at: CREATED,
+        };
+        match answer(None, op) {
+            Response::Error(m) => assert!(m.contains("stopping"), "{m}"),
+            other => panic!("{other:?}"),
+        }
     }
 }

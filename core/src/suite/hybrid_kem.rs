@@ -213,10 +213,7 @@ pub trait Decapsulate {
     /// As [`DecapsulationKey::decapsulate`].
     fn decapsulate_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError>;
     /// As [`DecapsulationKey::decapsulate_openpgp`].
-    fn decapsulate_openpgp_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError> {
-        let _ = ct;
-        Err(KemError::InvalidCiphertext)
-    }
+    fn decapsulate_openpgp_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError>;
     /// Did a request fail because the key's holder did not answer (the key agent stopped)?
     /// Then a refusal says nothing about the ciphertext, and the caller may try another way.
     fn unanswered(&self) -> bool {

@@ -410,6 +410,14 @@ mod tests {
             self.key.decapsulate(ct)
         }
 
+        fn decapsulate_openpgp_ct(&self, ct: &[u8]) -> Result<SecretBytes<32>, KemError> {
+            if self.dead {
+                self.failed.set(true);
+                return Err(KemError::InvalidCiphertext);
+            }
+            self.key.decapsulate_openpgp(ct)
+        }
+
         fn unanswered(&self) -> bool {
             self.failed.get()
         }

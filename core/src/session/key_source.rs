@@ -46,6 +46,15 @@ pub enum Failure<E> {
     Input(E),
 }
 
+/// An OpenPGP signature's composite signature (RFC 9980 algorithm 30) made by a key source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenPgpSigned {
+    /// The generation whose key signed: the identity's newest.
+    pub generation: u32,
+    /// Ed25519 signature (64 bytes) || ML-DSA-65 signature (3309 bytes) of the digest.
+    pub signature: Vec<u8>,
+}
+
 /// Why [`KeySource::decapsulate`] failed on its input.
 #[derive(Debug)]
 pub enum DecapsulateError {
@@ -159,6 +168,49 @@ impl KeySource {
         )
     }
 
+    /// RFC 9980's composite signature (algorithm 30) of an OpenPGP signature's `digest` (32
+    /// to 64 bytes) by the identity's newest generation, for a signature packet made at
+    /// `signed_at`: by the agent, else by the unlocked vault. The agent's signature is checked
+    /// against the vault's certificate ([`Agent::sign_openpgp`]); an agent that fails is
+    /// passed over for the password. Refused as [`KeySource::sign`] refuses: no signing key
+    /// for the newest generation, or a `signed_at` its certificate does not cover.
+    pub fn sign_openpgp(
+        &mut self,
+        digest: &[u8],
+        signed_at: u64,
+        callbacks: &dyn Callbacks,
+    ) -> Result<OpenPgpSigned> {
+        if let Some(agent) = &self.agent {
+            match agent.sign_openpgp(self.backend, &self.public, digest, signed_at) {
+                Ok((generation, signature)) => {
+                    return Ok(OpenPgpSigned {
+                        generation,
+                        signature,
+                    });
+                }
+                Err(why) => self.pass_over(&why, callbacks),
+            }
+        }
+        let u = match self.unlocked.take() {
+            Some(u) => u,
+            None => self.unlock(callbacks)?,
+        };
+        let u = self.unlocked.insert(u);
+        let rnd = Zeroizing::new(random_array::<32>());
+        let (generation, signature) = signature::sign_newest_openpgp(
+            self.backend,
+            &u.file.public,
+            &u.secrets,
+            digest,
+            signed_at,
+            &rnd,
+        )?;
+        Ok(OpenPgpSigned {
+            generation,
+            signature,
+        })
+    }
+
     /// The agent's decapsulation keys (of `only` KEM, or all), newest generation first, when
     /// the agent serves this source.
     pub fn agent_keys(&self, only: Option<KemLevel>) -> Option<Vec<RemoteKey<'_>>> {
@@ -268,8 +320,8 @@ mod tests {
     use crate::identity::peer;
     use crate::identity::signature::{Signature, Trust};
     use crate::secret::Password;
-    use crate::suite::hybrid_kem;
     use crate::suite::rustcrypto::RustCrypto;
+    use crate::suite::{hybrid_kem, hybrid_sig};
     use crate::vault::{KdfParams, SaveOptions};
     use std::cell::{Cell, RefCell};
 
@@ -360,6 +412,49 @@ mod tests {
                 .unwrap();
         }
         assert_eq!(caller.asked.get(), 1, "asked once for every signature");
+        assert!(caller.notes.borrow().is_empty());
+    }
+
+    #[test]
+    fn one_password_makes_openpgp_signatures_that_verify_under_the_certificate() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = vault(dir.path());
+        let caller = Caller::new("pw");
+        let mut key = open(&path, &caller).unwrap();
+        let cert = key.public().newest().clone();
+        for n in [32, 48, 64] {
+            let digest = vec![n as u8; n];
+            let signed = key.sign_openpgp(&digest, NOW, &caller).unwrap();
+            assert_eq!(signed.generation, cert.generation);
+            assert!(hybrid_sig::verify_openpgp(
+                &RustCrypto,
+                &cert.keys.mldsa65_ed25519,
+                &digest,
+                &signed.signature
+            ));
+        }
+        // A nexusq signature from the same unlock: still one password.
+        key.sign(&signature::digest(b"x"), NOW, &caller).unwrap();
+        assert_eq!(caller.asked.get(), 1, "asked once for every signature");
+
+        // Refused as `sign` refuses: a time the certificate does not cover, a digest of
+        // another length.
+        let late = cert.not_after + crate::identity::certificate::CLOCK_SKEW_SECS + 1;
+        let e = key.sign_openpgp(&[1; 32], late, &caller).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Usage);
+        assert!(e.message().contains("expired"), "{}", e.message());
+        let e = key
+            .sign(&signature::digest(b"x"), late, &caller)
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Usage);
+        let early = cert.created - crate::identity::certificate::CLOCK_SKEW_SECS - 1;
+        let e = key.sign_openpgp(&[1; 32], early, &caller).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Usage);
+        assert!(e.message().contains("clock"), "{}", e.message());
+        for n in [0, 20, 31, 65] {
+            let e = key.sign_openpgp(&vec![1; n], NOW, &caller).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::Usage, "{n}");
+        }
         assert!(caller.notes.borrow().is_empty());
     }
 

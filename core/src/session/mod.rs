@@ -9,5 +9,5 @@
 mod key_source;
 mod openpgp;
 
-pub use key_source::{AgentUse, DecapsulateError, Failure, Found, KeySource};
+pub use key_source::{AgentUse, DecapsulateError, Failure, Found, KeySource, OpenPgpSigned};
 pub use openpgp::OpenPgpKeys;

@@ -499,6 +499,105 @@ fn hostile_requests_get_an_error_or_a_close_and_the_agent_keeps_serving() {
     }
 }
 
+/// The two OpenPGP operations through a running agent, with the library's client: the
+/// signature checked against the vault's certificate, the key-encryption key that the vault's
+/// own X-Wing key gives (unlocked here with the password); malformed requests are refused.
+#[test]
+fn the_agent_makes_openpgp_signatures_and_key_encryption_keys() {
+    use nexusq_core::agent::client::{self, Lookup};
+    use nexusq_core::secret::Password;
+    use nexusq_core::suite::hybrid_kem::{self, Decapsulate as _, KemLevel};
+    use nexusq_core::suite::hybrid_sig;
+    use nexusq_core::suite::rustcrypto::RustCrypto;
+    let fx = Fx::new();
+    fx.start(&[]);
+    let socket = fx.socket();
+    let Lookup::Ready(agent) = client::find_at(&socket, Duration::from_secs(10)) else {
+        panic!("the agent at {} does not answer", socket.display());
+    };
+    let password = std::fs::read_to_string(&fx.v.pw).unwrap();
+    let password = Password::new(zeroize::Zeroizing::new(
+        password.trim_end_matches('\n').to_string(),
+    ));
+    let vault = nexusq_core::vault::open(&fx.v.path)
+        .unwrap()
+        .unlock(&password, &nexusq_core::vault::Argon2id, &RustCrypto)
+        .unwrap();
+    let public = vault.file.public.clone();
+    let cert = public.newest().clone();
+    let keys = vault.into_decryption_keys();
+
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    for n in [32, 64] {
+        let digest = vec![0x5a; n];
+        let (g, sig) = agent
+            .sign_openpgp(&RustCrypto, &public, &digest, now)
+            .unwrap();
+        assert_eq!(g, cert.generation);
+        assert!(hybrid_sig::verify_openpgp(
+            &RustCrypto,
+            &cert.keys.mldsa65_ed25519,
+            &digest,
+            &sig
+        ));
+    }
+    let e = agent
+        .sign_openpgp(&RustCrypto, &public, &[1; 32], cert.not_after + 86_400)
+        .unwrap_err();
+    assert!(e.contains("expired"), "{e}");
+
+    let (ct, ss) =
+        hybrid_kem::encapsulate(&RustCrypto, KemLevel::MlKem768, &cert.keys.xwing).unwrap();
+    let want = keys
+        .find(cert.generation, KemLevel::MlKem768)
+        .unwrap()
+        .key()
+        .decapsulate_openpgp(&ct)
+        .unwrap();
+    let kek = agent.decapsulate_openpgp(cert.generation, &ct).unwrap();
+    assert_eq!(kek.expose(), want.expose());
+    assert_ne!(kek.expose(), ss.expose());
+    let remote = agent.remote_keys(Some(KemLevel::MlKem768));
+    let key = remote
+        .iter()
+        .find(|k| k.generation == cert.generation)
+        .unwrap();
+    assert_eq!(
+        key.decapsulate_openpgp_ct(&ct).unwrap().expose(),
+        want.expose()
+    );
+    assert!(!key.failed());
+    // ML-KEM-1024 keys have no OpenPGP combiner: refused here, without asking the agent.
+    for k in agent.remote_keys(Some(KemLevel::MlKem1024)) {
+        assert!(k.decapsulate_openpgp_ct(&[0; 1600]).is_err());
+        assert!(!k.failed());
+    }
+
+    // Malformed: digests of 31 and 65 bytes, a digest shorter than its length, a
+    // ciphertext one byte short, a generation it does not have.
+    let is_error = |body: Option<Vec<u8>>| body.is_some_and(|b| b.len() >= 2 && b[1] == 0x80);
+    for n in [31u8, 65] {
+        let mut req = vec![1, 0x05, n];
+        req.extend(std::iter::repeat_n(1, usize::from(n)));
+        req.extend_from_slice(&now.to_be_bytes());
+        assert!(is_error(raw(&socket, &frame(&req))), "{n}");
+    }
+    assert!(is_error(raw(&socket, &frame(&[1, 0x05, 64, 1, 2, 3]))));
+    for (g, len) in [(cert.generation, 1119), (99, 1120)] {
+        let mut req = vec![1, 0x03];
+        req.extend_from_slice(&g.to_be_bytes());
+        req.extend_from_slice(&[0x80, 0x23]);
+        req.extend_from_slice(&(len as u16).to_be_bytes());
+        req.extend(std::iter::repeat_n(7, len));
+        assert!(is_error(raw(&socket, &frame(&req))), "{g} {len}");
+    }
+    let body = raw(&socket, &frame(&STATUS)).expect("status answered");
+    assert_eq!(body[1], 0x81);
+}
+
 #[test]
 fn after_rotate_it_never_signs_with_the_superseded_key() {
     let fx = Fx::new();

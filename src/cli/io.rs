@@ -111,12 +111,14 @@ pub fn input_name(path: Option<&Path>) -> String {
 }
 
 /// `FILE`, or stdin for `-` / nothing (the data of sign, verify, encrypt, decrypt).
-pub fn open_input(path: Option<&Path>) -> Result<Box<dyn Read>> {
+pub fn open_input(path: Option<&Path>) -> Result<Box<dyn Read + Send + Sync>> {
     match path {
         Some(p) if p != Path::new("-") => Ok(Box::new(open_file(p, "the data")?)),
         _ => {
             take_stdin("the data")?;
-            Ok(Box::new(std::io::stdin().lock()))
+            // `Stdin` rather than its lock, which cannot cross threads: OpenPGP's parser
+            // wants a reader that could (docs/openpgp.md).
+            Ok(Box::new(std::io::stdin()))
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The file formats nexusq reads and writes whole: its own encrypted file (`"NXQF"`,
-//! [`nexusq`], docs/file-encryption.md), age v1 ([`age`], docs/age.md), and the strict ASCII
-//! armor both can be wrapped in ([`armor`]). Nothing here touches files or prints: callers
+//! [`nexusq`], docs/file-encryption.md), age v1 ([`age`], docs/age.md), the strict ASCII
+//! armor both can be wrapped in ([`armor`]), and OpenPGP's RFC 9980 certificates, messages and
+//! signatures ([`openpgp`], docs/openpgp.md). Nothing here touches files or prints: callers
 //! pass any `Read` and `Write`.
 
 pub mod age;
@@ -23,6 +24,11 @@ pub enum Envelope {
         /// In age's armor (`-----BEGIN AGE ENCRYPTED FILE-----`).
         armored: bool,
     },
+    /// An OpenPGP message, binary or armored.
+    OpenPgp {
+        /// In OpenPGP's armor (`-----BEGIN PGP MESSAGE-----`).
+        armored: bool,
+    },
 }
 
 /// How many leading bytes [`sniff`] needs: enough to see past the whitespace age's armor
@@ -33,7 +39,11 @@ pub const SNIFF_LEN: usize = age::SNIFF_LEN;
 /// only when the input is that short). `None`: neither format; the caller says so, and
 /// nexusq's own reader gives the precise reason (see docs/file-encryption.md).
 pub fn sniff(prefix: &[u8]) -> Option<Envelope> {
-    if prefix.starts_with(&nexusq::MAGIC) {
+    if openpgp::looks_like_message(prefix) {
+        Some(Envelope::OpenPgp {
+            armored: openpgp::starts_armor(prefix, openpgp::MESSAGE_ARMOR),
+        })
+    } else if prefix.starts_with(&nexusq::MAGIC) {
         Some(Envelope::Nexusq { armored: false })
     } else if armor::looks_armored(prefix) {
         Some(Envelope::Nexusq { armored: true })
@@ -62,14 +72,25 @@ pub enum Encrypted<'a> {
         /// It came armored.
         armored: bool,
     },
+    /// An OpenPGP message as it came (Sequoia takes off its armor itself).
+    OpenPgp {
+        /// The message.
+        reader: Box<dyn Read + Send + Sync + 'a>,
+        /// It came armored.
+        armored: bool,
+    },
 }
 
 /// Tell the envelope of an encrypted input from its first bytes ([`sniff`]) and hand back the
 /// reader of its format: the one place that chooses between nexusq's file and age's, binary or
 /// armored. Nothing is lost: the bytes looked at are read again. Fails only when reading fails.
-pub fn open<'a, R: Read + 'a>(input: R) -> std::io::Result<Encrypted<'a>> {
+pub fn open<'a, R: Read + Send + Sync + 'a>(input: R) -> std::io::Result<Encrypted<'a>> {
     let (peeked, input) = armor::peek(input, SNIFF_LEN)?;
     Ok(match sniff(&peeked) {
+        Some(Envelope::OpenPgp { armored }) => Encrypted::OpenPgp {
+            reader: Box::new(input),
+            armored,
+        },
         Some(Envelope::Age { armored }) => {
             let format = if armored {
                 age::Format::Armored
@@ -117,6 +138,19 @@ mod tests {
             sniff(b" \n-----BEGIN AGE ENCRYPTED FILE-----\n"),
             Some(Envelope::Age { armored: true })
         );
+        assert_eq!(
+            sniff(b"\n-----BEGIN PGP MESSAGE-----\n"),
+            Some(Envelope::OpenPgp { armored: true })
+        );
+        // A PKESK in the new packet format, and in the old one.
+        assert_eq!(
+            sniff(b"\xc1\x20"),
+            Some(Envelope::OpenPgp { armored: false })
+        );
+        assert_eq!(
+            sniff(b"\x85\x01"),
+            Some(Envelope::OpenPgp { armored: false })
+        );
         assert_eq!(sniff(b"hello"), None);
         assert_eq!(sniff(b""), None);
     }
@@ -135,7 +169,7 @@ mod tests {
                 assert!(!armored);
                 assert_eq!(read_all(reader), binary);
             }
-            Encrypted::Age { .. } => panic!("a nexusq file read as age"),
+            _ => panic!("a nexusq file read as another format"),
         }
         let mut armored = Vec::new();
         {
@@ -152,7 +186,7 @@ mod tests {
                 assert!(armored);
                 assert_eq!(read_all(reader), binary);
             }
-            Encrypted::Age { .. } => panic!("nexusq armor read as age"),
+            _ => panic!("nexusq armor read as another format"),
         }
         let age_file = b"age-encryption.org/v1\n-> X25519 abc\n".to_vec();
         match open(&age_file[..]).unwrap() {
@@ -160,7 +194,15 @@ mod tests {
                 assert!(!armored);
                 assert_eq!(read_all(Box::new(reader)), age_file);
             }
-            Encrypted::Nexusq { .. } => panic!("an age file read as nexusq"),
+            _ => panic!("an age file read as another format"),
+        }
+        let pgp = b"-----BEGIN PGP MESSAGE-----\n\nwcPtBiEG\n".to_vec();
+        match open(&pgp[..]).unwrap() {
+            Encrypted::OpenPgp { reader, armored } => {
+                assert!(armored);
+                assert_eq!(read_all(reader), pgp);
+            }
+            _ => panic!("an OpenPGP message read as another format"),
         }
         // Neither: nexusq's reader, which names what is wrong.
         assert!(matches!(

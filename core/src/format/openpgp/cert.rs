@@ -391,3 +391,61 @@ impl PeerCert {
         Ok(pq)
     }
 }
+
+/// One key of a certificate as `identity show` lists it.
+#[derive(Clone, Debug)]
+pub struct KeySummary {
+    /// The key's fingerprint.
+    pub fingerprint: pgp::Fingerprint,
+    /// Its algorithm's name.
+    pub algorithm: String,
+    /// An RFC 9980 algorithm.
+    pub post_quantum: bool,
+    /// The primary key.
+    pub primary: bool,
+    /// Creation time (Unix seconds).
+    pub created: u64,
+    /// Expiry (Unix seconds), if any.
+    pub expires: Option<u64>,
+    /// What it is for: "certify", "sign", "encrypt", combined with "+".
+    pub usage: String,
+}
+
+/// The keys of a certificate that are valid now, primary first.
+pub fn key_summaries(peer: &PeerCert, now: u64) -> Vec<KeySummary> {
+    let policy = StandardPolicy::new();
+    let Ok(valid) = peer.cert.with_policy(&policy, system_time(now)) else {
+        return Vec::new();
+    };
+    valid
+        .keys()
+        .map(|ka| {
+            let algo = ka.key().pk_algo();
+            let mut usage = Vec::new();
+            if ka.for_certification() {
+                usage.push("certify");
+            }
+            if ka.for_signing() {
+                usage.push("sign");
+            }
+            if ka.for_transport_encryption() || ka.for_storage_encryption() {
+                usage.push("encrypt");
+            }
+            KeySummary {
+                fingerprint: ka.key().fingerprint(),
+                algorithm: algo.to_string(),
+                post_quantum: super::signature::is_post_quantum(algo)
+                    || algo == PublicKeyAlgorithm::MLKEM768_X25519
+                    || algo == PublicKeyAlgorithm::MLKEM1024_X448,
+                primary: ka.primary(),
+                created: super::unix_time(ka.key().creation_time()),
+                expires: ka.key_expiration_time().map(super::unix_time),
+                usage: if usage.is_empty() {
+                    "none".into()
+                } else {
+                    usage.join("+")
+                },
+            }
+        })
+        .collect()
+}

@@ -6,7 +6,6 @@
 //! session key is unwrapped only from an algorithm 35 PKESK; a message that also has a
 //! classical or password PKESK still opens, and [`Decrypted::classical_too`] says so.
 
-use super::cert::PeerCert;
 use super::{pgp_error, system_time};
 use crate::error::{Error, Result};
 use crate::suite::hybrid_kem::Decapsulate;
@@ -25,19 +24,19 @@ use pgp::types::{Features, PublicKeyAlgorithm, SymmetricAlgorithm};
 use sequoia_openpgp as pgp;
 use std::io::{self, Read, Write};
 
-/// Encrypt `input` to every ML-KEM-768 + X25519 subkey of `recipients` (checked by
-/// [`PeerCert::encryption_keys`]), armored or binary, into `output`.
+/// An ML-KEM-768 + X25519 key a message is encrypted to: from someone's certificate
+/// ([`PeerCert::encryption_keys`](super::cert::PeerCert::encryption_keys)) or our own
+/// ([`keys::encryption_subkey`](super::keys::encryption_subkey)).
+pub type RecipientKey = Key<PublicParts, UnspecifiedRole>;
+
+/// Encrypt `input` to `recipients` (PKESK v6 each, SEIPD v2, AES-256, OCB), armored or
+/// binary, into `output`. Returns the plaintext's length.
 pub fn encrypt(
-    recipients: &[(&PeerCert, &str)],
-    now: u64,
+    recipients: &[RecipientKey],
     armor: bool,
     input: &mut dyn Read,
-    output: &mut (dyn Write + Send + Sync),
-) -> Result<()> {
-    let mut keys = Vec::new();
-    for (cert, what) in recipients {
-        keys.extend(cert.encryption_keys(what, now)?);
-    }
+    output: &mut dyn Write,
+) -> Result<u64> {
     let failed = |e: anyhow::Error| {
         pgp_error(
             "could not encrypt the OpenPGP message",
@@ -46,11 +45,14 @@ pub fn encrypt(
         )
     };
     let v2 = Features::empty().set_seipdv2();
-    let recipients: Vec<Recipient> = keys
+    let recipients: Vec<Recipient> = recipients
         .iter()
         .map(|k| Recipient::new(v2.clone(), KeyHandle::from(k.fingerprint()), k))
         .collect();
-    let mut message = Message::new(output);
+    // Sequoia's writers must be Send and Sync; ours need not be, so Sequoia writes into a
+    // spool that is emptied into `output` after every block, in this thread.
+    let spool = Spool::default();
+    let mut message = Message::new(spool.clone());
     if armor {
         message = Armorer::new(message)
             .kind(pgp::armor::Kind::Message)
@@ -62,13 +64,56 @@ pub fn encrypt(
         .build()
         .map_err(failed)?;
     let mut literal = LiteralWriter::new(message).build().map_err(failed)?;
-    io::copy(input, &mut literal).map_err(|e| {
-        Error::io(
-            format!("could not encrypt: {e}"),
-            "check the input and output",
-        )
-    })?;
-    literal.finalize().map_err(failed)
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(Error::io(
+                    format!("cannot read the input: {e}"),
+                    "check the input",
+                ));
+            }
+        };
+        literal.write_all(&buf[..n]).map_err(|e| failed(e.into()))?;
+        total += n as u64;
+        spool.drain_into(output)?;
+    }
+    literal.finalize().map_err(failed)?;
+    spool.drain_into(output)?;
+    Ok(total)
+}
+
+/// Bytes Sequoia wrote and `output` has not yet received.
+#[derive(Clone, Default)]
+struct Spool(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl Spool {
+    fn drain_into(&self, output: &mut dyn Write) -> Result<()> {
+        let mut pending = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        output
+            .write_all(&pending)
+            .map_err(|e| Error::io(format!("cannot write the output: {e}"), "check the output"))?;
+        pending.clear();
+        Ok(())
+    }
+}
+
+impl Write for Spool {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// What [`SessionKeys::open`] runs over the keys: the session key and the index of the key

@@ -114,7 +114,8 @@ fn messages_round_trip_through_sequoia() {
         for armored in [false, true] {
             let plain = b"post-quantum OpenPGP\n".repeat(5000);
             let mut ct = Vec::new();
-            message::encrypt(&[(&peer, "us")], NOW, armored, &mut &plain[..], &mut ct).unwrap();
+            let to = peer.encryption_keys("us", NOW).unwrap();
+            message::encrypt(&to, armored, &mut &plain[..], &mut ct).unwrap();
             assert!(super::looks_like_message(&ct));
             let mut out = Vec::new();
             let d = message::decrypt(&ct[..], &mut out, &mut held(backend, &id), NOW).unwrap();
@@ -136,7 +137,8 @@ fn messages_round_trip_through_sequoia() {
         // Someone else's keys cannot open it.
         let other = identity(backend);
         let mut ct = Vec::new();
-        message::encrypt(&[(&peer, "us")], NOW, false, &mut &b"x"[..], &mut ct).unwrap();
+        let to = peer.encryption_keys("us", NOW).unwrap();
+        message::encrypt(&to, false, &mut &b"x"[..], &mut ct).unwrap();
         let err = message::decrypt(&ct[..], &mut Vec::new(), &mut held(backend, &other), NOW)
             .unwrap_err();
         assert!(
@@ -186,6 +188,7 @@ fn detached_signatures_verify_and_tampering_is_caught() {
 /// decapsulation keys, opens the sample messages through our decryptor.
 #[test]
 fn rfc9980_sample_messages_open_with_our_decapsulation() {
+    nexusq_testkit::skip_without_vectors!();
     for backend in BACKENDS {
         for (sk, msg, want) in [
             (
@@ -261,6 +264,7 @@ fn rfc9980_sample_messages_open_with_our_decapsulation() {
 /// Ed25519 and SLH-DSA-SHAKE-128f), through our verifier.
 #[test]
 fn rfc9980_sample_signatures_verify() {
+    nexusq_testkit::skip_without_vectors!();
     for (pk, sig) in [
         (
             "v6-mldsa-65-sample-pk.asc",
@@ -283,6 +287,7 @@ fn rfc9980_sample_signatures_verify() {
 /// for.
 #[test]
 fn classical_only_certificates_are_refused_for_encryption() {
+    nexusq_testkit::skip_without_vectors!();
     let c = cert::parse(&vector("v4-eddsa-sample-pk.asc"), "v4", NOW).unwrap();
     // The v4 sample has an ML-KEM subkey; strip it to leave the classical primary.
     let stripped = c

@@ -381,6 +381,10 @@ pub struct SignArgs {
     /// Sign a `sha256sum` manifest (to SHA256SUMS.sig) after checking every file it lists
     #[arg(long, value_name = "SHA256SUMS", conflicts_with = "inputs")]
     pub manifest: Option<PathBuf>,
+    /// An OpenPGP detached signature (armored, v6, RFC 9980 ML-DSA-65+Ed25519) of one input,
+    /// for OpenPGP users to verify (docs/openpgp.md)
+    #[arg(long, conflicts_with_all = ["compact", "manifest", "output_dir"])]
+    pub openpgp: bool,
     #[command(flatten)]
     pub password: PasswordArgs,
     /// Do not use a running key agent: unlock with the password
@@ -488,6 +492,10 @@ pub struct EncryptArgs {
     /// encrypted to their newest valid X-Wing key. Implied by any age recipient.
     #[arg(long)]
     pub age: bool,
+    /// Write an OpenPGP message (RFC 9580 SEIPD v2 to RFC 9980 ML-KEM-768+X25519 keys);
+    /// implied by any OpenPGP certificate among the recipients (docs/openpgp.md)
+    #[arg(long, conflicts_with = "age")]
+    pub openpgp: bool,
     #[command(flatten)]
     pub peer: PeerArgs,
 }
@@ -606,6 +614,13 @@ pub enum IdentityCommand {
         /// identity file: `age -d -i FILE` then decrypts with the vault (age-plugin-nexusq)
         #[arg(long, conflicts_with = "full_history")]
         age_plugin_identity: bool,
+        /// Export the identity as an OpenPGP certificate (RFC 9980 on a v6 key), signed by
+        /// the root, so it asks for the password (docs/openpgp.md)
+        #[arg(long, conflicts_with_all = ["full_history", "age", "age_plugin_identity"])]
+        openpgp: bool,
+        /// With --openpgp: a user ID for the certificate ("Name <address>"), bound by the root
+        #[arg(long, value_name = "UID", requires = "openpgp")]
+        user_id: Option<String>,
     },
 }
 

@@ -27,6 +27,9 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     pipeline::refuse_json_to_stdout(ctx, args.output.as_deref(), "encrypt")?;
     // Each --to value is resolved once, here, for whichever format it leads to.
     let to = recipients::name_all(ctx, &args.to)?;
+    if args.openpgp || to.iter().any(super::openpgp_cmd::is_cert) {
+        return super::openpgp_cmd::encrypt(ctx, args, to);
+    }
     if super::age_cmd::wants_age(args)
         || to
             .iter()
@@ -196,6 +199,25 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
                 reader,
                 armored,
                 &input_name,
+            );
+        }
+        Encrypted::OpenPgp { reader, armored } => {
+            let Some(mut key) = key else {
+                return Err(Error::usage(
+                    format!(
+                        "{input_name} is an OpenPGP message, and -i identity files decrypt only \
+                         age files"
+                    ),
+                    "drop -i to decrypt it with the vault",
+                ));
+            };
+            return super::openpgp_cmd::decrypt(
+                ctx,
+                &mut key,
+                reader,
+                armored,
+                &input_name,
+                output,
             );
         }
         Encrypted::Nexusq { reader, armored } => (reader, armored),

@@ -156,6 +156,11 @@ fn scope_text(scope: nexusq_core::identity::RevocationScope) -> String {
 
 /// `nexusq identity show FILE`: what someone's export says, to compare out of band.
 pub fn show(ctx: &Context, file: &Path) -> Result<()> {
+    if let nexusq_core::contacts::naming::Named::File(path) = super::recipients::resolve(ctx, file)?
+        && super::openpgp_cmd::is_cert_file(&path)
+    {
+        return super::openpgp_cmd::show(ctx, &path);
+    }
     let resolved = super::recipients::read_identity(ctx, file)?;
     let identity = &resolved.identity;
     let now = super::now();
@@ -187,6 +192,10 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
         "revoked": revoked,
         "revocations": revocations,
         "signatures": "valid",
+        // The OpenPGP fingerprint hashes the oldest certificate's time: known only from a
+        // complete history (docs/openpgp.md, "Fingerprints").
+        "openpgp_fingerprint": full_history
+            .then(|| nexusq_core::format::openpgp::keys::fingerprint(identity).to_hex()),
     });
     super::recipients::json_into(&resolved, &mut j);
     ctx.out.json(&j);
@@ -213,6 +222,10 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
     }
     if full_history {
         text.push_str("history:     complete from generation 1, chain verified\n");
+        text.push_str(&format!(
+            "openpgp:     {} (as `nexusq identity export --openpgp` names it)\n",
+            super::openpgp_cmd::fingerprint(identity)
+        ));
     }
     for r in &identity.revocations {
         text.push_str(&format!(

@@ -19,6 +19,7 @@ mod init;
 pub mod io;
 mod kem_cmd;
 mod manpage;
+mod openpgp_cmd;
 pub mod output;
 pub mod password;
 mod pipeline;
@@ -65,6 +66,12 @@ pub fn run(cli: Cli) -> Result<()> {
             age_plugin_identity: true,
             ..
         }) => age_cmd::export_plugin_identity(&ctx, output.as_deref()),
+        Command::Identity(IdentityCommand::Export {
+            output,
+            openpgp: true,
+            user_id,
+            ..
+        }) => openpgp_cmd::export(&ctx, output.as_deref(), user_id.as_deref()),
         Command::Identity(IdentityCommand::Export {
             output,
             full_history,

@@ -117,6 +117,28 @@ pub(super) fn encrypt<'a>(
     })
 }
 
+/// Encrypt for a format that writes its own armor (OpenPGP): `binary` output is refused at a
+/// terminal unless forced, as [`encrypt`]'s is. A file output appears only when all of it is
+/// written.
+pub(super) fn encrypt_with<'a>(
+    input: Option<&Path>,
+    output: Option<&'a Path>,
+    binary: bool,
+    run: impl FnOnce(&mut dyn Read, &mut dyn Write, &str) -> Result<u64>,
+) -> Result<Written<'a>> {
+    let input_name = cio::input_name(input);
+    let mut reader = cio::open_input(input)?;
+    let mut sink = cio::create_output(output, binary, Access::Private)?;
+    let bytes = run(&mut reader, &mut sink, &input_name)?;
+    let to_file = sink.is_file();
+    sink.commit()?;
+    Ok(Written {
+        bytes,
+        input_name,
+        file: output.filter(|_| to_file),
+    })
+}
+
 /// Write the plaintext of an opened file to `output`. `run` decrypts the payload into the
 /// writer it is given, its errors already in the user's words. A regular file appears only
 /// when every chunk authenticated; stdout, a device or a FIFO receive each chunk once it has,

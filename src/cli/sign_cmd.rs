@@ -90,6 +90,9 @@ fn write_signature(path: &Path, text: &str) -> Result<()> {
 }
 
 pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
+    if args.openpgp {
+        return super::openpgp_cmd::sign(ctx, args);
+    }
     if let Some(m) = &args.manifest {
         return sign_manifest(ctx, args, m);
     }
@@ -796,7 +799,18 @@ fn verify_one(ctx: &Context, args: &VerifyArgs) -> Result<()> {
         }
     };
     // The signature first: a defective one fails before anything else is read.
-    let sig = read_signature(args.sig.as_deref().expect("--sig given"))?;
+    let sig_path = args.sig.as_deref().expect("--sig given");
+    let sig_bytes = read_small(sig_path, "a signature")?;
+    if nexusq_core::format::openpgp::looks_like_signature(&sig_bytes) {
+        return super::openpgp_cmd::verify(
+            ctx,
+            input,
+            &sig_bytes,
+            &untrusted_path(sig_path),
+            args.identity.as_deref(),
+        );
+    }
+    let sig = Signature::parse(&sig_bytes, &untrusted_path(sig_path))?;
     let choice = trust_choice(ctx, args, backend)?;
     let trusted = choice.for_signature(ctx, &sig, backend, &mut None)?;
     let ok = check_one(ctx, backend, &trusted, &sig, input)?;

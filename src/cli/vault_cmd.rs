@@ -21,6 +21,7 @@ fn identity_json(public: &PublicIdentity, states: &[state::GenerationState]) -> 
     let cert = public.newest();
     json!({
         "fingerprint": public.root_id().fingerprint().to_string(),
+        "openpgp_fingerprint": nexusq_core::format::openpgp::keys::fingerprint(public).to_hex(),
         "generation": cert.generation,
         "generations": state::rows(public, states),
         "generation_count": public.certificates.len(),
@@ -95,8 +96,8 @@ pub fn open(ctx: &Context) -> Result<()> {
     ctx.out.json(&j);
     ctx.out.data(&format!(
         "vault:       {}{}\nstatus:      intact (not authenticated: unlock checks it)\n\
-         fingerprint: {}\ngeneration:  {} ({} in history)\nkdf:         {}\n\
-         suites:      {} (root: {})\ncreated:     {}\nvalid until: {}{}\n\
+         fingerprint: {}\nopenpgp:     {}\ngeneration:  {} ({} in history)\n\
+         kdf:         {}\nsuites:      {} (root: {})\ncreated:     {}\nvalid until: {}{}\n\
          generations (retired keys show after `nexusq vault unlock`):{}",
         output::untrusted_path(&path),
         if linked {
@@ -108,6 +109,7 @@ pub fn open(ctx: &Context) -> Result<()> {
             String::new()
         },
         public.root_id().fingerprint(),
+        super::openpgp_cmd::fingerprint(public),
         cert.generation,
         public.certificates.len(),
         file.header.kdf.describe(),

@@ -26,6 +26,7 @@ mod help;
 mod json_contract;
 mod kem;
 mod manpage_completions;
+mod openpgp;
 mod outputs;
 mod recovery;
 mod recovery_kit;

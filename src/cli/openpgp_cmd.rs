@@ -1,0 +1,554 @@
+//! The OpenPGP side of `identity export`, `encrypt`, `decrypt`, `sign` and `verify`
+//! (docs/openpgp.md): options resolved, `nexusq_core::format::openpgp` called, results shown.
+//! The commands' own modules decide when a file or a recipient is OpenPGP and hand it here.
+
+use super::Context;
+use super::args::{EncryptArgs, SignArgs};
+use super::error::{Error, Result};
+use super::io as cio;
+use super::output::{untrusted, untrusted_path};
+use super::pipeline;
+use super::recipients::To;
+use nexusq_core::contacts::naming::Named;
+use nexusq_core::format::openpgp::cert::{self, PeerCert};
+use nexusq_core::format::openpgp::message::{self, RecipientKey};
+use nexusq_core::format::openpgp::{self, keys, signature};
+use nexusq_core::fs::Access;
+use nexusq_core::identity::PublicIdentity;
+use nexusq_core::session::{KeySource, OpenPgpKeys};
+use serde_json::json;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// The OpenPGP fingerprint of our certificate, as `vault open` and `identity show` print it.
+pub(super) fn fingerprint(public: &PublicIdentity) -> String {
+    keys::display(&keys::fingerprint(public))
+}
+
+// ---------------------------------------------------------------------------------------------
+// identity export --openpgp
+
+/// `identity export --openpgp [--user-id UID] [-o FILE]`: the certificate needs the root to
+/// sign its bindings, so the vault is unlocked with its root (docs/openpgp.md, "The
+/// certificate").
+pub fn export(ctx: &Context, output: Option<&Path>, user_id: Option<&str>) -> Result<()> {
+    if let Some(uid) = user_id {
+        check_user_id(uid)?;
+    }
+    if let Some(o) = output.filter(|o| *o != Path::new("-")) {
+        // Refused before the password is asked for, as every -o is.
+        cio::create_output(Some(o), false, Access::Public)?;
+    }
+    let backend = ctx.backend()?;
+    let unlocked = ctx.unlock()?;
+    let root = unlocked.root(backend)?;
+    let public = &unlocked.file.public;
+    let c = cert::of_vault(public, &unlocked.secrets, root.root(), backend, user_id)?;
+    let text = cert::to_armor(&c)?;
+    let fp = keys::display(&c.fingerprint());
+    let generations: Vec<u32> = unlocked
+        .secrets
+        .generations
+        .iter()
+        .filter(|g| g.kem.is_some())
+        .map(|g| g.generation)
+        .collect();
+    let revoked = super::state::identity_revoked(public);
+    if revoked {
+        ctx.out.warn(&format!(
+            "identity {fp} is revoked: the certificate carries the revocation; share it so \
+             others stop trusting it"
+        ));
+    }
+    let mut j = json!({
+        "openpgp_fingerprint": c.fingerprint().to_hex(),
+        "fingerprint": public.root_id().fingerprint().to_string(),
+        "user_id": user_id,
+        "encryption_generations": generations,
+        "signing_generation": public.newest().generation,
+        "revoked": revoked,
+        "bytes": text.len(),
+    });
+    match output.filter(|o| *o != Path::new("-")) {
+        Some(o) => {
+            cio::write_output(Some(o), text.as_bytes(), Access::Public)?;
+            j["output"] = json!(o.display().to_string());
+            super::output::path_bytes(&mut j, &[("output", o)]);
+            ctx.out.json(&j);
+            ctx.out.note(&format!(
+                "wrote the OpenPGP certificate {fp} (encryption subkeys of generation(s) {}, \
+                 signing subkey of generation {}) to {}",
+                join(&generations),
+                public.newest().generation,
+                untrusted_path(o)
+            ));
+        }
+        None if ctx.global.json => {
+            j["certificate"] = json!(text);
+            ctx.out.json(&j);
+        }
+        None => ctx.out.raw(&text)?,
+    }
+    Ok(())
+}
+
+/// A user ID is one line of printable text ("Name <address>" by convention).
+fn check_user_id(uid: &str) -> Result<()> {
+    if uid.trim().is_empty() || uid.len() > 256 || uid.chars().any(char::is_control) {
+        return Err(Error::usage(
+            "--user-id must be one line of printable text, at most 256 bytes",
+            "for example --user-id \"Alice <alice@example.org>\"",
+        ));
+    }
+    Ok(())
+}
+
+fn join(gs: &[u32]) -> String {
+    gs.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+}
+
+// ---------------------------------------------------------------------------------------------
+// encrypt
+
+/// The OpenPGP certificate a contact holds, if it holds one.
+fn contact_cert(c: &nexusq_core::contacts::Contact) -> Option<&[u8]> {
+    let _ = c;
+    None
+}
+
+/// Is this `--to` value an OpenPGP certificate (a file that starts like one)?
+pub(super) fn is_cert(to: &To<'_>) -> bool {
+    matches!(&to.named, Named::File(path) if is_cert_file(path))
+}
+
+/// Does this file start like an OpenPGP certificate? (Unreadable: no; opening it again says
+/// why.)
+pub(super) fn is_cert_file(path: &Path) -> bool {
+    if path == Path::new("-") {
+        return false;
+    }
+    let mut prefix = [0u8; 64];
+    let n = std::fs::File::open(path)
+        .and_then(|mut f| f.read(&mut prefix))
+        .unwrap_or(0);
+    openpgp::looks_like_cert(&prefix[..n])
+}
+
+/// Read an OpenPGP certificate file named on the command line.
+pub(super) fn read_cert(path: &Path, now: u64) -> Result<PeerCert> {
+    let what = untrusted_path(path);
+    let bytes = cio::read_small(path, "an OpenPGP certificate")?;
+    Ok(cert::parse(&bytes, &what, now)?)
+}
+
+/// `encrypt` to OpenPGP certificates (`--to CERT.asc`, `--openpgp`): every recipient must be
+/// one (or this vault with `--to-self`); a nexusq export or an age recipient among them is
+/// refused rather than silently left out.
+pub fn encrypt(ctx: &Context, args: &EncryptArgs, to: Vec<To<'_>>) -> Result<()> {
+    let mixed = |what: &str| {
+        Error::usage(
+            format!("{what} cannot be a recipient of an OpenPGP message"),
+            "encrypt OpenPGP certificates and nexusq exports (or age recipients) in separate \
+             runs; every --to of one run is the same format",
+        )
+    };
+    if args.age || !args.recipients_file.is_empty() {
+        return Err(Error::usage(
+            "--age / -R and OpenPGP recipients do not mix",
+            "encrypt to OpenPGP certificates and age recipients in separate runs",
+        ));
+    }
+    if args.suite != super::args::KemSuiteArg::MlKem768X25519 {
+        return Err(Error::usage(
+            "OpenPGP has no ML-KEM-1024 + X25519 algorithm (RFC 9980 pairs ML-KEM-1024 with X448)",
+            "drop --suite: OpenPGP messages use ML-KEM-768 + X25519",
+        ));
+    }
+    let now = super::now();
+    let mut keys: Vec<RecipientKey> = Vec::new();
+    let mut summary = Vec::new();
+    for t in &to {
+        let shown = untrusted_path(&t.value);
+        let peer = match &t.named {
+            Named::File(path) if is_cert(t) => read_cert(path, now)?,
+            Named::File(_) => return Err(mixed(&format!("{shown} (not an OpenPGP certificate)"))),
+            Named::AgeKey => return Err(mixed(&format!("the age recipient {shown}"))),
+            Named::Contact(c) => {
+                let Some(bytes) = contact_cert(c) else {
+                    return Err(mixed(&format!("contact {} (a nexusq identity)", c.name)));
+                };
+                cert::parse(bytes, &format!("contact {}", c.name), now)?
+            }
+        };
+        let found = peer.encryption_keys(&shown, now)?;
+        let fp = keys::display(&peer.fingerprint());
+        let who = match peer.user_id(now) {
+            Some(uid) => format!("{} ({fp})", untrusted(&uid)),
+            None => fp.clone(),
+        };
+        ctx.out.note(&format!(
+            "encrypting to {who} with ML-KEM-768+X25519 ({} subkey(s)), from {shown}",
+            found.len()
+        ));
+        summary.push(json!({
+            "openpgp_fingerprint": peer.fingerprint().to_hex(),
+            "subkeys": found.iter().map(|k| k.fingerprint().to_hex()).collect::<Vec<_>>(),
+            "identity": t.value.display().to_string(),
+        }));
+        keys.extend(found);
+    }
+    if args.to_self {
+        let path = ctx.vault_path()?;
+        let public = nexusq_core::vault::open(&path)?.public;
+        let own = keys::encryption_subkey(public.newest()).role_into_unspecified();
+        ctx.out.note(&format!(
+            "encrypting to your own identity ({}), generation {}",
+            fingerprint(&public),
+            public.newest().generation
+        ));
+        summary.push(json!({
+            "openpgp_fingerprint": keys::fingerprint(&public).to_hex(),
+            "subkeys": [own.fingerprint().to_hex()],
+            "own": true,
+        }));
+        keys.push(own);
+    }
+    if keys.is_empty() {
+        return Err(Error::usage(
+            "no recipient for the OpenPGP message",
+            "name a certificate with --to CERT.asc, or pass --to-self",
+        ));
+    }
+    nexusq_core::recipients::check_cap(keys.len())?;
+    let output = args.output.as_deref();
+    let written = pipeline::encrypt_with(
+        args.input.as_deref(),
+        output,
+        !args.armor,
+        |input, out, input_name| {
+            message::encrypt(&keys, args.armor, input, out)
+                .map_err(|e| Error::from(e).context(input_name))
+        },
+    )?;
+    if let Some(out) = written.file {
+        ctx.out.note(&format!(
+            "encrypted {} bytes from {} as an OpenPGP message to {} key(s): {}",
+            written.bytes,
+            written.input_name,
+            keys.len(),
+            untrusted_path(out)
+        ));
+    }
+    written.json(
+        ctx,
+        json!({
+            "format": "openpgp",
+            "armor": args.armor,
+            "suite": "ML-KEM-768+X25519",
+            "recipients": summary,
+        }),
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// decrypt
+
+/// `decrypt` of an OpenPGP message: the session key from an algorithm 35 PKESK with the
+/// agent's or the vault's keys, then SEIPD v2 streamed out under the usual output rules.
+pub fn decrypt(
+    ctx: &Context,
+    key: &mut KeySource,
+    reader: Box<dyn Read + Send + Sync + '_>,
+    armored: bool,
+    input_name: &str,
+    output: Option<&Path>,
+) -> Result<()> {
+    let now = super::now();
+    let newest = key.public().newest().generation;
+    let mut found = None;
+    let written = pipeline::decrypt(ctx, input_name, output, |out| {
+        let mut counted = Counted { inner: out, n: 0 };
+        let mut keys = OpenPgpKeys {
+            source: key,
+            callbacks: ctx,
+        };
+        let d = message::decrypt(reader, &mut counted, &mut keys, now)
+            .map_err(|e| Error::from(e).context(input_name))?;
+        found = Some(d);
+        Ok(counted.n)
+    })?;
+    let d = found.expect("decrypted");
+    if d.classical_too {
+        ctx.out.warn(&format!(
+            "{input_name} was also encrypted to a classical key or a password: it is only as \
+             safe as that, not post-quantum only"
+        ));
+    }
+    if d.generation < newest {
+        ctx.out.note(&format!(
+            "encrypted to generation {} of this identity (superseded): the sender has an old \
+             certificate; give them a fresh one (nexusq identity export --openpgp)",
+            d.generation
+        ));
+    }
+    ctx.out.note(&format!(
+        "decrypted {} bytes from {input_name} to {} (OpenPGP, generation {}, \
+         ML-KEM-768+X25519); the message is authentic but its sender is not authenticated",
+        written.bytes,
+        written.output_name(),
+        d.generation
+    ));
+    written.json(
+        ctx,
+        json!({
+            "format": "openpgp",
+            "generation": d.generation,
+            "suite": "ML-KEM-768+X25519",
+            "armor": armored,
+            "post_quantum_only": !d.classical_too,
+        }),
+    );
+    Ok(())
+}
+
+/// Counts what goes through, for the report.
+struct Counted<'w> {
+    inner: &'w mut dyn Write,
+    n: u64,
+}
+
+impl Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.n += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// sign --openpgp
+
+/// `sign --openpgp [FILE] [-o SIG.asc]`: one armored detached v6 signature by the current
+/// generation's ML-DSA-65 + Ed25519 subkey, to `-o` or stdout.
+pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
+    if args.compact || args.manifest.is_some() || args.output_dir.is_some() {
+        return Err(Error::usage(
+            "--openpgp signs one input: --compact, --manifest and --output-dir are nexusq's own",
+            "sign one FILE (or stdin) with --openpgp, optionally -o FILE.asc",
+        ));
+    }
+    let input = match args.inputs.as_slice() {
+        [] => None,
+        [one] => Some(one.as_path()),
+        _ => {
+            return Err(Error::usage(
+                "--openpgp signs one input at a time",
+                "run `nexusq sign --openpgp FILE -o FILE.asc` for each file",
+            ));
+        }
+    };
+    let output = args.output.as_deref().filter(|p| *p != Path::new("-"));
+    if let Some(o) = output {
+        cio::create_output(Some(o), false, Access::Public)?;
+    }
+    let mut key = ctx.key_source(args.no_agent)?;
+    if !key.has_agent() {
+        ctx.check_password_source(cio::is_stdio(input), "the data to sign")?;
+    }
+    let mut reader = cio::open_input(input)?;
+    super::identity_cmd::refuse_if_revoked(key.public(), "its signatures", args.force)?;
+    let now = super::now();
+    let newest = key.public().newest().clone();
+    let mut generation = 0;
+    let text = signature::sign(&mut reader, &newest, now, |digest| {
+        let s = key.sign_openpgp(digest, now, ctx)?;
+        generation = s.generation;
+        Ok(s.signature)
+    })?;
+    let fp = fingerprint(key.public());
+    let fp_hex = keys::fingerprint(key.public()).to_hex();
+    drop(key);
+    let mut j = json!({
+        "format": "openpgp",
+        "openpgp_fingerprint": fp_hex,
+        "generation": generation,
+        "signed_at": nexusq_core::time::rfc3339(now),
+    });
+    match output {
+        Some(o) => {
+            cio::write_output(Some(o), text.as_bytes(), Access::Public)?;
+            j["output"] = json!(o.display().to_string());
+            super::output::path_bytes(&mut j, &[("output", o)]);
+            ctx.out.json(&j);
+            ctx.out.note(&format!(
+                "signed {} with the OpenPGP certificate {fp} (generation {generation}); \
+                 signature written to {}",
+                untrusted_path(Path::new(&cio::input_name(input))),
+                untrusted_path(o)
+            ));
+        }
+        None if ctx.global.json => {
+            j["signature"] = json!(text);
+            ctx.out.json(&j);
+        }
+        None => {
+            let mut out = cio::create_output(None, false, Access::Public)?;
+            out.write_all(text.as_bytes()).map_err(|e| {
+                Error::io(
+                    format!("cannot write the signature to stdout: {e}"),
+                    "check where the output goes, or pass -o SIG.asc",
+                )
+            })?;
+            out.commit()?;
+        }
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// verify
+
+/// `verify [FILE] --sig SIG.asc --identity CERT.asc|@NAME` for an OpenPGP signature: good
+/// only when a post-quantum key of that certificate made it (docs/openpgp.md).
+pub fn verify(
+    ctx: &Context,
+    input: Option<&Path>,
+    sig: &[u8],
+    sig_name: &str,
+    identity: Option<&Path>,
+) -> Result<()> {
+    let now = super::now();
+    let Some(identity) = identity else {
+        return Err(Error::usage(
+            format!("{sig_name} is an OpenPGP signature: name the signer's certificate"),
+            "pass --identity CERT.asc (their OpenPGP certificate) or --identity @NAME (a contact \
+             holding one)",
+        ));
+    };
+    let (peer, from) = match super::recipients::resolve(ctx, identity)? {
+        Named::File(path) => {
+            if !is_cert_file(&path) {
+                std::fs::metadata(&path).map_err(|e| Error::io_at("read", &path, &e))?;
+                return Err(Error::usage(
+                    format!(
+                        "{} is not an OpenPGP certificate, and {sig_name} is an OpenPGP \
+                         signature",
+                        untrusted_path(&path)
+                    ),
+                    "pass the signer's OpenPGP certificate with --identity CERT.asc",
+                ));
+            }
+            (read_cert(&path, now)?, untrusted_path(&path))
+        }
+        Named::Contact(c) => {
+            let Some(bytes) = contact_cert(c) else {
+                return Err(Error::usage(
+                    format!(
+                        "contact {} holds a nexusq identity, not an OpenPGP certificate",
+                        c.name
+                    ),
+                    "an OpenPGP signature is checked against an OpenPGP certificate",
+                ));
+            };
+            (
+                cert::parse(bytes, &format!("contact {}", c.name), now)?,
+                format!("contact {}", c.name),
+            )
+        }
+        Named::AgeKey => {
+            return Err(Error::usage(
+                "an age recipient cannot check signatures",
+                "pass --identity CERT.asc",
+            ));
+        }
+    };
+    let data = cio::open_input(input)?;
+    let v = signature::verify(data, sig, &peer, sig_name, now)
+        .map_err(|e| Error::from(e).with_json("valid", json!(false)))?;
+    let fp = keys::display(&v.fingerprint);
+    let who = match peer.user_id(now) {
+        Some(uid) => format!("{} ({fp})", untrusted(&uid)),
+        None => fp.clone(),
+    };
+    let mut j = json!({
+        "valid": true,
+        "format": "openpgp",
+        "openpgp_fingerprint": v.fingerprint.to_hex(),
+        "key": v.key.to_hex(),
+        "algorithm": v.algorithm.to_string(),
+        "signed_at": nexusq_core::time::rfc3339(v.signed_at),
+        "signed_at_claimed": true,
+        "input": cio::input_name(input),
+    });
+    j["identity"] = json!(from);
+    ctx.out.json(&j);
+    ctx.out.data(&format!(
+        "good OpenPGP signature from {who} by its {} key, signed at {} (claimed); certificate \
+         from {from}",
+        v.algorithm,
+        nexusq_core::time::rfc3339(v.signed_at)
+    ));
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// identity show CERT.asc
+
+/// `identity show CERT.asc`: what someone's OpenPGP certificate holds, to compare its
+/// fingerprint out of band before encrypting to it.
+pub fn show(ctx: &Context, path: &Path) -> Result<()> {
+    let now = super::now();
+    let peer = read_cert(path, now)?;
+    let fp = keys::display(&peer.fingerprint());
+    let uid = peer.user_id(now);
+    let keys = cert::key_summaries(&peer, now);
+    let rows: Vec<serde_json::Value> = keys
+        .iter()
+        .map(|k| {
+            json!({
+                "fingerprint": k.fingerprint.to_hex(),
+                "algorithm": k.algorithm,
+                "post_quantum": k.post_quantum,
+                "primary": k.primary,
+                "created": super::output::time(k.created),
+                "expires": k.expires.map(super::output::time),
+                "usage": k.usage,
+            })
+        })
+        .collect();
+    ctx.out.json(&json!({
+        "format": "openpgp",
+        "openpgp_fingerprint": peer.fingerprint().to_hex(),
+        "user_id": uid,
+        "keys": rows,
+        "identity": path.display().to_string(),
+    }));
+    let mut text = format!(
+        "openpgp:     {fp}\nuser ID:     {}\nsource:      {}\n",
+        uid.as_deref()
+            .map(untrusted)
+            .unwrap_or_else(|| "(none)".into()),
+        untrusted_path(path)
+    );
+    for k in &keys {
+        text.push_str(&format!(
+            "{} {}: {}, created {}{}{}\n",
+            if k.primary { "primary:" } else { "subkey: " },
+            k.algorithm,
+            k.usage,
+            super::output::time(k.created),
+            k.expires
+                .map(|t| format!(", valid until {}", super::output::time(t)))
+                .unwrap_or_default(),
+            if k.post_quantum { "" } else { " (classical)" },
+        ));
+    }
+    text.push_str("Compare the fingerprint with its owner over a channel you trust.");
+    ctx.out.data(&text);
+    Ok(())
+}

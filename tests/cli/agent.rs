@@ -253,6 +253,51 @@ fn unlocked_once_then_sign_decrypt_decapsulate_need_no_password() {
     }
 }
 
+/// OpenPGP through the agent (docs/openpgp.md): a message to the certificate decrypts and a
+/// detached signature is made with no password, and both check out.
+#[test]
+fn openpgp_decrypt_and_sign_need_no_password_while_it_runs() {
+    let fx = Fx::new();
+    let cert = fx.dir().join("me.asc");
+    fx.v.cmd()
+        .args(["identity", "export", "--openpgp", "--password-file"])
+        .arg(&fx.v.pw)
+        .arg("-o")
+        .arg(&cert)
+        .assert()
+        .success();
+    fx.start(&[]);
+    fx.file("plain.txt", "OpenPGP, no password\n");
+    fx.cmd()
+        .current_dir(fx.dir())
+        .args(["encrypt", "plain.txt", "--armor", "-o", "plain.asc", "--to"])
+        .arg(&cert)
+        .assert()
+        .success();
+    let o = fx.detached(&["decrypt", "plain.asc"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(o.stdout, b"OpenPGP, no password\n");
+    let o = fx.detached(&["sign", "--openpgp", "plain.txt", "-o", "plain.txt.asc"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let o = fx
+        .cmd()
+        .current_dir(fx.dir())
+        .args([
+            "verify",
+            "plain.txt",
+            "--sig",
+            "plain.txt.asc",
+            "--identity",
+        ])
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", stderr(&o));
+    // Without the agent there is no password to be had here: exit 2, as for nexusq files.
+    let o = fx.detached(&["decrypt", "--no-agent", "plain.asc"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
 #[test]
 fn idle_timeout_ends_the_agent_and_removes_its_socket() {
     let fx = Fx::new();

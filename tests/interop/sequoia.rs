@@ -138,6 +138,64 @@ fn sequoia_reads_our_certificate_and_encrypts_to_it_across_a_rotation() {
     );
 }
 
+/// A message that also went to a classical key opens, with the warning that it is only as
+/// safe as that key; a classical certificate alone is refused as a recipient.
+#[test]
+fn a_message_also_to_a_classical_key_opens_with_a_warning() {
+    let Some(py) = python() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let v = TestVault::new(dir.path(), "alice");
+    let ours = export(&v, "alice.asc");
+    let (tsk, classic) = (dir.path().join("c.tsk"), dir.path().join("c.asc"));
+    peer(&py, &[Path::new("gen-classic"), &tsk, &classic]);
+    let plain = dir.path().join("plain");
+    std::fs::write(&plain, b"two recipients").unwrap();
+    let msg = dir.path().join("both.pgp");
+    peer(&py, &[Path::new("encrypt"), &ours, &classic, &plain, &msg]);
+    let out = v
+        .cmd()
+        .args(["decrypt", "--password-file"])
+        .arg(&v.pw)
+        .arg("-o")
+        .arg("-")
+        .arg(&msg)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(ok(out), "two recipients");
+    assert!(err.contains("not post-quantum only"), "{err}");
+    // Only to the classical key: nothing for us to open, and said so.
+    let only = dir.path().join("classic.pgp");
+    peer(&py, &[Path::new("encrypt"), &classic, &plain, &only]);
+    let out = v
+        .cmd()
+        .args(["decrypt", "--password-file"])
+        .arg(&v.pw)
+        .arg(&only)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("not encrypted to any post-quantum"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // And we never encrypt to it.
+    let out = v
+        .cmd()
+        .args(["encrypt", "--to"])
+        .arg(&classic)
+        .arg(&plain)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("ML-KEM-768+X25519"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 #[test]
 fn we_encrypt_to_a_fresh_sequoia_key_and_it_decrypts() {
     let Some(py) = python() else { return };

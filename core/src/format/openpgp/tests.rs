@@ -299,3 +299,23 @@ fn classical_only_certificates_are_refused_for_encryption() {
     assert!(e.message().contains("no encryption key"), "{}", e.message());
     assert!(e.hint().contains("ML-KEM-768+X25519"), "{}", e.hint());
 }
+
+/// An identity revocation becomes the certificate's key revocation: Sequoia sees the whole
+/// certificate revoked, and nexusq refuses it as a recipient.
+#[test]
+fn an_identity_revocation_revokes_the_certificate() {
+    let backend: &dyn Backend = &RustCrypto;
+    let mut id = identity(backend);
+    id.public.revocations.push(id.revocation.clone());
+    let c = our_cert(backend, &id, None);
+    let policy = StandardPolicy::new();
+    assert!(matches!(
+        c.revocation_status(&policy, super::system_time(NOW)),
+        pgp::types::RevocationStatus::Revoked(_)
+    ));
+    let armor = cert::to_armor(&c).unwrap();
+    let e = cert::parse(armor.as_bytes(), "revoked", NOW).unwrap_err();
+    assert!(e.message().contains("revoked"), "{}", e.message());
+    // The fingerprint is the identity's still.
+    assert_eq!(c.fingerprint(), keys::fingerprint(&id.public));
+}

@@ -80,8 +80,9 @@ fn source_of(path: &Path) -> String {
     }
 }
 
-/// Warn about a contact whose fingerprint was never compared.
-fn warn_unverified(c: &Contact, callbacks: &dyn Callbacks) {
+/// Warn about a contact whose fingerprint was never compared (every use of a contact does,
+/// whichever format it is used in).
+pub fn warn_unverified(c: &Contact, callbacks: &dyn Callbacks) {
     if !c.verified {
         callbacks.note(&Note::UnverifiedContact {
             name: c.name.clone(),
@@ -137,7 +138,8 @@ pub fn apply_book(
 }
 
 /// The identity of the contact `c`, as the book knows it. An age-recipient contact has none:
-/// that is a usage error, the hint says to encrypt to it as age.
+/// that is a usage error, the hint says to encrypt to it as age; an OpenPGP contact has none
+/// either, and the hint says how it is used.
 pub fn contact_identity(c: &Contact, callbacks: &dyn Callbacks) -> Result<Resolved> {
     match &c.key {
         ContactKey::Identity(id) => {
@@ -156,6 +158,28 @@ pub fn contact_identity(c: &Contact, callbacks: &dyn Callbacks) -> Result<Resolv
             ),
             "encrypt to it in the age format",
         )),
+        ContactKey::OpenPgp(_) => Err(Error::usage(
+            format!(
+                "contact {} is an OpenPGP certificate, not a nexusq identity",
+                c.name
+            ),
+            format!(
+                "`nexusq encrypt --to @{0}` and `nexusq verify --identity @{0}` use it as \
+                 OpenPGP",
+                c.name
+            ),
+        )),
+    }
+}
+
+/// The stored certificate of an OpenPGP contact (binary, public parts only, every subkey and
+/// revocation the book has seen), or `None` for another kind. Read it with
+/// [`crate::format::openpgp::cert::parse`] before use: that applies the policy, expiry and
+/// revocation as of now.
+pub fn openpgp_contact(c: &Contact) -> Option<&[u8]> {
+    match &c.key {
+        ContactKey::OpenPgp(cert) => Some(cert),
+        _ => None,
     }
 }
 
@@ -472,5 +496,36 @@ mod tests {
         let e = check_cap(MAX_RECIPIENTS + 1).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Usage);
         assert!(e.message().contains(&MAX_RECIPIENTS.to_string()));
+    }
+
+    #[test]
+    fn an_openpgp_contact_has_no_nexusq_identity_and_gives_its_certificate() {
+        let carol = Contact {
+            name: "carol".into(),
+            key: ContactKey::OpenPgp(vec![0xC6, 1, 2]),
+            verified: false,
+            added: 1,
+            updated: 1,
+        };
+        let e = contact_identity(&carol, &Notes::default()).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Usage);
+        assert!(e.message().contains("OpenPGP certificate"), "{e:?}");
+        assert!(
+            e.hint().contains("encrypt --to @carol")
+                && e.hint().contains("verify --identity @carol"),
+            "{e:?}"
+        );
+        assert_eq!(openpgp_contact(&carol), Some(&[0xC6, 1, 2][..]));
+        let dave = Contact {
+            key: ContactKey::Age(vec![0; 1216]),
+            ..carol.clone()
+        };
+        assert_eq!(openpgp_contact(&dave), None);
+        // Used, an unverified OpenPGP contact is warned about as any other.
+        let notes = Notes::default();
+        warn_unverified(&carol, &notes);
+        assert!(
+            matches!(&notes.0.borrow()[0], Note::UnverifiedContact { name, .. } if name == "carol")
+        );
     }
 }

@@ -7,7 +7,7 @@ use super::args::ContactsCommand;
 use super::error::{Error, Result};
 use nexusq_core::contacts::book::merge_identity;
 use nexusq_core::contacts::store::{self, Inspection, Owner};
-use nexusq_core::contacts::{Contact, ContactKey, Merge, check_name};
+use nexusq_core::contacts::{Contact, ContactFingerprint, ContactKey, Merge, check_name};
 use nexusq_core::format::age::recipient;
 use nexusq_core::identity::{PublicIdentity, peer};
 use nexusq_core::suite::hybrid_kem::KemLevel;
@@ -80,6 +80,7 @@ fn describe(c: &Contact, now: u64) -> String {
             s
         }
         ContactKey::Age(_) => "age recipient (short hash shown)".into(),
+        ContactKey::OpenPgp(_) => "openpgp certificate".into(),
     }
 }
 
@@ -112,19 +113,17 @@ fn add(ctx: &Context, name: &str, source: &str, expect: Option<&str>, yes: bool)
         ));
         return apply_update(ctx, name, id);
     }
-    let fp = match &key {
-        ContactKey::Identity(id) => id.root_id().fingerprint(),
-        ContactKey::Age(pk) => nexusq_core::contacts::age_fingerprint(pk),
-    };
+    let fp = key.fingerprint();
     let what = match &key {
         ContactKey::Identity(id) => format!(
             "fingerprint {fp} (nexusq identity, newest generation {})",
             id.newest().generation
         ),
         ContactKey::Age(_) => format!("short hash {fp} (age recipient)"),
+        ContactKey::OpenPgp(_) => format!("OpenPGP fingerprint {fp} (OpenPGP certificate)"),
     };
     let verified = if let Some(typed) = expect {
-        let want = peer::parse_fingerprints(&[typed.to_string()])?[0];
+        let want = ContactFingerprint::Nexusq(peer::parse_fingerprints(&[typed.to_string()])?[0]);
         if want != fp {
             return Err(Error::check(
                 format!("{name}: the {what} is not the expected {want}"),
@@ -145,12 +144,13 @@ fn add(ctx: &Context, name: &str, source: &str, expect: Option<&str>, yes: bool)
     ctx.out.note(&format!("added {name}: {what}, {state}"));
     if !verified {
         ctx.out.note(&format!(
-            "compare the fingerprint with its owner, then `nexusq contacts verify {name} {fp}`"
+            "compare the fingerprint with its owner, then `nexusq contacts verify {name} {}`",
+            fp.plain()
         ));
     }
     ctx.out.json(&json!({
         "name": name,
-        "fingerprint": fp.to_string(),
+        "fingerprint": fp.plain(),
         "verified": verified,
         "generation": merge.newest_after,
         "added": true,
@@ -261,7 +261,7 @@ fn apply_update(ctx: &Context, name: &str, id: &PublicIdentity) -> Result<()> {
 }
 
 fn verify(ctx: &Context, name: &str, typed: &str) -> Result<()> {
-    let fp = peer::parse_fingerprints(&[typed.to_string()])?[0];
+    let fp = ContactFingerprint::Nexusq(peer::parse_fingerprints(&[typed.to_string()])?[0]);
     let loaded = ctx.book()?;
     let c = loaded
         .book
@@ -278,7 +278,7 @@ fn verify(ctx: &Context, name: &str, typed: &str) -> Result<()> {
     change(ctx, |b| b.verify(name, &fp))?;
     ctx.out.note(&format!("{name} ({fp}) is verified"));
     ctx.out
-        .json(&json!({"name": name, "fingerprint": fp.to_string(), "verified": true}));
+        .json(&json!({"name": name, "fingerprint": fp.plain(), "verified": true}));
     Ok(())
 }
 
@@ -298,7 +298,7 @@ fn remove(ctx: &Context, name: &str) -> Result<()> {
 fn contact_json(c: &Contact, now: u64) -> serde_json::Value {
     let mut v = json!({
         "name": c.name,
-        "fingerprint": c.fingerprint().to_string(),
+        "fingerprint": c.fingerprint().plain(),
         "verified": c.verified,
         "added": super::output::time(c.added),
         "updated": super::output::time(c.updated),
@@ -323,6 +323,10 @@ fn contact_json(c: &Contact, now: u64) -> serde_json::Value {
             v["kind"] = json!("age");
             v["age_recipient"] = json!(recipient::encode_recipient(pk));
             v["revoked"] = json!(false);
+        }
+        ContactKey::OpenPgp(_) => {
+            v["kind"] = json!("openpgp");
+            v["openpgp_fingerprint"] = json!(c.fingerprint().plain());
         }
     }
     v
@@ -424,6 +428,7 @@ fn show(ctx: &Context, name: &str) -> Result<()> {
                 recipient::encode_recipient(pk)
             ));
         }
+        ContactKey::OpenPgp(_) => text.push_str("kind:        OpenPGP certificate\n"),
     }
     text.push_str(&format!(
         "added:       {}\nupdated:     {}",
@@ -460,6 +465,10 @@ fn export_one(c: &Contact, age: bool, now: u64) -> Result<(String, serde_json::V
                 c.name
             ),
             "pass --age for an age recipients file",
+        )),
+        (ContactKey::OpenPgp(_), _) => Err(Error::usage(
+            format!("contact {} is an OpenPGP certificate", c.name),
+            "nexusq does not export OpenPGP certificates yet",
         )),
     }
 }

@@ -3,10 +3,13 @@
 //! A contact holds everything the book has ever accepted for one identity: its root key, every
 //! certificate seen (any generation, in order) and every revocation statement seen. Updates
 //! only add to that, so an older export cannot roll a contact back and an export with its
-//! revocations stripped cannot resurrect anything.
+//! revocations stripped cannot resurrect anything. An OpenPGP contact is held the same way,
+//! pinned to its primary key, with every subkey and signature seen ([`super::openpgp`]).
 
+use super::openpgp::{self, OpenPgpMerge};
 use crate::error::{Error, Result};
 use crate::identity::{Certificate, Fingerprint, PublicIdentity, RootId};
+use sequoia_openpgp as pgp;
 use sha3::{Digest, Sha3_256};
 use std::collections::BTreeMap;
 
@@ -23,14 +26,89 @@ pub enum ContactKey {
     Identity(PublicIdentity),
     /// A plain age post-quantum recipient: the X-Wing public key of an `age1pq1…` line.
     Age(Vec<u8>),
+    /// An OpenPGP certificate (RFC 9580, with RFC 9980 post-quantum keys): its public parts in
+    /// Sequoia's binary encoding, holding every subkey, signature and revocation the book has
+    /// seen for its primary key ([`super::openpgp`]).
+    OpenPgp(Vec<u8>),
 }
 
-/// One entry of the book: a name and the identity or age recipient it stands for.
+impl ContactKey {
+    /// The kind as people and `--json` name it: "nexusq", "age" or "openpgp".
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ContactKey::Identity(_) => "nexusq",
+            ContactKey::Age(_) => "age",
+            ContactKey::OpenPgp(_) => "openpgp",
+        }
+    }
+
+    /// What it is identified by: the root fingerprint, for an age recipient a short hash of
+    /// its key ([`age_fingerprint`]), for an OpenPGP certificate its primary key fingerprint
+    /// (an empty one for bytes that are no certificate, which a book read or built by
+    /// [`Book::add`] never holds).
+    pub fn fingerprint(&self) -> ContactFingerprint {
+        match self {
+            ContactKey::Identity(id) => ContactFingerprint::Nexusq(id.root_id().fingerprint()),
+            ContactKey::Age(pk) => ContactFingerprint::Nexusq(age_fingerprint(pk)),
+            ContactKey::OpenPgp(cert) => ContactFingerprint::OpenPgp(
+                openpgp::fingerprint(cert).unwrap_or(pgp::Fingerprint::Unknown {
+                    version: None,
+                    bytes: Box::new([]),
+                }),
+            ),
+        }
+    }
+
+    /// "a nexusq identity", "an age recipient", "an OpenPGP certificate".
+    pub fn described(&self) -> &'static str {
+        match self {
+            ContactKey::Identity(_) => "a nexusq identity",
+            ContactKey::Age(_) => "an age recipient",
+            ContactKey::OpenPgp(_) => "an OpenPGP certificate",
+        }
+    }
+}
+
+/// What a contact is identified by, as its owner compares it out of band.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ContactFingerprint {
+    /// A nexusq identity's root fingerprint, or an age recipient's short hash
+    /// ([`age_fingerprint`]).
+    Nexusq(Fingerprint),
+    /// An OpenPGP certificate's primary key fingerprint.
+    OpenPgp(pgp::Fingerprint),
+}
+
+impl ContactFingerprint {
+    /// The form for `--json` and scripts: a nexusq fingerprint as printed, an OpenPGP one as
+    /// upper-case hex without spaces.
+    pub fn plain(&self) -> String {
+        match self {
+            ContactFingerprint::Nexusq(fp) => fp.to_string(),
+            ContactFingerprint::OpenPgp(fp) => fp.to_hex(),
+        }
+    }
+}
+
+impl std::fmt::Display for ContactFingerprint {
+    /// A nexusq fingerprint as always; an OpenPGP one in groups of 8 hex digits.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ContactFingerprint::Nexusq(fp) => fp.fmt(f),
+            ContactFingerprint::OpenPgp(fp) => {
+                f.write_str(&crate::format::openpgp::keys::display(fp))
+            }
+        }
+    }
+}
+
+/// One entry of the book: a name and the identity, age recipient or OpenPGP certificate it
+/// stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Contact {
     /// The name, unique in the book ([`check_name`] rules).
     pub name: String,
-    /// The identity or age recipient.
+    /// The identity, age recipient or OpenPGP certificate.
     pub key: ContactKey,
     /// The fingerprint was compared out of band (interactively, `--expect-fingerprint`, or
     /// `contacts verify`); false after `--yes`.
@@ -70,19 +148,26 @@ impl ContactRef {
 }
 
 impl Contact {
-    /// The root fingerprint, or for an age recipient a short hash of its key.
-    pub fn fingerprint(&self) -> Fingerprint {
-        match &self.key {
-            ContactKey::Identity(id) => id.root_id().fingerprint(),
-            ContactKey::Age(pk) => age_fingerprint(pk),
-        }
+    /// The root fingerprint, for an age recipient a short hash of its key, for an OpenPGP
+    /// certificate its primary key fingerprint ([`ContactKey::fingerprint`]).
+    pub fn fingerprint(&self) -> ContactFingerprint {
+        self.key.fingerprint()
     }
 
-    /// The nexusq identity, or `None` for an age recipient.
+    /// The nexusq identity, or `None` for an age recipient or an OpenPGP certificate.
     pub fn identity(&self) -> Option<&PublicIdentity> {
         match &self.key {
             ContactKey::Identity(id) => Some(id),
-            ContactKey::Age(_) => None,
+            ContactKey::Age(_) | ContactKey::OpenPgp(_) => None,
+        }
+    }
+
+    /// The OpenPGP certificate's primary key fingerprint, or `None` for another kind (and for
+    /// bytes that are no certificate, which a book read or built by `add` never holds).
+    pub fn openpgp_fingerprint(&self) -> Option<pgp::Fingerprint> {
+        match &self.key {
+            ContactKey::OpenPgp(cert) => openpgp::fingerprint(cert),
+            _ => None,
         }
     }
 }
@@ -164,6 +249,13 @@ impl Book {
             .find(|c| c.identity().is_some_and(|id| id.root_id() == *root_id))
     }
 
+    /// The contact holding the OpenPGP certificate with this primary key fingerprint, if any.
+    pub fn by_openpgp(&self, fingerprint: &pgp::Fingerprint) -> Option<&Contact> {
+        self.contacts
+            .iter()
+            .find(|c| c.openpgp_fingerprint().as_ref() == Some(fingerprint))
+    }
+
     /// The certificate of `generation` of the identity `root_id`, with the identity it belongs
     /// to (its root key, other certificates and revocations), when the book knows it: a trusted
     /// source for verifiers that get only a root_id and a generation.
@@ -199,19 +291,45 @@ impl Book {
     }
 
     /// Add a new contact. A name in use is refused; so is an identity already in the book
-    /// under another name (it is updated under that name instead, see `update`).
+    /// under another name (it is updated under that name instead, see `update`). An OpenPGP
+    /// certificate must be one the book can read back ([`openpgp::decode`]; the caller
+    /// checks it for use first, [`crate::format::openpgp::cert::parse`] and
+    /// [`openpgp::offers`]).
     pub fn add(&mut self, name: &str, key: ContactKey, verified: bool, now: u64) -> Result<Merge> {
         check_name(name)?;
+        if let ContactKey::OpenPgp(cert) = &key {
+            openpgp::decode(cert).map_err(|e| {
+                Error::check(
+                    format!("not an OpenPGP certificate the book can keep: {}", e.0),
+                    "give the certificate as `contacts::openpgp::encode` writes it",
+                )
+            })?;
+        }
         if let Some(existing) = self.get(name) {
+            let hint = if existing.key.kind() != key.kind() {
+                format!(
+                    "{name} is {}, which cannot turn into {}: choose another name, or \
+                     `nexusq contacts remove {name}` first",
+                    existing.key.described(),
+                    key.described()
+                )
+            } else if matches!(key, ContactKey::OpenPgp(_)) {
+                format!(
+                    "choose another name, or `nexusq contacts update {name} FILE` for a newer \
+                     copy of the same certificate"
+                )
+            } else {
+                format!(
+                    "choose another name, or `nexusq contacts update {name} FILE` for a newer \
+                     export of the same identity"
+                )
+            };
             return Err(Error::usage(
                 format!(
                     "the name {name} is already in the book ({})",
                     existing.fingerprint()
                 ),
-                format!(
-                    "choose another name, or `nexusq contacts update {name} FILE` for a newer \
-                     export of the same identity"
-                ),
+                hint,
             ));
         }
         let other = match &key {
@@ -220,11 +338,19 @@ impl Book {
                 .contacts
                 .iter()
                 .find(|c| matches!(&c.key, ContactKey::Age(k) if k == pk)),
+            ContactKey::OpenPgp(cert) => {
+                openpgp::fingerprint(cert).and_then(|fp| self.by_openpgp(&fp))
+            }
         };
         if let Some(other) = other {
             return Err(Error::usage(
                 format!(
-                    "this identity ({}) is already in the book as {}",
+                    "this {} ({}) is already in the book as {}",
+                    if matches!(key, ContactKey::OpenPgp(_)) {
+                        "certificate"
+                    } else {
+                        "identity"
+                    },
                     other.fingerprint(),
                     other.name
                 ),
@@ -244,15 +370,15 @@ impl Book {
             newest_before: 0,
             newest_after: match &key {
                 ContactKey::Identity(id) => id.newest().generation,
-                ContactKey::Age(_) => 0,
+                ContactKey::Age(_) | ContactKey::OpenPgp(_) => 0,
             },
             certificates_added: match &key {
                 ContactKey::Identity(id) => id.certificates.len(),
-                ContactKey::Age(_) => 0,
+                ContactKey::Age(_) | ContactKey::OpenPgp(_) => 0,
             },
             revocations_added: match &key {
                 ContactKey::Identity(id) => id.revocations.len(),
-                ContactKey::Age(_) => 0,
+                ContactKey::Age(_) | ContactKey::OpenPgp(_) => 0,
             },
         };
         self.contacts.push(Contact {
@@ -270,15 +396,46 @@ impl Book {
     pub fn update(&mut self, name: &str, incoming: &PublicIdentity, now: u64) -> Result<Merge> {
         let unknown = self.unknown(name);
         let contact = self.get_mut(name).ok_or(unknown)?;
-        let ContactKey::Identity(known) = &contact.key else {
-            return Err(Error::usage(
-                format!("{name} is an age recipient, which has no chain to update along"),
-                format!("`nexusq contacts remove {name}`, then add the new recipient or export"),
-            ));
+        let known = match &contact.key {
+            ContactKey::Identity(known) => known,
+            ContactKey::Age(_) => {
+                return Err(Error::usage(
+                    format!("{name} is an age recipient, which has no chain to update along"),
+                    format!(
+                        "`nexusq contacts remove {name}`, then add the new recipient or export"
+                    ),
+                ));
+            }
+            ContactKey::OpenPgp(_) => {
+                return Err(not_updatable(name, &contact.key, "a nexusq export"));
+            }
         };
         let (merged, merge) = merge_identity(known, incoming)?;
         if merge.changed() {
             contact.key = ContactKey::Identity(merged);
+            contact.updated = now;
+        }
+        Ok(merge)
+    }
+
+    /// Bring the OpenPGP contact `name` up to date with a copy of its certificate (read with
+    /// [`openpgp::read_update`]): another primary key is refused, the same one merged, nothing
+    /// the book held is dropped ([`openpgp::merge`]).
+    pub fn update_openpgp(
+        &mut self,
+        name: &str,
+        incoming: &pgp::Cert,
+        now: u64,
+    ) -> Result<OpenPgpMerge> {
+        let unknown = self.unknown(name);
+        let contact = self.get_mut(name).ok_or(unknown)?;
+        let ContactKey::OpenPgp(known) = &contact.key else {
+            return Err(not_updatable(name, &contact.key, "an OpenPGP certificate"));
+        };
+        let (merged, merge) = openpgp::merge(known, incoming, now)
+            .map_err(|e| e.context(format!("contact {name}")))?;
+        if merge.changed() {
+            contact.key = ContactKey::OpenPgp(merged);
             contact.updated = now;
         }
         Ok(merge)
@@ -295,7 +452,7 @@ impl Book {
     }
 
     /// Mark `name` verified if `fp` is its fingerprint (exit 1 otherwise).
-    pub fn verify(&mut self, name: &str, fp: &Fingerprint) -> Result<bool> {
+    pub fn verify(&mut self, name: &str, fp: &ContactFingerprint) -> Result<bool> {
         let unknown = self.unknown(name);
         let contact = self.get_mut(name).ok_or(unknown)?;
         let actual = contact.fingerprint();
@@ -310,6 +467,17 @@ impl Book {
         contact.verified = true;
         Ok(!was)
     }
+}
+
+/// The refusal to update `name`, which holds `key`, with `given`: kinds never change.
+fn not_updatable(name: &str, key: &ContactKey, given: &str) -> Error {
+    Error::usage(
+        format!("{name} is {}, which {given} cannot update", key.described()),
+        format!(
+            "update it with a newer copy of the same kind, or `nexusq contacts remove {name}` \
+             and add the other under a name of its own"
+        ),
+    )
 }
 
 /// An identity read from a file, with what the book knows about it applied (docs/contacts.md,

@@ -3,9 +3,10 @@
 //!
 //! `body = "NXQB" || u8 version=1 || owner root_id(32) || u64 seq || u64 saved_at ||
 //!  u32 count || count x entry`
-//! `entry = u16 name_len || name || u8 kind (1 identity, 2 age) || u8 flags (bit 0 verified) ||
-//!  u64 added || u64 updated || u32 len || payload` (payload: an encoded public identity, or
-//!  the 1216-byte X-Wing key of an age recipient)
+//! `entry = u16 name_len || name || u8 kind (1 identity, 2 age, 3 OpenPGP) || u8 flags (bit 0
+//!  verified) || u64 added || u64 updated || u32 len || payload` (payload: an encoded public
+//!  identity, the 1216-byte X-Wing key of an age recipient, or an OpenPGP certificate in
+//!  binary, public parts only, at most 1 MiB, as Sequoia serializes it)
 //! `file = body || u32 generation || u64 signed_at || u16 len=3373 || composite signature`
 //! (see `seal`).
 
@@ -22,6 +23,7 @@ pub const VERSION: u8 = 1;
 pub const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;
 const KIND_IDENTITY: u8 = 1;
 const KIND_AGE: u8 = 2;
+const KIND_OPENPGP: u8 = 3;
 const FLAG_VERIFIED: u8 = 1;
 /// Smallest encoded entry: empty fields around a one-byte name.
 const MIN_ENTRY_LEN: usize = 2 + 1 + 1 + 1 + 8 + 8 + 4;
@@ -60,6 +62,7 @@ pub fn encode_body(book: &Book, owner: &RootId, saved_at: u64) -> Vec<u8> {
         let (kind, payload) = match &c.key {
             ContactKey::Identity(id) => (KIND_IDENTITY, id.encode()),
             ContactKey::Age(pk) => (KIND_AGE, pk.clone()),
+            ContactKey::OpenPgp(cert) => (KIND_OPENPGP, cert.clone()),
         };
         w.bytes_u16(c.name.as_bytes())
             .u8(kind)
@@ -145,6 +148,11 @@ pub fn decode_body(body: &[u8]) -> DecodeResult<(Book, u64)> {
                 hybrid_kem::check_public_key(hybrid_kem::KemLevel::MlKem768, payload)
                     .map_err(|e| DecodeError(format!("an age recipient is unusable: {e}")))?;
                 ContactKey::Age(payload.to_vec())
+            }
+            KIND_OPENPGP => {
+                // Structure only: an expired or revoked certificate stays readable.
+                super::openpgp::decode(payload)?;
+                ContactKey::OpenPgp(payload.to_vec())
             }
             _ => return Err(DecodeError("a contact has an unknown kind".into())),
         };

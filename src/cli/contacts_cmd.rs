@@ -6,9 +6,11 @@ use super::Context;
 use super::args::ContactsCommand;
 use super::error::{Error, Result};
 use nexusq_core::contacts::book::merge_identity;
+use nexusq_core::contacts::openpgp as pgp_contact;
 use nexusq_core::contacts::store::{self, Inspection, Owner};
 use nexusq_core::contacts::{Contact, ContactFingerprint, ContactKey, Merge, check_name};
 use nexusq_core::format::age::recipient;
+use nexusq_core::format::openpgp::cert as pgp_cert;
 use nexusq_core::identity::{PublicIdentity, peer};
 use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::json;
@@ -80,7 +82,25 @@ fn describe(c: &Contact, now: u64) -> String {
             s
         }
         ContactKey::Age(_) => "age recipient (short hash shown)".into(),
-        ContactKey::OpenPgp(_) => "openpgp certificate".into(),
+        ContactKey::OpenPgp(cert) => match pgp_contact::summary(cert, now) {
+            Ok(s) => {
+                let mut d = match s.expires {
+                    Some(t) => format!(
+                        "openpgp certificate, valid until {}",
+                        nexusq_core::time::rfc3339(t)
+                    ),
+                    None => "openpgp certificate, no expiry".to_string(),
+                };
+                if s.expired {
+                    d.push_str(" (expired)");
+                }
+                if s.revoked.is_some() {
+                    d.push_str(", REVOKED");
+                }
+                d
+            }
+            Err(e) => format!("openpgp certificate (unreadable: {})", e.0),
+        },
     }
 }
 
@@ -98,11 +118,11 @@ fn add(ctx: &Context, name: &str, source: &str, expect: Option<&str>, yes: bool)
     } else {
         let path = Path::new(source);
         let what = super::output::untrusted_path(path);
-        ContactKey::Identity(peer::parse_export(
-            &super::recipients::read_export_bytes(path)?,
-            &what,
-            backend,
-        )?)
+        let bytes = super::recipients::read_export_bytes(path)?;
+        if pgp_contact::looks_like_openpgp_key(&bytes) {
+            return add_openpgp(ctx, name, &bytes, &what, expect, yes);
+        }
+        ContactKey::Identity(peer::parse_export(&bytes, &what, backend)?)
     };
     // An identity already under this name: the update rules apply, and its root is pinned.
     if let (Some(existing), ContactKey::Identity(id)) = (ctx.book()?.book.get(name), &key)
@@ -122,9 +142,36 @@ fn add(ctx: &Context, name: &str, source: &str, expect: Option<&str>, yes: bool)
         ContactKey::Age(_) => format!("short hash {fp} (age recipient)"),
         ContactKey::OpenPgp(_) => format!("OpenPGP fingerprint {fp} (OpenPGP certificate)"),
     };
-    let verified = if let Some(typed) = expect {
-        let want = ContactFingerprint::Nexusq(peer::parse_fingerprints(&[typed.to_string()])?[0]);
-        if want != fp {
+    let kind = key.kind();
+    let expected = expect
+        .map(|typed| peer::parse_fingerprints(&[typed.to_string()]).map(|f| f[0]))
+        .transpose()?
+        .map(ContactFingerprint::Nexusq);
+    let (verified, merge) = confirm_and_add(ctx, name, key, &fp, &what, expected, yes)?;
+    ctx.out.json(&json!({
+        "name": name,
+        "kind": kind,
+        "fingerprint": fp.plain(),
+        "verified": verified,
+        "generation": merge.newest_after,
+        "added": true,
+    }));
+    Ok(())
+}
+
+/// The fingerprint compared (the question at the terminal, `--expect-fingerprint`, or `--yes`
+/// for an unverified contact), then `key` added under `name`. Returns whether it is verified.
+fn confirm_and_add(
+    ctx: &Context,
+    name: &str,
+    key: ContactKey,
+    fp: &ContactFingerprint,
+    what: &str,
+    expected: Option<ContactFingerprint>,
+    yes: bool,
+) -> Result<(bool, Merge)> {
+    let verified = if let Some(want) = expected {
+        if want != *fp {
             return Err(Error::check(
                 format!("{name}: the {what} is not the expected {want}"),
                 "you may have the wrong file, or someone swapped it; nothing was added",
@@ -148,12 +195,140 @@ fn add(ctx: &Context, name: &str, source: &str, expect: Option<&str>, yes: bool)
             fp.plain()
         ));
     }
+    Ok((verified, merge))
+}
+
+/// `contacts add NAME CERT`: an OpenPGP certificate, checked as encryption and verification
+/// check it (Sequoia's standard policy, not expired, not revoked, no secret key) and holding
+/// a post-quantum key, pinned to its primary key. A name that already holds an OpenPGP
+/// certificate is updated instead; one that holds another kind is refused.
+fn add_openpgp(
+    ctx: &Context,
+    name: &str,
+    bytes: &[u8],
+    what: &str,
+    expect: Option<&str>,
+    yes: bool,
+) -> Result<()> {
+    let now = super::now();
+    let loaded = ctx.book()?;
+    if let Some(ContactKey::OpenPgp(_)) = loaded.book.get(name).map(|c| &c.key) {
+        ctx.out.note(&format!(
+            "{name} is already in the book; treating this as `contacts update {name}`"
+        ));
+        return update_openpgp(ctx, name, bytes, what);
+    }
+    let peer = pgp_cert::parse(bytes, what, now)?;
+    let offers = pgp_contact::offers(&peer, what, now)?;
+    let key = ContactKey::OpenPgp(pgp_contact::encode(&peer.cert)?);
+    // A name or a certificate already in the book is refused before any question.
+    loaded.book.clone().add(name, key.clone(), false, now)?;
+    let pgp_fp = peer.fingerprint();
+    let fp = ContactFingerprint::OpenPgp(pgp_fp.clone());
+    let user_id = peer.user_id(now);
+    let what = match &user_id {
+        Some(uid) => format!(
+            "OpenPGP fingerprint {fp} (OpenPGP certificate, user ID \"{}\")",
+            super::output::untrusted(uid)
+        ),
+        None => format!("OpenPGP fingerprint {fp} (OpenPGP certificate, no user ID)"),
+    };
+    let expected = expect
+        .map(pgp_contact::parse_fingerprint)
+        .transpose()?
+        .map(ContactFingerprint::OpenPgp);
+    let (verified, merge) = confirm_and_add(ctx, name, key, &fp, &what, expected, yes)?;
+    if !offers.encryption {
+        ctx.out.note(&format!(
+            "{name}'s certificate has no ML-KEM-768+X25519 encryption subkey: nexusq can check \
+             its signatures but not encrypt to it"
+        ));
+    }
+    if !offers.signing {
+        ctx.out.note(&format!(
+            "{name}'s certificate has no post-quantum signing key: nexusq can encrypt to it \
+             but will not accept its signatures"
+        ));
+    }
     ctx.out.json(&json!({
         "name": name,
+        "kind": "openpgp",
         "fingerprint": fp.plain(),
+        "openpgp_fingerprint": pgp_fp.to_hex(),
+        "user_id": user_id,
+        "encrypts": offers.encryption,
+        "signs": offers.signing,
         "verified": verified,
         "generation": merge.newest_after,
         "added": true,
+    }));
+    Ok(())
+}
+
+/// `contacts update NAME CERT` (or `add` of a name holding an OpenPGP certificate): the
+/// certificate merged into the contact's. Another primary key or another kind of contact is
+/// refused before the password is asked for; a revocation it brings is kept and said.
+fn update_openpgp(ctx: &Context, name: &str, bytes: &[u8], what: &str) -> Result<()> {
+    let incoming = pgp_contact::read_update(bytes, what)?;
+    let now = super::now();
+    ctx.book()?
+        .book
+        .clone()
+        .update_openpgp(name, &incoming, now)?;
+    let merge = change(ctx, |b| b.update_openpgp(name, &incoming, now))?;
+    let mut added = Vec::new();
+    for (n, one, many) in [
+        (merge.keys_added, "key", "keys"),
+        (merge.user_ids_added, "user ID", "user IDs"),
+        (merge.signatures_added, "signature", "signatures"),
+    ] {
+        if n > 0 {
+            added.push(format!("{n} new {}", if n == 1 { one } else { many }));
+        }
+    }
+    if !added.is_empty() {
+        ctx.out
+            .note(&format!("updated {name}: {}", added.join(", ")));
+    }
+    if merge.revocations_added > 0 {
+        ctx.out.warn(&format!(
+            "{name}: {} new revocation(s) recorded; they stay applied",
+            merge.revocations_added
+        ));
+    }
+    if let Some(r) = &merge.revoked_now {
+        let on = if r.created == 0 {
+            String::new()
+        } else {
+            format!(" on {}", nexusq_core::time::rfc3339(r.created))
+        };
+        let why = if r.reason.is_empty() {
+            String::new()
+        } else {
+            format!(" (\"{}\")", super::output::untrusted(&r.reason))
+        };
+        ctx.out.warn(&format!(
+            "{name}'s OpenPGP certificate is now REVOKED: its owner revoked it{on}{why}; \
+             nexusq will refuse to encrypt to {name} or to accept {name}'s signatures"
+        ));
+    }
+    if !merge.changed() {
+        ctx.out.note(&format!(
+            "{name}: nothing new in this certificate; the book is unchanged"
+        ));
+    }
+    ctx.out.json(&json!({
+        "name": name,
+        "kind": "openpgp",
+        "generation_before": 0,
+        "generation": 0,
+        "certificates_added": 0,
+        "keys_added": merge.keys_added,
+        "user_ids_added": merge.user_ids_added,
+        "signatures_added": merge.signatures_added,
+        "revocations_added": merge.revocations_added,
+        "revoked_now": merge.revoked_now.is_some(),
+        "changed": merge.changed(),
     }));
     Ok(())
 }
@@ -176,19 +351,24 @@ fn confirm(question: &str) -> Result<bool> {
 
 fn update(ctx: &Context, name: &str, file: &Path) -> Result<()> {
     let what = super::output::untrusted_path(file);
-    let id = peer::parse_export(
-        &super::recipients::read_export_bytes(file)?,
-        &what,
-        ctx.backend()?,
-    )?;
+    let bytes = super::recipients::read_export_bytes(file)?;
+    if pgp_contact::looks_like_openpgp_key(&bytes) {
+        return update_openpgp(ctx, name, &bytes, &what);
+    }
+    let id = peer::parse_export(&bytes, &what, ctx.backend()?)?;
     let loaded = ctx.book()?;
     let contact = loaded
         .book
         .get(name)
         .ok_or_else(|| loaded.book.unknown(name))?;
-    // Refuse another root or a fork before asking for the password.
-    if let ContactKey::Identity(known) = &contact.key {
-        merge_identity(known, &id)?;
+    // Refuse another root, a fork or another kind of contact before asking for the password.
+    match &contact.key {
+        ContactKey::Identity(known) => {
+            merge_identity(known, &id)?;
+        }
+        ContactKey::Age(_) | ContactKey::OpenPgp(_) => {
+            loaded.book.clone().update(name, &id, super::now())?;
+        }
     }
     apply_update(ctx, name, &id)
 }
@@ -261,12 +441,19 @@ fn apply_update(ctx: &Context, name: &str, id: &PublicIdentity) -> Result<()> {
 }
 
 fn verify(ctx: &Context, name: &str, typed: &str) -> Result<()> {
-    let fp = ContactFingerprint::Nexusq(peer::parse_fingerprints(&[typed.to_string()])?[0]);
     let loaded = ctx.book()?;
     let c = loaded
         .book
         .get(name)
         .ok_or_else(|| loaded.book.unknown(name))?;
+    let fp = match &c.key {
+        ContactKey::OpenPgp(_) => {
+            ContactFingerprint::OpenPgp(pgp_contact::parse_fingerprint(typed)?)
+        }
+        ContactKey::Identity(_) | ContactKey::Age(_) => {
+            ContactFingerprint::Nexusq(peer::parse_fingerprints(&[typed.to_string()])?[0])
+        }
+    };
     if c.fingerprint() != fp {
         // Checked before the password is asked for; `Book::verify` checks again under the lock.
         return Err(Error::check(
@@ -324,9 +511,44 @@ fn contact_json(c: &Contact, now: u64) -> serde_json::Value {
             v["age_recipient"] = json!(recipient::encode_recipient(pk));
             v["revoked"] = json!(false);
         }
-        ContactKey::OpenPgp(_) => {
+        ContactKey::OpenPgp(cert) => {
             v["kind"] = json!("openpgp");
             v["openpgp_fingerprint"] = json!(c.fingerprint().plain());
+            match pgp_contact::summary(cert, now) {
+                Ok(s) => {
+                    v["user_id"] = json!(s.user_id);
+                    if let Some(t) = s.expires {
+                        v["not_after"] = json!(super::output::time(t));
+                    }
+                    v["expired"] = json!(s.expired);
+                    v["revoked"] = json!(s.revoked.is_some());
+                    if let Some(r) = &s.revoked {
+                        v["revocation"] = json!({
+                            "created": (r.created > 0).then(|| super::output::time(r.created)),
+                            "reason": r.reason,
+                        });
+                    }
+                    if let Some(why) = &s.invalid {
+                        v["invalid"] = json!(why);
+                    }
+                    v["keys"] = json!(
+                        s.keys
+                            .iter()
+                            .map(|k| json!({
+                                "fingerprint": k.fingerprint.to_hex(),
+                                "primary": k.primary,
+                                "algorithm": k.algorithm,
+                                "post_quantum": k.post_quantum,
+                                "usage": k.usage,
+                                "created": super::output::time(k.created),
+                                "expires": k.expires.map(super::output::time),
+                                "revoked": k.revoked,
+                            }))
+                            .collect::<Vec<_>>()
+                    );
+                }
+                Err(e) => v["invalid"] = json!(e.0),
+            }
         }
     }
     v
@@ -428,7 +650,7 @@ fn show(ctx: &Context, name: &str) -> Result<()> {
                 recipient::encode_recipient(pk)
             ));
         }
-        ContactKey::OpenPgp(_) => text.push_str("kind:        OpenPGP certificate\n"),
+        ContactKey::OpenPgp(cert) => show_openpgp(&mut text, cert, now),
     }
     text.push_str(&format!(
         "added:       {}\nupdated:     {}",
@@ -437,6 +659,80 @@ fn show(ctx: &Context, name: &str) -> Result<()> {
     ));
     ctx.out.data(&text);
     Ok(())
+}
+
+/// `contacts show`'s lines for an OpenPGP certificate: user ID (escaped: others wrote it),
+/// expiry, revocation, and every key with its algorithm, use, creation and expiry.
+fn show_openpgp(text: &mut String, cert: &[u8], now: u64) {
+    let s = match pgp_contact::summary(cert, now) {
+        Ok(s) => s,
+        Err(e) => {
+            text.push_str(&format!("openpgp:     unreadable ({})\n", e.0));
+            return;
+        }
+    };
+    let t = nexusq_core::time::rfc3339;
+    text.push_str("kind:        OpenPGP certificate\n");
+    text.push_str(&format!(
+        "user ID:     {}\n",
+        s.user_id
+            .as_deref()
+            .map(super::output::untrusted)
+            .unwrap_or_else(|| "(none)".into())
+    ));
+    text.push_str(&format!(
+        "valid until: {}\n",
+        match s.expires {
+            Some(e) => format!("{}{}", t(e), if s.expired { " (EXPIRED)" } else { "" }),
+            None => "no expiry".into(),
+        }
+    ));
+    text.push_str(&format!(
+        "revoked:     {}\n",
+        match &s.revoked {
+            None => "no".to_string(),
+            Some(r) => {
+                let mut line = "YES, the whole certificate".to_string();
+                if r.created > 0 {
+                    line.push_str(&format!(" on {}", t(r.created)));
+                }
+                if !r.reason.is_empty() {
+                    line.push_str(&format!(": {}", super::output::untrusted(&r.reason)));
+                }
+                line
+            }
+        }
+    ));
+    if let Some(why) = &s.invalid {
+        text.push_str(&format!(
+            "policy:      NOT valid under the standard policy now: {}\n",
+            super::output::untrusted(why)
+        ));
+    }
+    for k in &s.keys {
+        let mut line = format!(
+            "{:<13}{}",
+            if k.primary { "primary:" } else { "subkey:" },
+            k.algorithm
+        );
+        if !k.usage.is_empty() {
+            line.push_str(&format!(" ({})", k.usage.join(", ")));
+        }
+        line.push_str(&format!(", created {}", t(k.created)));
+        match k.expires {
+            Some(e) if e <= now => line.push_str(&format!(", EXPIRED {}", t(e))),
+            Some(e) => line.push_str(&format!(", expires {}", t(e))),
+            None => line.push_str(", no expiry"),
+        }
+        if k.revoked {
+            line.push_str(", REVOKED");
+        }
+        if !k.post_quantum {
+            line.push_str("; classical, not used by nexusq");
+        }
+        text.push_str(&line);
+        text.push('\n');
+    }
 }
 
 /// One contact as `contacts export` writes it: the text and its `--json` item.
@@ -466,9 +762,23 @@ fn export_one(c: &Contact, age: bool, now: u64) -> Result<(String, serde_json::V
             ),
             "pass --age for an age recipients file",
         )),
-        (ContactKey::OpenPgp(_), _) => Err(Error::usage(
-            format!("contact {} is an OpenPGP certificate", c.name),
-            "nexusq does not export OpenPGP certificates yet",
+        (ContactKey::OpenPgp(cert), false) => {
+            let cert = pgp_contact::decode(cert).map_err(|e| {
+                Error::check(
+                    format!("contact {}'s OpenPGP certificate: {}", c.name, e.0),
+                    "remove the contact and add it again",
+                )
+            })?;
+            let armor = pgp_cert::to_armor(&cert)?;
+            let item = json!({"name": c.name, "openpgp_certificate": armor});
+            Ok((armor, item))
+        }
+        (ContactKey::OpenPgp(_), true) => Err(Error::usage(
+            format!(
+                "contact {} is an OpenPGP certificate, which has no age recipient",
+                c.name
+            ),
+            "export it without --age for its OpenPGP certificate",
         )),
     }
 }

@@ -1472,3 +1472,532 @@ fn identity_revoke_at_a_terminal_says_what_it_revokes_and_keeps_the_export_off_t
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("carries the revocation"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// OpenPGP certificates (docs/contacts.md, "OpenPGP certificates")
+
+/// `docs/schemas/NAME.schema.json`, compiled.
+fn contacts_schema(name: &str) -> jsonschema::Validator {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("docs/schemas/{name}.schema.json"));
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    jsonschema::draft202012::new(&schema).expect("a valid draft 2020-12 schema")
+}
+
+fn assert_schema(name: &str, value: &serde_json::Value) {
+    let v = contacts_schema(name);
+    let errors: Vec<String> = v
+        .iter_errors(value)
+        .map(|e| format!("{e} at {}", e.instance_path()))
+        .collect();
+    assert!(errors.is_empty(), "{name}: {value}\n{errors:#?}");
+}
+
+/// An RFC 9980 sample certificate (`openpgp-pqc/` in the vectors folder).
+fn pqc_sample(name: &str) -> PathBuf {
+    nexusq_testkit::vector_path(&format!("openpgp-pqc/{name}"))
+}
+
+/// The primary key fingerprint of an OpenPGP certificate file, upper-case hex.
+fn pgp_fingerprint(path: &Path) -> String {
+    nexusq_core::format::openpgp::cert::parse(&std::fs::read(path).unwrap(), "cert", unix_now())
+        .unwrap()
+        .fingerprint()
+        .to_hex()
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+/// Groups of 8 hex digits, as nexusq shows an OpenPGP fingerprint.
+fn grouped(hex: &str) -> String {
+    hex.as_bytes()
+        .chunks(8)
+        .map(|c| std::str::from_utf8(c).unwrap())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn openpgp_certificates_are_added_pinned_listed_shown_and_exported() {
+    nexusq_testkit::skip_without_vectors!();
+    let w = World::new();
+    let pw = w.pw();
+    let mldsa = pqc_sample("v6-mldsa-65-sample-pk.asc");
+    let v4 = pqc_sample("v4-eddsa-sample-pk.asc");
+    let (m, v4s) = (s(&mldsa), s(&v4));
+    let fp = pgp_fingerprint(&mldsa);
+    assert_eq!(fp.len(), 64);
+    // No terminal and neither --expect-fingerprint nor --yes: a usage error, nothing written.
+    let err = w.fails(&["contacts", "add", "pq", &m, "--password-file", &pw], 2);
+    assert!(err.contains("--expect-fingerprint"), "{err}");
+    assert!(!w.book().exists());
+    // Another certificate's fingerprint: exit 1; a nexusq fingerprint is no OpenPGP one.
+    let err = w.fails(
+        &[
+            "contacts",
+            "add",
+            "pq",
+            &m,
+            "--expect-fingerprint",
+            &"AB".repeat(32),
+            "--password-file",
+            &pw,
+        ],
+        1,
+    );
+    assert!(err.contains("not the expected"), "{err}");
+    let err = w.fails(
+        &[
+            "contacts",
+            "add",
+            "pq",
+            &m,
+            "--expect-fingerprint",
+            &w.me.fingerprint(),
+            "--password-file",
+            &pw,
+        ],
+        2,
+    );
+    assert!(err.contains("not an OpenPGP fingerprint"), "{err}");
+    assert!(!w.book().exists());
+    // The fingerprint as people read it out: grouped, any case.
+    let out = w.run(&[
+        "contacts",
+        "add",
+        "pq",
+        &m,
+        "--expect-fingerprint",
+        &grouped(&fp).to_lowercase(),
+        "--password-file",
+        &pw,
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let added: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_schema("contacts-add", &added);
+    assert_eq!(added["kind"], "openpgp");
+    assert_eq!(added["openpgp_fingerprint"], fp.as_str());
+    assert_eq!(added["fingerprint"], fp.as_str());
+    assert_eq!(added["verified"], true);
+    assert_eq!(added["encrypts"], true);
+    assert_eq!(added["signs"], true);
+    // The v4 sample (Ed25519 primary, ML-KEM-768+X25519 subkey): added, with a note that its
+    // signatures are not accepted; unverified until `contacts verify`.
+    let out = w.run(&[
+        "contacts",
+        "add",
+        "v4",
+        &v4s,
+        "--yes",
+        "--password-file",
+        &pw,
+    ]);
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no post-quantum signing key"), "{err}");
+    let v4fp = pgp_fingerprint(&v4);
+    assert_eq!(v4fp.len(), 40);
+    assert!(err.contains(&format!("contacts verify v4 {v4fp}")), "{err}");
+    let err = w.fails(
+        &["contacts", "verify", "v4", &fp, "--password-file", &pw],
+        1,
+    );
+    assert!(err.contains("not"), "{err}");
+    let out = w.ok(&[
+        "contacts",
+        "verify",
+        "v4",
+        &grouped(&v4fp),
+        "--password-file",
+        &pw,
+        "--json",
+    ]);
+    let verified: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_schema("contacts-verify", &verified);
+    assert_eq!(verified["fingerprint"], v4fp.as_str());
+
+    // list and show, as text and JSON.
+    let list = w.list();
+    assert_schema("contacts-list", &list);
+    let row = &list["contacts"][0];
+    assert_eq!(row["name"], "pq");
+    assert_eq!(row["kind"], "openpgp");
+    assert_eq!(row["openpgp_fingerprint"], fp.as_str());
+    assert_eq!(row["revoked"], false);
+    let text = w.ok(&["contacts", "list"]);
+    let line = text.lines().find(|l| l.starts_with("pq ")).unwrap();
+    assert!(
+        line.contains(&grouped(&fp)) && line.contains("openpgp certificate"),
+        "{text}"
+    );
+    let shown = w.show("pq");
+    assert_schema("contacts-show", &shown);
+    let keys = shown["keys"].as_array().unwrap();
+    assert_eq!(keys[0]["primary"], true);
+    assert_eq!(keys[0]["algorithm"], "ML-DSA-65+Ed25519");
+    assert!(
+        keys.iter().any(|k| k["algorithm"] == "ML-KEM-768+X25519"
+            && k["usage"] == serde_json::json!(["encrypt"])),
+        "{shown}"
+    );
+    let text = w.ok(&["contacts", "show", "pq"]);
+    assert!(
+        text.contains(&format!("fingerprint: {}", grouped(&fp))),
+        "{text}"
+    );
+    assert!(text.contains("kind:        OpenPGP certificate"), "{text}");
+    assert!(text.contains("user ID:"), "{text}");
+    assert!(
+        text.contains("subkey:      ML-KEM-768+X25519 (encrypt), created "),
+        "{text}"
+    );
+    let text = w.ok(&["contacts", "show", "v4"]);
+    assert!(
+        text.contains("primary:     Ed25519 (certify, sign)")
+            && text.contains("classical, not used by nexusq"),
+        "{text}"
+    );
+
+    // One certificate, one name; a name keeps its kind.
+    let err = w.fails(
+        &[
+            "contacts",
+            "add",
+            "pq2",
+            &m,
+            "--yes",
+            "--password-file",
+            &pw,
+        ],
+        2,
+    );
+    assert!(err.contains("already in the book as pq"), "{err}");
+    let alice = w.person("alice");
+    w.add("alice", &alice);
+    let err = w.fails(
+        &[
+            "contacts",
+            "add",
+            "alice",
+            &m,
+            "--yes",
+            "--password-file",
+            &pw,
+        ],
+        2,
+    );
+    assert!(err.contains("cannot turn into"), "{err}");
+    let err = w.fails(
+        &["contacts", "update", "alice", &m, "--password-file", &pw],
+        2,
+    );
+    assert!(err.contains("alice is a nexusq identity"), "{err}");
+    let err = w.fails(
+        &[
+            "contacts",
+            "update",
+            "pq",
+            &s(&alice.export()),
+            "--password-file",
+            &pw,
+        ],
+        2,
+    );
+    assert!(err.contains("pq is an OpenPGP certificate"), "{err}");
+    let err = w.fails(
+        &[
+            "contacts",
+            "add",
+            "pq",
+            &s(&alice.export()),
+            "--yes",
+            "--password-file",
+            &pw,
+        ],
+        2,
+    );
+    assert!(err.contains("cannot turn into"), "{err}");
+
+    // Secret keys, several certificates in one file: refused, nothing added.
+    let err = w.fails(
+        &[
+            "contacts",
+            "add",
+            "sk",
+            &s(&pqc_sample("v6-mldsa-65-sample-sk.asc")),
+            "--yes",
+            "--password-file",
+            &pw,
+        ],
+        1,
+    );
+    assert!(err.contains("secret key"), "{err}");
+    let both = w.dir.join("both.asc");
+    let mut text = std::fs::read(&mldsa).unwrap();
+    text.extend(std::fs::read(&v4).unwrap());
+    std::fs::write(&both, text).unwrap();
+    let err = w.fails(
+        &[
+            "contacts",
+            "add",
+            "both",
+            &s(&both),
+            "--yes",
+            "--password-file",
+            &pw,
+        ],
+        1,
+    );
+    assert!(err.contains("more than one"), "{err}");
+
+    // Export: the certificate again, as OpenPGP armor; it has no age recipient.
+    let armor = w.ok(&["contacts", "export", "pq"]);
+    assert!(
+        armor.starts_with("-----BEGIN PGP PUBLIC KEY BLOCK-----"),
+        "{armor}"
+    );
+    let again = w.dir.join("pq-again.asc");
+    std::fs::write(&again, &armor).unwrap();
+    assert_eq!(pgp_fingerprint(&again), fp);
+    let err = w.fails(&["contacts", "export", "--age", "pq"], 2);
+    assert!(err.contains("no age recipient"), "{err}");
+    // Not a nexusq identity where one is needed.
+    let err = w.fails(&["identity", "show", "@pq"], 2);
+    assert!(err.contains("OpenPGP certificate"), "{err}");
+    // Remove.
+    w.ok(&["contacts", "remove", "pq", "--password-file", &pw]);
+    assert_eq!(w.names(), vec!["alice", "v4"]);
+}
+
+#[test]
+fn a_classical_only_openpgp_certificate_is_refused_with_a_hint() {
+    nexusq_testkit::skip_without_vectors!();
+    let w = World::new();
+    let pw = w.pw();
+    // The v4 sample without its ML-KEM-768+X25519 subkey: an Ed25519 key alone.
+    let v4 = nexusq_core::format::openpgp::cert::parse(
+        &std::fs::read(pqc_sample("v4-eddsa-sample-pk.asc")).unwrap(),
+        "v4",
+        unix_now(),
+    )
+    .unwrap();
+    let classical = v4.cert.retain_subkeys(|_| false);
+    let path = w.dir.join("classical.asc");
+    std::fs::write(
+        &path,
+        nexusq_core::format::openpgp::cert::to_armor(&classical).unwrap(),
+    )
+    .unwrap();
+    let err = w.fails(
+        &[
+            "contacts",
+            "add",
+            "eve",
+            &s(&path),
+            "--yes",
+            "--password-file",
+            &pw,
+        ],
+        1,
+    );
+    assert!(
+        err.contains("no post-quantum key") && err.contains("(it has Ed25519)"),
+        "{err}"
+    );
+    assert!(err.contains("ML-KEM-768+X25519"), "{err}");
+    assert!(!w.book().exists());
+}
+
+/// Our own kind of certificate, made in the test: an identity's OpenPGP view (as `identity
+/// export --openpgp` makes it), written armored at `path`.
+fn write_openpgp(id: &nexusq_core::identity::NewIdentity, path: &Path) {
+    use nexusq_core::format::openpgp::cert;
+    use nexusq_core::suite::rustcrypto::RustCrypto;
+    let c = cert::of_vault(
+        &id.public,
+        &id.secrets,
+        id.keys.root(),
+        &RustCrypto,
+        Some("Bob <bob@example.org>"),
+    )
+    .unwrap();
+    std::fs::write(path, cert::to_armor(&c).unwrap()).unwrap();
+}
+
+#[test]
+fn openpgp_contacts_update_by_merging_keep_revocations_and_refuse_another_primary_key() {
+    use nexusq_core::identity::NewIdentity;
+    use nexusq_core::identity::rotation::{self, RotateOptions};
+    use nexusq_core::suite::rustcrypto::RustCrypto;
+    let w = World::new();
+    let pw = w.pw();
+    let now = unix_now();
+    let mut bob = NewIdentity::generate(&RustCrypto, now - 1_000);
+    let (g1, g1_again, g2) = (
+        w.dir.join("g1.asc"),
+        w.dir.join("g1b.asc"),
+        w.dir.join("g2.asc"),
+    );
+    write_openpgp(&bob, &g1);
+    write_openpgp(&bob, &g1_again);
+    let keys = |w: &World| w.show("bob")["keys"].as_array().unwrap().len();
+    w.ok(&[
+        "contacts",
+        "add",
+        "bob",
+        &s(&g1),
+        "--yes",
+        "--password-file",
+        &pw,
+    ]);
+    assert_eq!(keys(&w), 3);
+    // A fresh export of the same certificate: nothing new, the book unchanged.
+    let out = w.run(&[
+        "contacts",
+        "update",
+        "bob",
+        &s(&g1_again),
+        "--password-file",
+        &pw,
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("nothing new"));
+    let update: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_schema("contacts-update", &update);
+    assert_eq!(update["changed"], false);
+    let saves = w.list()["book"]["saves"].clone();
+    // Bob rotates: generation 2's certificate lacks generation 1's signing subkey; the book
+    // keeps it and adds the new ones.
+    let opts = RotateOptions {
+        validity_days: 30,
+        ..Default::default()
+    };
+    rotation::rotate(
+        &mut bob.public,
+        &mut bob.secrets,
+        &bob.keys,
+        &RustCrypto,
+        now - 500,
+        &opts,
+    )
+    .unwrap();
+    write_openpgp(&bob, &g2);
+    let out = w.run(&[
+        "contacts",
+        "update",
+        "bob",
+        &s(&g2),
+        "--password-file",
+        &pw,
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("updated bob: 2 new keys"));
+    let update: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_schema("contacts-update", &update);
+    assert_eq!(update["keys_added"], 2);
+    assert_eq!(update["changed"], true);
+    assert_eq!(keys(&w), 5);
+    assert_ne!(w.list()["book"]["saves"], saves);
+    // `contacts add` of the name with an older copy is an update: nothing rolled back.
+    w.ok(&[
+        "contacts",
+        "add",
+        "bob",
+        &s(&g1),
+        "--yes",
+        "--password-file",
+        &pw,
+    ]);
+    assert_eq!(keys(&w), 5);
+    // Another primary key: refused (exit 1), under the name or as an update.
+    let mallory = w.dir.join("mallory.asc");
+    write_openpgp(&NewIdentity::generate(&RustCrypto, now - 1_000), &mallory);
+    for cmd in ["update", "add"] {
+        let mut args = vec![
+            "contacts",
+            cmd,
+            "bob",
+            mallory.to_str().unwrap(),
+            "--password-file",
+            pw.as_str(),
+        ];
+        if cmd == "add" {
+            args.push("--yes");
+        }
+        let err = w.fails(&args, 1);
+        assert!(err.contains("different OpenPGP certificate"), "{err}");
+    }
+    assert_eq!(keys(&w), 5);
+    // Bob revokes his identity: the update brings the revocation, and says so.
+    bob.public.revocations.push(bob.revocation.clone());
+    let revoked = w.dir.join("revoked.asc");
+    write_openpgp(&bob, &revoked);
+    // (Adding it fresh is refused: it is revoked.)
+    let err = w.fails(
+        &[
+            "contacts",
+            "add",
+            "bob2",
+            &s(&revoked),
+            "--yes",
+            "--password-file",
+            &pw,
+        ],
+        1,
+    );
+    assert!(err.contains("revoked"), "{err}");
+    let out = w.run(&[
+        "contacts",
+        "update",
+        "bob",
+        &s(&revoked),
+        "--password-file",
+        &pw,
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bob's OpenPGP certificate is now REVOKED"),
+        "{err}"
+    );
+    let update: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(update["revoked_now"], true);
+    // An older copy without the revocation changes nothing: it stays revoked.
+    w.ok(&["contacts", "update", "bob", &s(&g2), "--password-file", &pw]);
+    let shown = w.show("bob");
+    assert_eq!(shown["revoked"], true);
+    assert_schema("contacts-show", &shown);
+    let text = w.ok(&["contacts", "show", "bob"]);
+    assert!(
+        text.contains("revoked:     YES, the whole certificate"),
+        "{text}"
+    );
+    let text = w.ok(&["contacts", "list"]);
+    assert!(text.contains("REVOKED"), "{text}");
+}

@@ -627,12 +627,13 @@ pub enum IdentityCommand {
 /// `nexusq contacts ...` (docs/contacts.md).
 #[derive(Subcommand, Debug)]
 pub enum ContactsCommand {
-    /// Add a nexusq export (FILE, or - for stdin) or an age1pq1 recipient under NAME
+    /// Add a nexusq export or an OpenPGP certificate (FILE, or - for stdin), or an age1pq1
+    /// recipient, under NAME
     Add {
         /// The name to file it under
         #[arg(value_name = "NAME")]
         name: String,
-        /// Their export (a file, or - for stdin), or an age1pq1 recipient
+        /// Their export or OpenPGP certificate (a file, or - for stdin), or an age1pq1 recipient
         #[arg(value_name = "FILE|-|age1pq1...")]
         source: String,
         /// Accept only this fingerprint (no question asked)
@@ -703,12 +704,13 @@ pub enum ContactsCommand {
         #[command(flatten)]
         writer: WriterArgs,
     },
-    /// Bring NAME up to date with a newer export of the same identity
+    /// Bring NAME up to date with a newer export of the same identity (or a newer copy of the
+    /// same OpenPGP certificate)
     Update {
         /// The contact
         #[arg(value_name = "NAME")]
         name: String,
-        /// The newer export (a file, or - for stdin)
+        /// The newer export or OpenPGP certificate (a file, or - for stdin)
         #[arg(value_name = "FILE")]
         file: PathBuf,
         #[command(flatten)]

@@ -156,10 +156,18 @@ fn scope_text(scope: nexusq_core::identity::RevocationScope) -> String {
 
 /// `nexusq identity show FILE`: what someone's export says, to compare out of band.
 pub fn show(ctx: &Context, file: &Path) -> Result<()> {
-    if let nexusq_core::contacts::naming::Named::File(path) = super::recipients::resolve(ctx, file)?
-        && super::openpgp_cmd::is_cert_file(&path)
-    {
-        return super::openpgp_cmd::show(ctx, &path);
+    match super::recipients::resolve(ctx, file)? {
+        nexusq_core::contacts::naming::Named::File(path)
+            if super::openpgp_cmd::is_cert_file(&path) =>
+        {
+            return super::openpgp_cmd::show(ctx, &path);
+        }
+        nexusq_core::contacts::naming::Named::Contact(c)
+            if super::openpgp_cmd::show_contact(ctx, c)? =>
+        {
+            return Ok(());
+        }
+        _ => {}
     }
     let resolved = super::recipients::read_identity(ctx, file)?;
     let identity = &resolved.identity;

@@ -110,15 +110,14 @@ fn join(gs: &[u32]) -> String {
 // ---------------------------------------------------------------------------------------------
 // encrypt
 
-/// The OpenPGP certificate a contact holds, if it holds one.
-fn contact_cert(c: &nexusq_core::contacts::Contact) -> Option<&[u8]> {
-    let _ = c;
-    None
-}
-
-/// Is this `--to` value an OpenPGP certificate (a file that starts like one)?
+/// Is this `--to` value an OpenPGP certificate: a file that starts like one, or a contact
+/// holding one?
 pub(super) fn is_cert(to: &To<'_>) -> bool {
-    matches!(&to.named, Named::File(path) if is_cert_file(path))
+    match &to.named {
+        Named::File(path) => is_cert_file(path),
+        Named::Contact(c) => nexusq_core::recipients::openpgp_contact(c).is_some(),
+        Named::AgeKey => false,
+    }
 }
 
 /// Does this file start like an OpenPGP certificate? (Unreadable: no; opening it again says
@@ -174,9 +173,13 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs, to: Vec<To<'_>>) -> Result<()>
             Named::File(_) => return Err(mixed(&format!("{shown} (not an OpenPGP certificate)"))),
             Named::AgeKey => return Err(mixed(&format!("the age recipient {shown}"))),
             Named::Contact(c) => {
-                let Some(bytes) = contact_cert(c) else {
-                    return Err(mixed(&format!("contact {} (a nexusq identity)", c.name)));
+                let Some(bytes) = nexusq_core::recipients::openpgp_contact(c) else {
+                    return Err(mixed(&format!(
+                        "contact {} (not an OpenPGP certificate)",
+                        c.name
+                    )));
                 };
+                nexusq_core::recipients::warn_unverified(c, ctx);
                 cert::parse(bytes, &format!("contact {}", c.name), now)?
             }
         };
@@ -446,7 +449,7 @@ pub fn verify(
             (read_cert(&path, now)?, untrusted_path(&path))
         }
         Named::Contact(c) => {
-            let Some(bytes) = contact_cert(c) else {
+            let Some(bytes) = nexusq_core::recipients::openpgp_contact(c) else {
                 return Err(Error::usage(
                     format!(
                         "contact {} holds a nexusq identity, not an OpenPGP certificate",
@@ -455,6 +458,7 @@ pub fn verify(
                     "an OpenPGP signature is checked against an OpenPGP certificate",
                 ));
             };
+            nexusq_core::recipients::warn_unverified(c, ctx);
             (
                 cert::parse(bytes, &format!("contact {}", c.name), now)?,
                 format!("contact {}", c.name),
@@ -503,10 +507,29 @@ pub fn verify(
 /// fingerprint out of band before encrypting to it.
 pub fn show(ctx: &Context, path: &Path) -> Result<()> {
     let now = super::now();
-    let peer = read_cert(path, now)?;
+    show_cert(
+        ctx,
+        &read_cert(path, now)?,
+        &path.display().to_string(),
+        now,
+    )
+}
+
+/// `identity show @NAME` of a contact holding an OpenPGP certificate.
+pub fn show_contact(ctx: &Context, c: &nexusq_core::contacts::Contact) -> Result<bool> {
+    let Some(bytes) = nexusq_core::recipients::openpgp_contact(c) else {
+        return Ok(false);
+    };
+    let now = super::now();
+    let peer = cert::parse(bytes, &format!("contact {}", c.name), now)?;
+    show_cert(ctx, &peer, &format!("@{}", c.name), now)?;
+    Ok(true)
+}
+
+fn show_cert(ctx: &Context, peer: &PeerCert, source: &str, now: u64) -> Result<()> {
     let fp = keys::display(&peer.fingerprint());
     let uid = peer.user_id(now);
-    let keys = cert::key_summaries(&peer, now);
+    let keys = cert::key_summaries(peer, now);
     let rows: Vec<serde_json::Value> = keys
         .iter()
         .map(|k| {
@@ -526,14 +549,14 @@ pub fn show(ctx: &Context, path: &Path) -> Result<()> {
         "openpgp_fingerprint": peer.fingerprint().to_hex(),
         "user_id": uid,
         "keys": rows,
-        "identity": path.display().to_string(),
+        "identity": source,
     }));
     let mut text = format!(
         "openpgp:     {fp}\nuser ID:     {}\nsource:      {}\n",
         uid.as_deref()
             .map(untrusted)
             .unwrap_or_else(|| "(none)".into()),
-        untrusted_path(path)
+        untrusted(source)
     );
     for k in &keys {
         text.push_str(&format!(

@@ -149,6 +149,11 @@ fn identity_named(ctx: &Context, value: &Path, named: &Named<'_>) -> Result<Reso
             ),
             "pass a nexusq export (`nexusq identity export`) or a contact name",
         )),
+        // The library's hint names what an OpenPGP contact is for; an age contact's is said
+        // here, with its name.
+        Named::Contact(c) if recipients::openpgp_contact(c).is_some() => {
+            Ok(recipients::contact_identity(c, ctx)?)
+        }
         Named::Contact(c) => recipients::contact_identity(c, ctx).map_err(|e| {
             let hint = format!("encrypt to it with `nexusq encrypt --age --to {}`", c.name);
             Error::from(e.reworded_hint(hint))

@@ -369,3 +369,63 @@ fn hostile_messages_are_refused_without_plaintext() {
         assert!(!out.exists());
     }
 }
+
+/// A contact holding an OpenPGP certificate is a recipient and a signer by name.
+#[test]
+fn openpgp_contacts_encrypt_and_verify_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let alice = TestVault::new(dir.path(), "alice");
+    let bob = TestVault::new(dir.path(), "bob");
+    let cert = export(&alice, &["--user-id", "Alice <alice@example.org>"]);
+    let fp = openpgp_fp(&alice);
+    ok(&bob
+        .cmd()
+        .args(["contacts", "add", "alice"])
+        .arg(&cert)
+        .args(["--expect-fingerprint", &fp, "--password-file"])
+        .arg(&bob.pw)
+        .output()
+        .unwrap());
+    let plain = dir.path().join("p.txt");
+    std::fs::write(&plain, "to a contact by name\n").unwrap();
+    let msg = dir.path().join("m.pgp");
+    let o = bob
+        .cmd()
+        .args(["encrypt", "--to", "@alice", "-o"])
+        .arg(&msg)
+        .arg(&plain)
+        .output()
+        .unwrap();
+    ok(&o);
+    assert_eq!(ok(&decrypt(&alice, &msg)), "to a contact by name\n");
+    let sig = dir.path().join("p.txt.asc");
+    ok(&alice
+        .cmd()
+        .args(["sign", "--openpgp", "--password-file"])
+        .arg(&alice.pw)
+        .arg("-o")
+        .arg(&sig)
+        .arg(&plain)
+        .output()
+        .unwrap());
+    let o = bob
+        .cmd()
+        .args(["verify", "--sig"])
+        .arg(&sig)
+        .args(["--identity", "@alice"])
+        .arg(&plain)
+        .output()
+        .unwrap();
+    let text = ok(&o);
+    assert!(text.contains("good OpenPGP signature"), "{text}");
+    assert!(text.contains("contact alice"), "{text}");
+    // An OpenPGP contact and a nexusq export in one run: refused.
+    let o = bob
+        .cmd()
+        .args(["encrypt", "--to", "@alice", "--to"])
+        .arg(bob.export())
+        .arg(&plain)
+        .output()
+        .unwrap();
+    fails(&o, 2, "cannot be a recipient of an OpenPGP message");
+}

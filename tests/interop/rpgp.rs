@@ -123,6 +123,19 @@ fn rpgp_reads_our_certificate_and_encrypts_to_it_across_a_rotation() {
     let to_new = dir.path().join("to-new.asc");
     peer(&bin, &[Path::new("encrypt"), &new, &plain, &to_new]);
     assert_eq!(decrypt(&v, &to_new), data);
+    // rpgp picked the new generation's subkey.
+    let out = v
+        .cmd()
+        .args(["decrypt", "--password-file"])
+        .arg(&v.pw)
+        .arg("-o")
+        .arg(dir.path().join("to-new.out"))
+        .arg(&to_new)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    ok(out);
+    assert!(err.contains("generation 2"), "{err}");
     assert_eq!(decrypt(&v, &to_old), data, "generation 1 still decrypts");
     let inspect = peer(&bin, &[Path::new("inspect"), &new]);
     assert_eq!(

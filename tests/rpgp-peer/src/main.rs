@@ -4,7 +4,8 @@
 //! ```text
 //! rpgp-peer gen TSK CERT          v6 key: ML-DSA-65+Ed25519 primary, ML-KEM-768+X25519 subkey
 //! rpgp-peer inspect CERT          primary fingerprint (hex), then one line per key
-//! rpgp-peer encrypt CERT IN OUT   armored SEIPD v2 (AES-256, OCB) message, PKESK v6
+//! rpgp-peer encrypt CERT IN OUT   armored SEIPD v2 (AES-256, OCB) message, PKESK v6, to the
+//!                                 newest ML-KEM-768+X25519 subkey
 //! rpgp-peer decrypt TSK IN OUT    binary or armored message
 //! rpgp-peer sign TSK IN SIG       armored detached signature by the primary key
 //! rpgp-peer verify CERT IN SIG    exit 0 iff SIG is a good signature of IN by a key of CERT
@@ -118,10 +119,13 @@ fn inspect(cert: &str) -> Result<()> {
 
 fn encrypt(cert: &str, input: &str, out: &str) -> Result<()> {
     let cert = read_cert(cert)?;
+    // The newest ML-KEM-768+X25519 subkey (the last of equals): after a rotation, nexusq's
+    // certificate holds one per generation.
     let sub = cert
         .public_subkeys
         .iter()
-        .find(|s| s.key.algorithm() == PublicKeyAlgorithm::MlKem768X25519)
+        .filter(|s| s.key.algorithm() == PublicKeyAlgorithm::MlKem768X25519)
+        .max_by_key(|s| s.key.created_at())
         .ok_or("the certificate has no ML-KEM-768+X25519 subkey")?;
     let mut rng = thread_rng();
     let mut builder = MessageBuilder::from_bytes("", fs::read(input)?).seipd_v2(

@@ -116,6 +116,10 @@ impl Write for Spool {
     }
 }
 
+/// Plaintext Sequoia may hold before releasing it (SEIPD v2's chunks are authenticated one
+/// by one whatever this is).
+const STREAM_BUFFER: usize = 64 * 1024;
+
 /// What [`SessionKeys::open`] runs over the keys: the session key and the index of the key
 /// that unwrapped it, or `None`.
 pub type Unwrap<'a> = dyn Fn(&[&dyn Decapsulate]) -> Option<(Unwrapped, usize)> + 'a;
@@ -171,13 +175,18 @@ pub fn decrypt<R: Read + Send + Sync>(
         found: None,
         classical_too: false,
     };
-    let builder = DecryptorBuilder::from_reader(input).map_err(|e| {
-        pgp_error(
-            "not a readable OpenPGP message",
-            &e,
-            "check that the file is an OpenPGP message (-----BEGIN PGP MESSAGE-----)",
-        )
-    })?;
+    // Sequoia holds back up to 25 MiB of plaintext to check signatures inside the message
+    // before releasing any; nexusq does not check those (see `Helper::check`), so it keeps
+    // only one AEAD chunk's worth and memory stays flat whatever the message's size.
+    let builder = DecryptorBuilder::from_reader(input)
+        .map_err(|e| {
+            pgp_error(
+                "not a readable OpenPGP message",
+                &e,
+                "check that the file is an OpenPGP message (-----BEGIN PGP MESSAGE-----)",
+            )
+        })?
+        .buffer_size(STREAM_BUFFER);
     let mut reader = match builder.with_policy(&policy, Some(system_time(now)), helper) {
         Ok(r) => r,
         Err(e) => {

@@ -120,10 +120,12 @@ pub(super) fn is_cert(to: &To<'_>) -> bool {
     }
 }
 
-/// Does this file start like an OpenPGP certificate? (Unreadable: no; opening it again says
-/// why.)
+/// Does this file start like an OpenPGP certificate? Only a regular file is looked into: a
+/// FIFO or a device is never opened here (it could wait forever for a writer); reading it as
+/// an export then refuses it with the usual words (docs/cli.md, "Small inputs are regular
+/// files"). Unreadable: no; opening it again says why.
 pub(super) fn is_cert_file(path: &Path) -> bool {
-    if path == Path::new("-") {
+    if path == Path::new("-") || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
         return false;
     }
     let mut prefix = [0u8; 64];

@@ -178,43 +178,7 @@ pub fn offers(peer: &PeerCert, what: &str, now: u64) -> Result<Offers> {
 /// revocation certificate: whatever it brings is merged into what the book has, and only
 /// what verifies counts when the certificate is used.
 pub fn read_update(bytes: &[u8], what: &str) -> Result<Cert> {
-    if bytes.len() > MAX_CERT_LEN {
-        return Err(Error::check(
-            format!("{what}: larger than {} KiB", MAX_CERT_LEN / 1024),
-            "an OpenPGP certificate is far smaller; check the file",
-        ));
-    }
-    let mut certs = CertParser::from_bytes(bytes)
-        .map_err(|e| pgp_error(what, &e, "give an OpenPGP certificate (sq cert export)"))?;
-    let cert = match certs.next() {
-        Some(Ok(cert)) => cert,
-        Some(Err(e)) => {
-            return Err(pgp_error(
-                &format!("{what}: not a readable OpenPGP certificate"),
-                &e,
-                "give an OpenPGP certificate (sq cert export, gpg --export --armor)",
-            ));
-        }
-        None => {
-            return Err(Error::check(
-                format!("{what}: no OpenPGP certificate in it"),
-                "give an OpenPGP certificate (sq cert export, gpg --export --armor)",
-            ));
-        }
-    };
-    if certs.next().is_some() {
-        return Err(Error::check(
-            format!("{what}: holds more than one OpenPGP certificate"),
-            "give one certificate per file",
-        ));
-    }
-    if cert.is_tsk() {
-        return Err(Error::check(
-            format!("{what}: is a secret key, not a certificate"),
-            "give the certificate only (sq key delete --cert-file, or gpg --export)",
-        ));
-    }
-    Ok(cert)
+    crate::format::openpgp::cert::read_one(bytes, what)
 }
 
 /// What merging a certificate into a contact changed.

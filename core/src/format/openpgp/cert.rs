@@ -271,6 +271,36 @@ pub struct PeerCert {
 /// public parts only (a secret key is refused, so it is never copied around by mistake),
 /// valid under Sequoia's standard policy now, and not revoked.
 pub fn parse(bytes: &[u8], what: &str, now: u64) -> Result<PeerCert> {
+    let cert = read_one(bytes, what)?;
+    let policy = StandardPolicy::new();
+    let valid = cert.with_policy(&policy, system_time(now)).map_err(|e| {
+        pgp_error(
+            &format!("{what}: the OpenPGP certificate is not valid now"),
+            &e,
+            "ask its owner for a current certificate",
+        )
+    })?;
+    if let RevocationStatus::Revoked(_) = valid.revocation_status() {
+        return Err(Error::check(
+            format!("{what}: the OpenPGP certificate is revoked by its owner"),
+            "ask its owner how to reach them now",
+        ));
+    }
+    valid.alive().map_err(|e| {
+        pgp_error(
+            &format!("{what}: the OpenPGP certificate has expired"),
+            &e,
+            "ask its owner for a current certificate",
+        )
+    })?;
+    Ok(PeerCert { cert })
+}
+
+/// Exactly one OpenPGP certificate (armored or binary) from `what`, at most
+/// [`MAX_CERT_LEN`] bytes, public parts only (a secret key is refused, so it is never copied
+/// around by mistake). Nothing about its validity is checked: [`parse`] does that, and a
+/// contact's update takes expired and revoked copies too.
+pub fn read_one(bytes: &[u8], what: &str) -> Result<Cert> {
     if bytes.len() > MAX_CERT_LEN {
         return Err(Error::check(
             format!("{what}: larger than {} KiB", MAX_CERT_LEN / 1024),
@@ -307,28 +337,7 @@ pub fn parse(bytes: &[u8], what: &str, now: u64) -> Result<PeerCert> {
             "give the certificate only (sq key delete --cert-file, or gpg --export)",
         ));
     }
-    let policy = StandardPolicy::new();
-    let valid = cert.with_policy(&policy, system_time(now)).map_err(|e| {
-        pgp_error(
-            &format!("{what}: the OpenPGP certificate is not valid now"),
-            &e,
-            "ask its owner for a current certificate",
-        )
-    })?;
-    if let RevocationStatus::Revoked(_) = valid.revocation_status() {
-        return Err(Error::check(
-            format!("{what}: the OpenPGP certificate is revoked by its owner"),
-            "ask its owner how to reach them now",
-        ));
-    }
-    valid.alive().map_err(|e| {
-        pgp_error(
-            &format!("{what}: the OpenPGP certificate has expired"),
-            &e,
-            "ask its owner for a current certificate",
-        )
-    })?;
-    Ok(PeerCert { cert })
+    Ok(cert)
 }
 
 impl PeerCert {

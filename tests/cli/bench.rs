@@ -323,6 +323,30 @@ fn compare_gates_median_and_p95_separately() {
         .filter(|r| r["kind"] == "gate")
         .collect();
     assert_eq!(gates.len(), 9);
+    // The error object ends the stream, and the report reads the whole file: it shows the
+    // failed gate and the error instead of refusing (docs/evidence.md).
+    let stream = stdout_of(&out);
+    let last: Value = serde_json::from_str(stream.lines().last().unwrap()).unwrap();
+    assert_eq!(last["error"]["code"], 1, "{stream}");
+    assert_valid(&schema(), &last);
+    let cmp = env.dir.path().join("cmp.jsonl");
+    std::fs::write(&cmp, &stream).unwrap();
+    let page = env.dir.path().join("cmp.html");
+    env.nexusq()
+        .arg("report")
+        .arg(&cmp)
+        .arg("-o")
+        .arg(&page)
+        .assert()
+        .success();
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.contains(
+            "The run ended with exit code 1 (check_failed): 9 of 9 operations are over the gate"
+        ),
+        "{html}"
+    );
+    assert!(html.contains("0 of 9 operations pass."), "{html}");
     for g in &gates {
         assert_eq!(
             (g["gate_median"].as_f64(), g["gate_p95"].as_f64()),

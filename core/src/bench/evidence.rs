@@ -297,6 +297,32 @@ pub struct Dataset {
     pub results: Vec<Measurement>,
     /// Its gate records, in file order.
     pub gates: Vec<GateCheck>,
+    /// Errors the program reported on the same stream (a failed gate under `--json`), in file
+    /// order.
+    pub errors: Vec<RunError>,
+}
+
+/// An error object on an evidence stream: what `nexusq --json` writes on stdout when a command
+/// fails (`{"error": {"code", "kind", "message", "hint"}}`, docs/cli.md), for example after a
+/// `bench --compare` whose gate failed. It has no `kind` of its own: it is recognised by its
+/// `error` member, so the evidence a failing run wrote stays readable (docs/evidence.md).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunError {
+    /// The exit code the program ended with.
+    pub code: u8,
+    /// Its class (`check_failed`, `usage`, ...: docs/cli.md).
+    pub kind: String,
+    /// What happened.
+    pub message: String,
+    /// What to do next.
+    #[serde(default)]
+    pub hint: String,
+}
+
+/// The line an error object arrives as; other members (a command's own fields) are ignored.
+#[derive(Deserialize)]
+struct ErrorLine {
+    error: RunError,
 }
 
 /// Why an evidence file could not be read.
@@ -318,6 +344,8 @@ impl std::fmt::Display for ParseError {
 /// starting a dataset. `source` names the file in each dataset.
 pub fn parse(source: &str, text: &str) -> std::result::Result<Vec<Dataset>, ParseError> {
     let mut out: Vec<Dataset> = Vec::new();
+    // Errors written before any environment record: the program failed before measuring.
+    let mut early: Vec<RunError> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let err = |message: String| ParseError {
             line: i + 1,
@@ -339,6 +367,15 @@ pub fn parse(source: &str, text: &str) -> std::result::Result<Vec<Dataset>, Pars
                 None => return Err(err("an environment record without a format".into())),
             }
         }
+        if value.get("kind").is_none() && value.get("error").is_some() {
+            let line: ErrorLine = serde_json::from_value(value)
+                .map_err(|e| err(format!("not an error object: {e}")))?;
+            match out.last_mut() {
+                Some(d) => d.errors.push(line.error),
+                None => early.push(line.error),
+            }
+            continue;
+        }
         let record: Record = serde_json::from_value(value)
             .map_err(|e| err(format!("not an evidence record: {e}")))?;
         match record {
@@ -353,6 +390,7 @@ pub fn parse(source: &str, text: &str) -> std::result::Result<Vec<Dataset>, Pars
                     environment: *environment,
                     results: Vec::new(),
                     gates: Vec::new(),
+                    errors: std::mem::take(&mut early),
                 });
             }
             Record::Result(m) => match out.last_mut() {
@@ -366,10 +404,15 @@ pub fn parse(source: &str, text: &str) -> std::result::Result<Vec<Dataset>, Pars
         }
     }
     if out.is_empty() {
-        return Err(ParseError {
-            line: 0,
-            message: "no environment record: not an evidence file".into(),
-        });
+        let message = match early.first() {
+            Some(e) => format!(
+                "no environment record: the program stopped before measuring, with exit code {}: \
+                 {}",
+                e.code, e.message
+            ),
+            None => "no environment record: not an evidence file".into(),
+        };
+        return Err(ParseError { line: 0, message });
     }
     Ok(out)
 }
@@ -499,5 +542,50 @@ mod tests {
         );
         let e = parse("f", r#"{"kind":"result","implementation":"x"}"#).unwrap_err();
         assert!(e.message.contains("not an evidence record"), "{e}");
+    }
+
+    /// What `nexusq --json bench --compare` writes when its gate fails: the records, then the
+    /// error object. The error belongs to the dataset; alone, it explains the empty file.
+    #[test]
+    fn parse_keeps_error_objects_of_a_failed_run() {
+        use super::super::environment::{Build, Environment};
+        let env = Environment::collect(
+            Build::nexusq(),
+            Workload::Baseline {
+                backend: "rustcrypto".into(),
+                iterations: 1,
+                vault_iterations: 1,
+                warmup: 0,
+                kdf: Kdf::from(&crate::vault::KdfParams::DEFAULT),
+            },
+        );
+        let m = Measurement::new(&subject(), &[1.0], false).unwrap();
+        let error = r#"{"error":{"code":1,"kind":"check_failed","message":"1 of 9 operations are over the gate","hint":"see the table"}}"#;
+        let text = [
+            line(&Record::Environment(Box::new(env))),
+            line(&Record::Result(m)),
+            error.to_string(),
+        ]
+        .join("\n");
+        let datasets = parse("cmp.jsonl", &text).unwrap();
+        assert_eq!(datasets.len(), 1);
+        assert_eq!(datasets[0].results.len(), 1);
+        assert_eq!(
+            datasets[0].errors,
+            [RunError {
+                code: 1,
+                kind: "check_failed".into(),
+                message: "1 of 9 operations are over the gate".into(),
+                hint: "see the table".into(),
+            }]
+        );
+        let e = parse("f", error).unwrap_err();
+        assert!(
+            e.message
+                .contains("stopped before measuring, with exit code 1: 1 of 9"),
+            "{e}"
+        );
+        let e = parse("f", r#"{"error":"x"}"#).unwrap_err();
+        assert!(e.message.contains("not an error object"), "{e}");
     }
 }

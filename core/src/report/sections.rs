@@ -4,7 +4,7 @@
 use super::chart::{self, Bar, Scale};
 use super::checklist;
 use super::html::{Cell, esc, ratio, table, time};
-use crate::bench::evidence::{Dataset, GateCheck, Measurement, Workload};
+use crate::bench::evidence::{Dataset, GateCheck, Measurement, RunError, Workload};
 
 /// The dataset's heading.
 pub fn title(d: &Dataset) -> String {
@@ -85,6 +85,7 @@ pub fn section(index: usize, d: &Dataset) -> String {
         esc(&e.program_version),
         esc(&e.git_revision),
     );
+    out += &run_errors(&d.errors);
     out += "<h3>Environment and limits</h3>\n<dl class=\"env\">";
     let facts = [
         ("CPU", format!("{} ({} CPUs)", e.cpu_model, e.cpu_count)),
@@ -280,6 +281,27 @@ fn arena_table(d: &Dataset, subject: &str) -> String {
             &rows,
         )
     )
+}
+
+/// The errors the program ended with (a failed gate), first in the section: the results below
+/// are what it measured before it stopped.
+fn run_errors(errors: &[RunError]) -> String {
+    errors
+        .iter()
+        .map(|e| {
+            let hint = if e.hint.is_empty() {
+                String::new()
+            } else {
+                format!(" <span class=\"hint\">{}</span>", esc(&e.hint))
+            };
+            format!(
+                "<p class=\"verdict fail\">The run ended with exit code {} ({}): {}.{hint}</p>\n",
+                e.code,
+                esc(&e.kind),
+                esc(e.message.trim_end_matches('.')),
+            )
+        })
+        .collect()
 }
 
 fn gate_table(gates: &[GateCheck]) -> String {

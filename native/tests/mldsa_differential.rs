@@ -78,10 +78,15 @@ fn matches_rustcrypto_ml_dsa() {
                 let theirs_sk = theirs.expanded_key().to_expanded();
                 assert_eq!(&sk.as_bytes()[..], &theirs_sk[..], "{imp:?} sk, seed {n}");
 
+                // The expanded key (kept by an unlocked vault) signs the same bytes.
+                let expanded = mldsa65::ExpandedSigningKey::new(&sk);
+                assert_eq!(expanded.implementation(), imp);
                 for rnd in [rnd, [0u8; 32]] {
                     let sig = mldsa65::sign(&sk, &msg, &ctx, &rnd).unwrap();
                     let want = theirs_sign(&theirs, &msg, &ctx, &rnd);
                     assert_eq!(&sig.as_bytes()[..], &want[..], "{imp:?} sign, seed {n}");
+                    let again = expanded.sign(&msg, &ctx, &rnd).unwrap();
+                    assert_eq!(again, sig, "{imp:?} expanded sign, seed {n}");
                     assert!(mldsa65::verify(&vk, &msg, &ctx, &sig), "{imp:?} seed {n}");
                     assert!(theirs_verify(&theirs_vk, &msg, &ctx, &want));
                 }
@@ -95,6 +100,7 @@ fn matches_rustcrypto_ml_dsa() {
                     "{imp:?} sign_internal, seed {n}"
                 );
                 assert!(mldsa65::verify_internal(&vk, &msg, &sig));
+                assert_eq!(expanded.sign_internal(&msg, &rnd), sig, "{imp:?} seed {n}");
 
                 // Corrupted and mismatched signatures: both must give the same answer.
                 let good = mldsa65::sign(&sk, &msg, &ctx, &rnd).unwrap();
@@ -114,5 +120,22 @@ fn matches_rustcrypto_ml_dsa() {
                 }
             }
         });
+    }
+}
+
+/// An expanded key keeps its implementation's NTT order: made under one implementation, it
+/// signs the same bytes while any other is forced (the suite expands once per unlock).
+#[test]
+fn expanded_key_signs_alike_under_every_forced_implementation() {
+    let (_, sk) = mldsa65::keygen_internal(&[7; 32]);
+    let want = mldsa65::sign(&sk, b"message", b"ctx", &[9; 32]).unwrap();
+    for made in available() {
+        let expanded = with_implementation(made, || mldsa65::ExpandedSigningKey::new(&sk));
+        assert!(format!("{expanded:?}").contains("<secret>"));
+        for forced in available() {
+            let sig = with_implementation(forced, || expanded.sign(b"message", b"ctx", &[9; 32]));
+            assert_eq!(sig.unwrap(), want, "made {made:?}, forced {forced:?}");
+        }
+        assert!(expanded.sign(b"m", &[0; 256], &[0; 32]).is_err());
     }
 }

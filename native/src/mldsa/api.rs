@@ -95,6 +95,70 @@ pub mod mldsa65 {
         }
     }
 
+    /// A signing key expanded for repeated signing: Â, ŝ1, ŝ2 and t̂0 in the NTT domain, made
+    /// once, so that each signature runs only the rejection loop (what [`sign`] recomputes
+    /// from the packed key on every call is ExpandA, the unpacking and 17 NTTs). The NTT order
+    /// belongs to the implementation that made it, so it signs with that one, whatever is
+    /// forced later. Zeroized on drop; `Debug` shows nothing of it.
+    pub struct ExpandedSigningKey {
+        imp: crate::Implementation,
+        tr: [u8; 64],
+        polys: Box<sign::ExpandedPolys>,
+    }
+
+    impl ExpandedSigningKey {
+        /// Expands `sk` with the implementation that runs now.
+        pub fn new(sk: &SigningKey) -> Self {
+            let tr = sk.tr().try_into().expect("64 bytes");
+            let imp = crate::dispatch::current();
+            let polys = run!(|S| sign::expand_sk::<S>(&sk.bytes));
+            ExpandedSigningKey { imp, tr, polys }
+        }
+
+        /// The implementation that made it, and signs with it.
+        pub fn implementation(&self) -> crate::Implementation {
+            self.imp
+        }
+
+        fn sign_parts(&self, parts: &[&[u8]], rnd: &[u8; 32]) -> Signature {
+            let mut sig = [0u8; SIG_BYTES];
+            crate::with_implementation(self.imp, || {
+                run!(|S| {
+                    let mut mu = [0u8; 64];
+                    let mut all: [&[u8]; 5] = [&self.tr, &[], &[], &[], &[]];
+                    all[1..=parts.len()].copy_from_slice(parts);
+                    shake256::<S>(&all[..=parts.len()], &mut mu);
+                    sign::sign_mu_expanded::<S>(&self.polys, &mu, rnd, &mut sig);
+                })
+            });
+            Signature { bytes: sig }
+        }
+
+        /// [`sign`] with this key: the same bytes for the same inputs.
+        pub fn sign(&self, msg: &[u8], ctx: &[u8], rnd: &[u8; 32]) -> Result<Signature, Error> {
+            let len = context_len(ctx)?;
+            Ok(self.sign_parts(&[&[0, len], ctx, msg], rnd))
+        }
+
+        /// [`sign_internal`] with this key.
+        pub fn sign_internal(&self, m_prime: &[u8], rnd: &[u8; 32]) -> Signature {
+            self.sign_parts(&[m_prime], rnd)
+        }
+    }
+
+    impl Drop for ExpandedSigningKey {
+        fn drop(&mut self) {
+            // tr is public (a hash of the verifying key); the polynomials wipe themselves.
+            self.tr.zeroize();
+        }
+    }
+
+    impl fmt::Debug for ExpandedSigningKey {
+        fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("mldsa65::ExpandedSigningKey(<secret>)")
+        }
+    }
+
     /// A signature: any 3309 bytes (decoding and bounds are checked by verification).
     #[derive(Clone, PartialEq, Eq)]
     pub struct Signature {

@@ -12,6 +12,44 @@ use crate::keccak::shake256;
 use crate::simd::wipe_bytes;
 use zeroize::Zeroize;
 
+/// A signing key as the rejection loop reads it: Â, ŝ1 ‖ ŝ2 and t̂0 in implementation `S`'s NTT
+/// order (only `S` may read them), and K. What [`sign_mu`] recomputes on every call, kept for
+/// the life of an unlocked key (FIPS 204 algorithm 7, steps 1 to 5). Zeroized on drop.
+pub(crate) struct ExpandedPolys {
+    a: [DsaPoly; K * L],
+    s_hat: [DsaPoly; L + K],
+    t0_hat: [DsaPoly; K],
+    key: [u8; 32],
+}
+
+impl Drop for ExpandedPolys {
+    fn drop(&mut self) {
+        // Â is public (ExpandA of ρ); the rest is secret.
+        self.s_hat.zeroize();
+        self.t0_hat.zeroize();
+        wipe_bytes(&mut self.key);
+    }
+}
+
+/// Expands a signing key whose s1 and s2 passed the range check, on the heap (47 KiB).
+pub(crate) fn expand_sk<S: DsaSimd>(sk: &[u8; SK_BYTES]) -> Box<ExpandedPolys> {
+    let mut e = Box::new(ExpandedPolys {
+        a: zeros(),
+        s_hat: zeros(),
+        t0_hat: zeros(),
+        key: [0u8; 32],
+    });
+    let rho: &[u8; 32] = sk[..32].try_into().expect("32 bytes");
+    e.key.copy_from_slice(&sk[32..64]);
+    let in_range = unpack_sk_polys::<S>(sk, &mut e.s_hat, &mut e.t0_hat);
+    debug_assert!(in_range, "signing keys are range-checked when made");
+    for p in e.s_hat.iter_mut().chain(e.t0_hat.iter_mut()) {
+        S::dsa_ntt(p);
+    }
+    expand_a::<S>(rho, &mut e.a);
+    e
+}
+
 /// Signs μ with an expanded key whose s1 and s2 passed the range check. Returns the number
 /// of attempts the rejection loop took (for timing tests, which compare like with like).
 pub(crate) fn sign_mu<S: DsaSimd>(
@@ -20,20 +58,19 @@ pub(crate) fn sign_mu<S: DsaSimd>(
     rnd: &[u8; 32],
     sig: &mut [u8; SIG_BYTES],
 ) -> u32 {
-    let rho: &[u8; 32] = sk[..32].try_into().expect("32 bytes");
-    let key = &sk[32..64];
-    let mut s_hat: [DsaPoly; L + K] = zeros();
-    let mut t0_hat: [DsaPoly; K] = zeros();
-    let in_range = unpack_sk_polys::<S>(sk, &mut s_hat, &mut t0_hat);
-    debug_assert!(in_range, "signing keys are range-checked when made");
-    for p in s_hat.iter_mut().chain(t0_hat.iter_mut()) {
-        S::dsa_ntt(p);
-    }
-    let mut rho_pp = [0u8; 64];
-    shake256::<S>(&[key, rnd, mu], &mut rho_pp);
+    sign_mu_expanded::<S>(&expand_sk::<S>(sk), mu, rnd, sig)
+}
 
-    let mut a: [DsaPoly; K * L] = zeros();
-    expand_a::<S>(rho, &mut a);
+/// [`sign_mu`] with the key already expanded by [`expand_sk`] under the same `S`.
+pub(crate) fn sign_mu_expanded<S: DsaSimd>(
+    e: &ExpandedPolys,
+    mu: &[u8; 64],
+    rnd: &[u8; 32],
+    sig: &mut [u8; SIG_BYTES],
+) -> u32 {
+    let (a, s_hat, t0_hat) = (&e.a, &e.s_hat, &e.t0_hat);
+    let mut rho_pp = [0u8; 64];
+    shake256::<S>(&[&e.key, rnd, mu], &mut rho_pp);
 
     let (mut y, mut z): ([DsaPoly; L], [DsaPoly; L]) = (zeros(), zeros());
     let (mut w0, mut w1, mut h): ([DsaPoly; K], [DsaPoly; K], [DsaPoly; K]) =
@@ -118,8 +155,6 @@ pub(crate) fn sign_mu<S: DsaSimd>(
     }
 
     drop(masks);
-    s_hat.zeroize();
-    t0_hat.zeroize();
     wipe_bytes(&mut rho_pp);
     y.zeroize();
     z.zeroize();

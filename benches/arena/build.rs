@@ -48,6 +48,7 @@ fn main() {
             "oqs-sys",
             "slh-dsa",
             "pqcrypto-sphincsplus",
+            "x-wing",
             "nexusq",
             "nexusq-native",
         ];

@@ -19,12 +19,15 @@ pub enum Param {
     MlKem1024,
     MlDsa65,
     SlhDsaShake128f,
+    /// X-Wing (ML-KEM-768 + X25519), `xwing.rs`.
+    XWing,
 }
 
 impl Param {
-    pub const ALL: [Param; 4] = [
+    pub const ALL: [Param; 5] = [
         Param::MlKem768,
         Param::MlKem1024,
+        Param::XWing,
         Param::MlDsa65,
         Param::SlhDsaShake128f,
     ];
@@ -36,6 +39,7 @@ impl Param {
             Param::MlKem1024 => "ML-KEM-1024",
             Param::MlDsa65 => "ML-DSA-65",
             Param::SlhDsaShake128f => "SLH-DSA-SHAKE-128f",
+            Param::XWing => "X-Wing",
         }
     }
 
@@ -51,7 +55,9 @@ impl Param {
     /// The operations measured for this parameter set.
     pub fn ops(self) -> [Op; 3] {
         match self {
-            Param::MlKem768 | Param::MlKem1024 => [Op::Keygen, Op::Encaps, Op::Decaps],
+            Param::MlKem768 | Param::MlKem1024 | Param::XWing => {
+                [Op::Keygen, Op::Encaps, Op::Decaps]
+            }
             Param::MlDsa65 | Param::SlhDsaShake128f => [Op::Keygen, Op::Sign, Op::Verify],
         }
     }

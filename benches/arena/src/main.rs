@@ -1,13 +1,15 @@
 //! ML-KEM, ML-DSA and SLH-DSA arena: nexusq-native against RustCrypto `ml-kem` / `ml-dsa` /
 //! `slh-dsa`, `aws-lc-rs`, `libcrux-ml-kem` / `libcrux-ml-dsa`, `pqcrypto-mlkem` /
 //! `pqcrypto-mldsa` / `pqcrypto-sphincsplus` and liboqs (keygen, encaps, decaps for ML-KEM-768
-//! and ML-KEM-1024; keygen, sign, verify for ML-DSA-65 and SLH-DSA-SHAKE-128f). Writes nexusq's
-//! evidence format (`nexusq_core::bench`, docs/bench.schema.json). See README.md.
+//! and ML-KEM-1024; keygen, sign, verify for ML-DSA-65 and SLH-DSA-SHAKE-128f), and X-Wing
+//! (nexusq's hybrid KEM on both backends against RustCrypto `x-wing`). Writes nexusq's evidence
+//! format (`nexusq_core::bench`, docs/bench.schema.json). See README.md.
 
 mod dsa;
 mod libs;
 mod oqs;
 mod slh;
+mod xwing;
 
 use libs::{Kem, NATIVE, Op, Param, Timed};
 use nexusq_core::bench::environment::{Build, Environment, build::profile_of};
@@ -173,6 +175,7 @@ fn run(args: &Args) -> Result<(), String> {
     let kems = libs::kems()?;
     let dsas = dsa::all()?;
     let slhs = slh::all()?;
+    let xwings = xwing::all()?;
     // liboqs's SPHINCS+ keypair does not always draw its seeds through OQS_randombytes (seen
     // on an AVX2-only AMD EPYC): then its keys cannot be cross-checked, so its rows are left
     // out, loudly, and PQClean's stand for round-3.1 SPHINCS+.
@@ -186,12 +189,14 @@ fn run(args: &Args) -> Result<(), String> {
     check(&kems)?;
     dsa::check(&dsas)?;
     slh::check(&slhs)?;
+    xwing::check(&xwings)?;
     if let Some(slh) = &liboqs_slh {
         oqs::check_slh(slh)?;
     }
     eprintln!("sanity checks passed");
 
     let benches = kems.iter().map(|k| k.as_ref() as &dyn Timed);
+    let benches = benches.chain(xwings.iter().map(|x| x.as_ref() as &dyn Timed));
     let benches = benches.chain(dsas.iter().map(|d| d.as_ref() as &dyn Timed));
     let benches = benches.chain(slhs.iter().map(|s| s.as_ref() as &dyn Timed));
     let benches = benches.chain(liboqs_slh.iter().map(|s| s as &dyn Timed));

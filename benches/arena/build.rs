@@ -49,10 +49,15 @@ fn main() {
             "slh-dsa",
             "pqcrypto-sphincsplus",
             "x-wing",
+            "boring",
+            "boring-sys",
             "nexusq",
             "nexusq-native",
         ];
+        // BoringSSL is in Cargo.lock whether or not the `boring` feature built it.
+        let boring = name.starts_with("boring");
         if wanted.contains(&name)
+            && (!boring || env::var_os("CARGO_FEATURE_BORING").is_some())
             && let Some(v) = lines.next().and_then(|l| l.strip_prefix("version = "))
         {
             versions.push(format!("{name}={}", v.trim_matches('"')));

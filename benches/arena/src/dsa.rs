@@ -56,6 +56,8 @@ pub fn all() -> Result<Vec<Box<dyn Dsa>>, String> {
     out.push(Box::new(Libcrux::new()?));
     out.push(Box::new(Pqcrypto::new()?));
     out.push(Box::new(crate::oqs::LiboqsDsa::new()?));
+    #[cfg(feature = "boring")]
+    out.push(Box::new(crate::boring::BoringDsa::new()?));
     Ok(out)
 }
 

@@ -170,6 +170,8 @@ pub fn kems() -> Result<Vec<Box<dyn Kem>>, String> {
             _ => Box::new(Pqcrypto1024::new()?),
         });
         out.push(Box::new(crate::oqs::LiboqsKem::new(param)?));
+        #[cfg(feature = "boring")]
+        out.push(crate::boring::kem(param)?);
     }
     Ok(out)
 }

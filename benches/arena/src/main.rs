@@ -2,9 +2,12 @@
 //! `slh-dsa`, `aws-lc-rs`, `libcrux-ml-kem` / `libcrux-ml-dsa`, `pqcrypto-mlkem` /
 //! `pqcrypto-mldsa` / `pqcrypto-sphincsplus` and liboqs (keygen, encaps, decaps for ML-KEM-768
 //! and ML-KEM-1024; keygen, sign, verify for ML-DSA-65 and SLH-DSA-SHAKE-128f), and X-Wing
-//! (nexusq's hybrid KEM on both backends against RustCrypto `x-wing`). Writes nexusq's evidence
-//! format (`nexusq_core::bench`, docs/bench.schema.json). See README.md.
+//! (nexusq's hybrid KEM on both backends against RustCrypto `x-wing`); with the `boring` feature,
+//! BoringSSL in the ML-KEM, ML-DSA and X-Wing rows. Writes nexusq's evidence format
+//! (`nexusq_core::bench`, docs/bench.schema.json). See README.md.
 
+#[cfg(feature = "boring")]
+mod boring;
 mod dsa;
 mod libs;
 mod oqs;
@@ -16,6 +19,7 @@ use nexusq_core::bench::environment::{Build, Environment, build::profile_of};
 use nexusq_core::bench::evidence::{
     self, Gate, GateCheck, Measurement, Record, Subject, Warmup, Workload,
 };
+use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -139,12 +143,26 @@ fn build() -> Build {
         target: env!("ARENA_TARGET").into(),
         rustc: env!("ARENA_RUSTC").into(),
         rustflags: env!("ARENA_RUSTFLAGS").trim().into(),
-        crates: env!("ARENA_VERSIONS")
-            .split(',')
-            .filter_map(|kv| kv.split_once('='))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect(),
+        crates: crates(),
     }
+}
+
+/// The arena's locked library versions (build.rs) and, with the `boring` feature, the
+/// BORINGSSL_API_VERSION of the BoringSSL that boring-sys bundles (its git revision is not in
+/// the crate).
+fn crates() -> BTreeMap<String, String> {
+    #[allow(unused_mut)]
+    let mut crates: BTreeMap<String, String> = env!("ARENA_VERSIONS")
+        .split(',')
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    #[cfg(feature = "boring")]
+    crates.insert(
+        "boringssl-api".into(),
+        boring_sys::BORINGSSL_API_VERSION.to_string(),
+    );
+    crates
 }
 
 /// One measured (library, parameter set, operation): per-operation times in nanoseconds.

@@ -1,6 +1,7 @@
 //! X-Wing (draft-connolly-cfrg-xwing-kem: ML-KEM-768 + X25519, SHA3-256 combiner): nexusq's
 //! `suite::hybrid_kem` on both backends (RustCrypto, and nexusq-native with its run-time selection
-//! and each implementation forced) and RustCrypto's `x-wing` crate, behind the small [`XWing`] trait, and their sanity checks against the
+//! and each implementation forced), RustCrypto's `x-wing` crate, and BoringSSL's `xwing.h` (with
+//! the `boring` feature), behind the small [`XWing`] trait, and their sanity checks against the
 //! draft's vectors and each other.
 //!
 //! Every library is deterministic here: keys from a 32-byte seed, encapsulation with a 64-byte
@@ -52,6 +53,8 @@ pub fn all() -> Result<Vec<Box<dyn XWing>>, String> {
         "nexusq (rustcrypto)".into(),
     )?));
     out.push(Box::new(RustCrypto::new()?));
+    #[cfg(feature = "boring")]
+    out.push(Box::new(Boring::new()?));
     Ok(out)
 }
 
@@ -400,6 +403,80 @@ impl XWing for RustCrypto {
         Ok(x_wing::DecapsulationKey::from(*seed)
             .decapsulate(&ct)
             .to_vec())
+    }
+    fn material(&self) -> &Material {
+        &self.material
+    }
+}
+
+/// BoringSSL's `xwing.h`.
+#[cfg(feature = "boring")]
+pub struct Boring {
+    sk: Box<crate::boring::XwingPrivateKey>,
+    material: Material,
+}
+
+#[cfg(feature = "boring")]
+impl Boring {
+    fn new() -> Result<Self, String> {
+        use crate::boring::*;
+        let sk = xwing_private_key(&SEED)?;
+        let pk = xwing_public_key(&sk)?.to_vec();
+        let (ct, ss) = xwing_encap(&pk, &ESEED)?;
+        let back = xwing_decap(&sk, &ct)?;
+        let material = Material {
+            pk,
+            ct,
+            ss: ss.to_vec(),
+        };
+        let material = own_check(LABEL, material, &back)?;
+        Ok(Self { sk, material })
+    }
+}
+
+#[cfg(feature = "boring")]
+impl Timed for Boring {
+    fn label(&self) -> &str {
+        crate::boring::LABEL
+    }
+    fn param(&self) -> Param {
+        Param::XWing
+    }
+    fn time(&self, op: Op, n: u32) -> Duration {
+        use crate::boring::*;
+        let (pk, ct) = (&self.material.pk[..], &self.material.ct[..]);
+        match op {
+            Op::Keygen => repeat(n, || {
+                xwing_private_key(black_box(&SEED)).and_then(|sk| xwing_public_key(&sk))
+            }),
+            Op::Encaps => repeat(n, || xwing_encap(black_box(pk), &ESEED)),
+            Op::Decaps => repeat(n, || xwing_decap(&self.sk, black_box(ct))),
+            _ => unreachable!("not a KEM operation"),
+        }
+    }
+    fn includes(&self) -> Option<&str> {
+        Some(
+            "keygen: XWING_parse_private_key of the seed (expansion) and XWING_public_from_private; \
+             encaps: XWING_encap_external_entropy from the public key's bytes (parsed every \
+             call); decaps: XWING_decap with the expanded key (it recomputes the X25519 public \
+             key every call)",
+        )
+    }
+}
+
+#[cfg(feature = "boring")]
+impl XWing for Boring {
+    fn public_key(&self, seed: &[u8; 32]) -> Result<Vec<u8>, String> {
+        use crate::boring::*;
+        Ok(xwing_public_key(&*xwing_private_key(seed)?)?.to_vec())
+    }
+    fn encaps(&self, pk: &[u8], eseed: &[u8; 64]) -> Result<(Vec<u8>, Vec<u8>), String> {
+        let (ct, ss) = crate::boring::xwing_encap(pk, eseed)?;
+        Ok((ct, ss.to_vec()))
+    }
+    fn decaps(&self, seed: &[u8; 32], ct: &[u8]) -> Result<Vec<u8>, String> {
+        use crate::boring::*;
+        Ok(xwing_decap(&*xwing_private_key(seed)?, ct)?.to_vec())
     }
     fn material(&self) -> &Material {
         &self.material

@@ -51,11 +51,18 @@ fn main() {
             "x-wing",
             "boring",
             "boring-sys",
-            "nexusq",
+            "nexusq-core",
             "nexusq-native",
+            // Locked whether or not the feature is on: recorded only when it is.
+            "openssl-src",
+            "openssl-sys",
         ];
         // BoringSSL is in Cargo.lock whether or not the `boring` feature built it.
         let boring = name.starts_with("boring");
+        let openssl = env::var_os("CARGO_FEATURE_OPENSSL").is_some();
+        if name.starts_with("openssl") && !openssl {
+            continue;
+        }
         if wanted.contains(&name)
             && (!boring || env::var_os("CARGO_FEATURE_BORING").is_some())
             && let Some(v) = lines.next().and_then(|l| l.strip_prefix("version = "))

@@ -20,7 +20,7 @@ pub const MSG: [u8; 32] = [0x66; 32];
 /// rnd for the timed signatures of the libraries that take it: [`RND`] with a counter in its first
 /// 8 bytes, new for every signature, so that the number of rejection-sampling iterations varies as
 /// with fresh randomness (one fixed rnd would repeat one iteration count in every sample).
-fn next_rnd() -> [u8; 32] {
+pub fn next_rnd() -> [u8; 32] {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let mut rnd = RND;
     rnd[..8].copy_from_slice(&COUNTER.fetch_add(1, Ordering::Relaxed).to_le_bytes());
@@ -58,6 +58,8 @@ pub fn all() -> Result<Vec<Box<dyn Dsa>>, String> {
     out.push(Box::new(crate::oqs::LiboqsDsa::new()?));
     #[cfg(feature = "boring")]
     out.push(Box::new(crate::boring::BoringDsa::new()?));
+    #[cfg(feature = "openssl")]
+    out.push(Box::new(crate::openssl::OpensslDsa::new()?));
     Ok(out)
 }
 

@@ -172,6 +172,8 @@ pub fn kems() -> Result<Vec<Box<dyn Kem>>, String> {
         out.push(Box::new(crate::oqs::LiboqsKem::new(param)?));
         #[cfg(feature = "boring")]
         out.push(crate::boring::kem(param)?);
+        #[cfg(feature = "openssl")]
+        out.push(Box::new(crate::openssl::OpensslKem::new(param)?));
     }
     Ok(out)
 }
@@ -190,7 +192,7 @@ pub fn err(e: impl std::fmt::Debug) -> String {
     format!("{e:?}")
 }
 
-fn round_trip(label: &str, param: Param, m: Material, back: &[u8]) -> Result<Material, String> {
+pub fn round_trip(label: &str, param: Param, m: Material, back: &[u8]) -> Result<Material, String> {
     if m.ss != back {
         return Err(format!(
             "{label} {}: decaps of its own ciphertext differs from encaps",

@@ -2,7 +2,8 @@
 //! `slh-dsa`, `aws-lc-rs`, `libcrux-ml-kem` / `libcrux-ml-dsa`, `pqcrypto-mlkem` /
 //! `pqcrypto-mldsa` / `pqcrypto-sphincsplus` and liboqs (keygen, encaps, decaps for ML-KEM-768
 //! and ML-KEM-1024; keygen, sign, verify for ML-DSA-65 and SLH-DSA-SHAKE-128f), and X-Wing
-//! (nexusq's hybrid KEM on both backends against RustCrypto `x-wing`); with the `boring` feature,
+//! (nexusq's hybrid KEM on both backends against RustCrypto `x-wing`); with `--features
+//! openssl`, OpenSSL 3.5.5 in the ML-KEM, ML-DSA and SLH-DSA rows, and with `--features boring`,
 //! BoringSSL in the ML-KEM, ML-DSA and X-Wing rows. Writes nexusq's evidence format
 //! (`nexusq_core::bench`, docs/bench.schema.json). See README.md.
 
@@ -10,6 +11,8 @@
 mod boring;
 mod dsa;
 mod libs;
+#[cfg(feature = "openssl")]
+mod openssl;
 mod oqs;
 mod slh;
 mod xwing;
@@ -22,6 +25,14 @@ use nexusq_core::bench::evidence::{
 use std::collections::BTreeMap;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+
+#[cfg(feature = "openssl")]
+use openssl::library as openssl_library;
+/// Without OpenSSL the environment record names no OpenSSL.
+#[cfg(not(feature = "openssl"))]
+fn openssl_library() -> Vec<(String, String)> {
+    Vec::new()
+}
 
 const USAGE: &str = "\
 usage: nexusq-arena [--samples N] [--batch N] [--rounds N] [--warmup-ms N] [--filter TEXT]
@@ -162,6 +173,7 @@ fn crates() -> BTreeMap<String, String> {
         "boringssl-api".into(),
         boring_sys::BORINGSSL_API_VERSION.to_string(),
     );
+    crates.extend(openssl_library());
     crates
 }
 

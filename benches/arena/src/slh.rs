@@ -17,12 +17,12 @@ use std::hint::black_box;
 use std::time::Duration;
 
 /// Fixed seeds (SK.seed, SK.prf, PK.seed) and optional randomness for the FIPS 205 libraries.
-const SK_SEED: [u8; 16] = [0x71; 16];
-const SK_PRF: [u8; 16] = [0x72; 16];
-const PK_SEED: [u8; 16] = [0x73; 16];
-const ADDRND: [u8; 16] = [0x74; 16];
+pub const SK_SEED: [u8; 16] = [0x71; 16];
+pub const SK_PRF: [u8; 16] = [0x72; 16];
+pub const PK_SEED: [u8; 16] = [0x73; 16];
+pub const ADDRND: [u8; 16] = [0x74; 16];
 /// The signed message; the context is empty.
-const MSG: [u8; 32] = [0x75; 32];
+pub const MSG: [u8; 32] = [0x75; 32];
 
 /// What an adapter's setup made.
 pub struct Material {
@@ -50,10 +50,12 @@ pub fn all() -> Result<Vec<Box<dyn Slh>>, String> {
     }
     out.push(Box::new(RustCrypto::new()?));
     out.push(Box::new(Pqclean::new()?));
+    #[cfg(feature = "openssl")]
+    out.push(Box::new(crate::openssl::OpensslSlh::new()?));
     Ok(out)
 }
 
-fn own_check(label: &str, material: Material, ok: bool) -> Result<Material, String> {
+pub fn own_check(label: &str, material: Material, ok: bool) -> Result<Material, String> {
     if !ok {
         return Err(format!(
             "{label} SLH-DSA-SHAKE-128f: its own signature does not verify"

@@ -1,11 +1,10 @@
-//! What the agent holds: every kept generation's decapsulation keys (expanded once) and the
-//! newest generation's signing seeds with its certificate. Never the root seed. Everything
-//! secret is zeroized on drop.
+//! What the agent holds: every kept generation's decapsulation keys and the newest
+//! generation's signing key with its certificate, all expanded once. Never the root seed.
+//! Everything secret is zeroized on drop.
 
 use crate::error::{Error, Result};
-use crate::identity::generation::SigSeeds;
 use crate::identity::signature;
-use crate::identity::{Certificate, DecryptionKeys, PublicIdentity, SecretSection};
+use crate::identity::{DecryptionKeys, PublicIdentity, SecretSection};
 use crate::secret::SecretBytes;
 use crate::suite::hybrid_kem::KemLevel;
 use crate::suite::{Backend, SuiteId};
@@ -14,8 +13,8 @@ use sha2::{Digest, Sha256};
 /// What a running agent holds for one vault (module docs); zeroized on drop.
 pub struct AgentKeys {
     root_pk: [u8; crate::suite::root_sig::PUBLIC_KEY_LEN],
-    certificate: Certificate,
-    signing: SigSeeds,
+    /// The newest generation's, checked against its certificate and expanded.
+    signing: signature::SigningKey,
     decryption: DecryptionKeys,
     /// SHA-256 of the public section they belong to: a vault whose public part differs is
     /// another vault (swapped, rotated, revoked) and these keys are stale for it.
@@ -35,7 +34,7 @@ impl AgentKeys {
     /// public section (every kept seed must give its certified key).
     pub fn new(
         public: &PublicIdentity,
-        mut secrets: SecretSection,
+        secrets: SecretSection,
         backend: &dyn Backend,
     ) -> Result<AgentKeys> {
         let damaged = |m: String| {
@@ -47,19 +46,12 @@ impl AgentKeys {
         let decryption = secrets
             .check_against(&public.certificates, backend)
             .map_err(|e| damaged(e.0))?;
-        let (certificate, _) = signature::signing_key(public, &secrets)?;
-        let certificate = certificate.clone();
-        let signing = secrets
-            .generations
-            .last_mut()
-            .and_then(|g| g.sig.take())
-            .ok_or_else(|| damaged("no signing key for the newest generation".into()))?;
-        // The remaining seeds (decapsulation seeds of every generation) are dropped here, and
-        // zeroized: the expanded keys in `decryption` are all the agent needs.
+        let signing = signature::SigningKey::newest(backend, public, &secrets)?;
+        // The seeds (of every generation) are dropped here, and zeroized: the expanded keys in
+        // `decryption` and `signing` are all the agent needs.
         drop(secrets);
         Ok(AgentKeys {
             root_pk: public.root_pk,
-            certificate,
             signing,
             decryption,
             public_hash: public_hash(public),
@@ -79,7 +71,7 @@ impl AgentKeys {
 
     /// The generation whose key signs: the newest.
     pub fn signing_generation(&self) -> u32 {
-        self.certificate.generation
+        self.signing.certificate().generation
     }
 
     /// (generation, suite id) of every decapsulation key, newest first.
@@ -106,15 +98,7 @@ impl AgentKeys {
             ));
         }
         let rnd = zeroize::Zeroizing::new(crate::secret::random_array::<32>());
-        let sig = signature::sign(
-            backend,
-            &self.root_pk,
-            &self.certificate,
-            &self.signing,
-            digest,
-            signed_at,
-            &rnd,
-        )?;
+        let sig = self.signing.sign(backend, digest, signed_at, &rnd)?;
         Ok(sig.signature)
     }
 
@@ -134,15 +118,7 @@ impl AgentKeys {
             ));
         }
         let rnd = zeroize::Zeroizing::new(crate::secret::random_array::<32>());
-        signature::sign_openpgp(
-            backend,
-            &self.root_pk,
-            &self.certificate,
-            &self.signing,
-            digest,
-            signed_at,
-            &rnd,
-        )
+        self.signing.sign_openpgp(backend, digest, signed_at, &rnd)
     }
 
     /// Decapsulate `ct` with `generation`'s key of `suite`: a hybrid KEM's, or with

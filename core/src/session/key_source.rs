@@ -78,6 +78,9 @@ pub struct KeySource {
     unlocked: Option<Unlocked>,
     /// Unlocked for decrypting: the decapsulation keys only (the seeds were zeroized).
     keys: Option<DecryptionKeys>,
+    /// Unlocked for signing: the newest generation's key, checked and expanded on the first
+    /// signature and kept for the rest (`sign` of many files, a manifest).
+    signing: Option<signature::SigningKey>,
     /// The agent was passed over and the user told so.
     passed_over: bool,
 }
@@ -101,6 +104,7 @@ impl KeySource {
             agent: None,
             unlocked: None,
             keys: None,
+            signing: None,
             passed_over: false,
         };
         if agent == AgentUse::IfRunning {
@@ -152,20 +156,24 @@ impl KeySource {
                 Err(why) => self.pass_over(&why, callbacks),
             }
         }
-        let u = match self.unlocked.take() {
-            Some(u) => u,
-            None => self.unlock(callbacks)?,
-        };
-        let u = self.unlocked.insert(u);
         let rnd = Zeroizing::new(random_array::<32>());
-        signature::sign_newest(
-            self.backend,
-            &u.file.public,
-            &u.secrets,
-            digest,
-            signed_at,
-            &rnd,
-        )
+        let backend = self.backend;
+        self.signing_key(callbacks)?
+            .sign(backend, digest, signed_at, &rnd)
+    }
+
+    /// The vault's signing key, unlocking the vault and expanding the key on first use.
+    fn signing_key(&mut self, callbacks: &dyn Callbacks) -> Result<&signature::SigningKey> {
+        if self.signing.is_none() {
+            let u = match self.unlocked.take() {
+                Some(u) => u,
+                None => self.unlock(callbacks)?,
+            };
+            let u = self.unlocked.insert(u);
+            let key = signature::SigningKey::newest(self.backend, &u.file.public, &u.secrets)?;
+            self.signing = Some(key);
+        }
+        Ok(self.signing.as_ref().expect("set above"))
     }
 
     /// RFC 9980's composite signature (algorithm 30) of an OpenPGP signature's `digest` (32
@@ -191,22 +199,12 @@ impl KeySource {
                 Err(why) => self.pass_over(&why, callbacks),
             }
         }
-        let u = match self.unlocked.take() {
-            Some(u) => u,
-            None => self.unlock(callbacks)?,
-        };
-        let u = self.unlocked.insert(u);
         let rnd = Zeroizing::new(random_array::<32>());
-        let (generation, signature) = signature::sign_newest_openpgp(
-            self.backend,
-            &u.file.public,
-            &u.secrets,
-            digest,
-            signed_at,
-            &rnd,
-        )?;
+        let backend = self.backend;
+        let key = self.signing_key(callbacks)?;
+        let signature = key.sign_openpgp(backend, digest, signed_at, &rnd)?;
         Ok(OpenPgpSigned {
-            generation,
+            generation: key.certificate().generation,
             signature,
         })
     }

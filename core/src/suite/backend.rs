@@ -108,6 +108,51 @@ impl std::fmt::Debug for MlKemDecapsKey {
     }
 }
 
+/// One backend's ML-DSA-65 signing key, expanded from ξ once (the matrix Â and the secret
+/// vectors in the NTT domain): implemented with the backend's own key type, which zeroizes
+/// itself on drop.
+pub trait MlDsaSigner: Send + Sync {
+    /// The verifying key (public, 1952 bytes).
+    fn verifying_key(&self) -> Vec<u8>;
+
+    /// Pure ML-DSA-65 signature of `msg` with context `ctx` and randomness `rnd`, as
+    /// [`Backend::mldsa65_sign`].
+    fn sign(&self, msg: &[u8], ctx: &[u8], rnd: &[u8; 32]) -> Result<Vec<u8>, BackendError>;
+}
+
+/// An expanded ML-DSA-65 signing key, made once by [`Backend::mldsa65_expand`] and used for
+/// any number of signatures, as [`MlKemDecapsKey`] is for decapsulation. Opaque: the secret
+/// never leaves it, and `Debug` shows nothing of it.
+pub struct MlDsaSigningKey {
+    inner: Box<dyn MlDsaSigner>,
+}
+
+impl MlDsaSigningKey {
+    /// Wrap a backend's expanded key.
+    pub fn new(inner: impl MlDsaSigner + 'static) -> Self {
+        MlDsaSigningKey {
+            inner: Box::new(inner),
+        }
+    }
+
+    /// The verifying key (public, 1952 bytes).
+    pub fn verifying_key(&self) -> Vec<u8> {
+        self.inner.verifying_key()
+    }
+
+    /// Pure ML-DSA-65 signature of `msg` with context `ctx` (at most 255 bytes) and `rnd`
+    /// (32 zero bytes: the deterministic variant); the bytes of [`Backend::mldsa65_sign`].
+    pub fn sign(&self, msg: &[u8], ctx: &[u8], rnd: &[u8; 32]) -> Result<Vec<u8>, BackendError> {
+        self.inner.sign(msg, ctx, rnd)
+    }
+}
+
+impl std::fmt::Debug for MlDsaSigningKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("MlDsaSigningKey(ML-DSA-65, redacted)")
+    }
+}
+
 /// ML-KEM, ML-DSA and SLH-DSA from seeds and pinned randomness.
 pub trait Backend: Sync {
     /// The backend's name, as `--backend` takes it (`rustcrypto`, `native`).
@@ -141,18 +186,24 @@ pub trait Backend: Sync {
         self.mlkem_expand(level, d, z).decapsulate(ct)
     }
 
+    /// ML-DSA-65 KeyGen_internal(xi), kept as the expanded signing key.
+    fn mldsa65_expand(&self, xi: &[u8; 32]) -> MlDsaSigningKey;
+
     /// ML-DSA-65 KeyGen_internal(xi): the verifying key (1952 bytes).
     fn mldsa65_keygen(&self, xi: &[u8; 32]) -> Vec<u8>;
 
     /// Pure ML-DSA-65 signature of `msg` with context `ctx` and the given `rnd`
     /// (Sign_internal over `0 || len(ctx) || ctx || msg`); rnd = 0 is the deterministic variant.
+    /// Expands the key on every call: keep an [`MlDsaSigningKey`] to sign repeatedly.
     fn mldsa65_sign(
         &self,
         xi: &[u8; 32],
         msg: &[u8],
         ctx: &[u8],
         rnd: &[u8; 32],
-    ) -> Result<Vec<u8>, BackendError>;
+    ) -> Result<Vec<u8>, BackendError> {
+        self.mldsa65_expand(xi).sign(msg, ctx, rnd)
+    }
 
     /// Pure ML-DSA-65 verification with context; malformed keys or signatures are invalid.
     fn mldsa65_verify(&self, vk: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> bool;

@@ -19,7 +19,9 @@
 //! it (or pins it in tests), and the backend's deterministic Sign_internal does the rest, so
 //! every backend gives the same bytes.
 
-use super::backend::{Backend, BackendError, MLDSA65_SIGNATURE_LEN, MLDSA65_VERIFYING_KEY_LEN};
+use super::backend::{
+    Backend, BackendError, MLDSA65_SIGNATURE_LEN, MLDSA65_VERIFYING_KEY_LEN, MlDsaSigningKey,
+};
 use crate::secret::SecretBytes;
 use ed25519_dalek::Signer as _;
 use sha2::{Digest, Sha512};
@@ -77,8 +79,72 @@ pub fn message_representative(
     Ok(m)
 }
 
+/// A composite signing key expanded once: the backend's expanded ML-DSA-65 key (Â, ŝ1, ŝ2,
+/// t̂0 in the NTT domain), the Ed25519 key, and the composite public key. What an unlocked
+/// vault and the agent keep, so that each signature runs only the signing itself; made from
+/// the seeds, it signs the same bytes as [`sign_prehashed`]. Its secrets are zeroized on drop
+/// (both keys' own types do it); `Debug` shows none of them.
+pub struct SigningKey {
+    mldsa: MlDsaSigningKey,
+    /// ed25519-dalek's SigningKey zeroizes itself on drop.
+    ed25519: ed25519_dalek::SigningKey,
+    public_key: Vec<u8>,
+}
+
+impl SigningKey {
+    /// Expand the seeds on `backend` (ML-DSA-65 KeyGen_internal(ξ), kept expanded).
+    pub fn new(
+        backend: &dyn Backend,
+        mldsa_xi: &SecretBytes<32>,
+        ed25519: &SecretBytes<32>,
+    ) -> Self {
+        let mldsa = backend.mldsa65_expand(mldsa_xi.expose());
+        let ed25519 = ed25519_dalek::SigningKey::from_bytes(ed25519.expose());
+        let mut public_key = mldsa.verifying_key();
+        public_key.extend_from_slice(ed25519.verifying_key().as_bytes());
+        SigningKey {
+            mldsa,
+            ed25519,
+            public_key,
+        }
+    }
+
+    /// The composite public key: ML-DSA-65 verifying key || Ed25519 public key.
+    pub fn public_key(&self) -> &[u8] {
+        &self.public_key
+    }
+
+    /// [`sign_prehashed`] with this key.
+    pub fn sign_prehashed(
+        &self,
+        digest: &[u8; DIGEST_LEN],
+        ctx: &[u8],
+        rnd: &[u8; 32],
+    ) -> Result<Vec<u8>, BackendError> {
+        let m = message_representative(digest, ctx)?;
+        let mut sig = self.mldsa.sign(&m, LABEL, rnd)?;
+        debug_assert_eq!(sig.len(), MLDSA65_SIGNATURE_LEN);
+        sig.extend_from_slice(&self.ed25519.sign(&m).to_bytes());
+        Ok(sig)
+    }
+
+    /// [`sign_openpgp`] with this key.
+    pub fn sign_openpgp(&self, digest: &[u8], rnd: &[u8; 32]) -> Result<Vec<u8>, BackendError> {
+        let mut sig = self.ed25519.sign(digest).to_bytes().to_vec();
+        sig.extend_from_slice(&self.mldsa.sign(digest, b"", rnd)?);
+        Ok(sig)
+    }
+}
+
+impl std::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("hybrid_sig::SigningKey(redacted)")
+    }
+}
+
 /// Composite signature over the message whose SHA-512 is `digest`, with ML-DSA randomness
 /// `rnd` (all zeros gives ML-DSA's deterministic variant; Ed25519 is deterministic anyway).
+/// Expands the key first: keep a [`SigningKey`] to sign repeatedly.
 pub fn sign_prehashed(
     backend: &dyn Backend,
     mldsa_xi: &SecretBytes<32>,
@@ -87,13 +153,7 @@ pub fn sign_prehashed(
     ctx: &[u8],
     rnd: &[u8; 32],
 ) -> Result<Vec<u8>, BackendError> {
-    let m = message_representative(digest, ctx)?;
-    let mut sig = backend.mldsa65_sign(mldsa_xi.expose(), &m, LABEL, rnd)?;
-    debug_assert_eq!(sig.len(), MLDSA65_SIGNATURE_LEN);
-    // ed25519-dalek's SigningKey zeroizes itself on drop.
-    let ed = ed25519_dalek::SigningKey::from_bytes(ed25519.expose());
-    sig.extend_from_slice(&ed.sign(&m).to_bytes());
-    Ok(sig)
+    SigningKey::new(backend, mldsa_xi, ed25519).sign_prehashed(digest, ctx, rnd)
 }
 
 /// RFC 9980's composite signature (algorithm 30, section 5.2) over an OpenPGP signature's
@@ -108,10 +168,7 @@ pub fn sign_openpgp(
     digest: &[u8],
     rnd: &[u8; 32],
 ) -> Result<Vec<u8>, BackendError> {
-    let ed = ed25519_dalek::SigningKey::from_bytes(ed25519.expose());
-    let mut sig = ed.sign(digest).to_bytes().to_vec();
-    sig.extend_from_slice(&backend.mldsa65_sign(mldsa_xi.expose(), digest, b"", rnd)?);
-    Ok(sig)
+    SigningKey::new(backend, mldsa_xi, ed25519).sign_openpgp(digest, rnd)
 }
 
 /// Valid iff both halves of an RFC 9980 algorithm 30 signature ([`sign_openpgp`]) verify over
@@ -209,6 +266,45 @@ mod tests {
         let pk = public_key(&RustCrypto, &xi, &ed);
         assert_eq!(pk.len(), PUBLIC_KEY_LEN);
         assert_eq!(pk, public_key(&RustCrypto, &xi, &ed));
+    }
+
+    /// The key an unlocked vault keeps signs the bytes a key expanded per signature signs, on
+    /// both backends and across them, many times over (the expanded state is not used up).
+    #[test]
+    fn kept_signing_keys_sign_the_same_bytes_on_both_backends() {
+        for n in 0u8..8 {
+            let xi = SecretBytes::<32>::from_slice(&[n; 32]).unwrap();
+            let ed = SecretBytes::<32>::from_slice(&[n ^ 0x5a; 32]).unwrap();
+            let keys = BACKENDS.map(|b| SigningKey::new(b, &xi, &ed));
+            assert_eq!(keys[0].public_key(), keys[1].public_key());
+            assert_eq!(keys[0].public_key(), public_key(&RustCrypto, &xi, &ed));
+            assert_eq!(format!("{:?}", keys[1]), "hybrid_sig::SigningKey(redacted)");
+            for round in 0u8..3 {
+                let (digest, rnd) = ([round ^ n; 64], [round; 32]);
+                let once = sign_prehashed(&RustCrypto, &xi, &ed, &digest, b"ctx", &rnd).unwrap();
+                for (key, backend) in keys.iter().zip(BACKENDS) {
+                    let sig = key.sign_prehashed(&digest, b"ctx", &rnd).unwrap();
+                    assert_eq!(sig, once, "{} seed {n} round {round}", backend.name());
+                    assert!(verify_prehashed(
+                        backend,
+                        key.public_key(),
+                        &digest,
+                        b"ctx",
+                        &sig
+                    ));
+                    let pgp = key.sign_openpgp(&digest[..32], &rnd).unwrap();
+                    assert_eq!(
+                        pgp,
+                        sign_openpgp(&Native, &xi, &ed, &digest[..32], &rnd).unwrap()
+                    );
+                }
+            }
+            assert!(
+                keys[1]
+                    .sign_prehashed(&[0; 64], &[0; 256], &[0; 32])
+                    .is_err()
+            );
+        }
     }
 
     #[test]

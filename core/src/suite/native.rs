@@ -2,8 +2,8 @@
 //! SIMD implementation is chosen at run time. The bytes are the same as the default backend's.
 
 use super::backend::{
-    Backend, BackendError, KemLevel, MlKemDecapsKey, MlKemDecapsulator, SLHDSA_PUBLIC_KEY_LEN,
-    SLHDSA_SEEDS_LEN,
+    Backend, BackendError, KemLevel, MlDsaSigner, MlDsaSigningKey, MlKemDecapsKey,
+    MlKemDecapsulator, SLHDSA_PUBLIC_KEY_LEN, SLHDSA_SEEDS_LEN,
 };
 use crate::secret::SecretBytes;
 use nexusq_native::{mldsa65, slhdsa_shake128f};
@@ -62,6 +62,27 @@ mod ops {
     mlkem_ops!(mlkem1024, KemLevel::MlKem1024);
 }
 
+/// An ML-DSA-65 key expanded once: the native expanded key signs with the implementation that
+/// made it (its NTT order), and zeroizes itself.
+struct NativeSigner {
+    vk: mldsa65::VerifyingKey,
+    sk: mldsa65::ExpandedSigningKey,
+}
+
+impl MlDsaSigner for NativeSigner {
+    fn verifying_key(&self) -> Vec<u8> {
+        self.vk.as_bytes().to_vec()
+    }
+
+    fn sign(&self, msg: &[u8], ctx: &[u8], rnd: &[u8; 32]) -> Result<Vec<u8>, BackendError> {
+        let sig = self
+            .sk
+            .sign(msg, ctx, rnd)
+            .map_err(|_| BackendError::ContextTooLong)?;
+        Ok(sig.as_bytes().to_vec())
+    }
+}
+
 impl Backend for Native {
     fn name(&self) -> &'static str {
         "native"
@@ -90,16 +111,12 @@ impl Backend for Native {
         mldsa65::keygen_internal(xi).0.as_bytes().to_vec()
     }
 
-    fn mldsa65_sign(
-        &self,
-        xi: &[u8; 32],
-        msg: &[u8],
-        ctx: &[u8],
-        rnd: &[u8; 32],
-    ) -> Result<Vec<u8>, BackendError> {
-        let (_, sk) = mldsa65::keygen_internal(xi);
-        let sig = mldsa65::sign(&sk, msg, ctx, rnd).map_err(|_| BackendError::ContextTooLong)?;
-        Ok(sig.as_bytes().to_vec())
+    fn mldsa65_expand(&self, xi: &[u8; 32]) -> MlDsaSigningKey {
+        let (vk, sk) = mldsa65::keygen_internal(xi);
+        MlDsaSigningKey::new(NativeSigner {
+            vk,
+            sk: mldsa65::ExpandedSigningKey::new(&sk),
+        })
     }
 
     fn mldsa65_verify(&self, vk: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> bool {

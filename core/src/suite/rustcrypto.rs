@@ -1,8 +1,8 @@
 //! The default backend: RustCrypto's `ml-kem`, `ml-dsa` and `slh-dsa`.
 
 use super::backend::{
-    Backend, BackendError, KemLevel, MlKemDecapsKey, MlKemDecapsulator, SLHDSA_PUBLIC_KEY_LEN,
-    SLHDSA_SEEDS_LEN,
+    Backend, BackendError, KemLevel, MlDsaSigner, MlDsaSigningKey, MlKemDecapsKey,
+    MlKemDecapsulator, SLHDSA_PUBLIC_KEY_LEN, SLHDSA_SEEDS_LEN,
 };
 use crate::secret::SecretBytes;
 use ml_dsa::{KeyExport as _, MlDsa65, signature::Keypair as _};
@@ -68,6 +68,24 @@ macro_rules! mlkem_ops {
 mlkem_ops!(mlkem768, MlKem768, KemLevel::MlKem768);
 mlkem_ops!(mlkem1024, MlKem1024, KemLevel::MlKem1024);
 
+/// ml-dsa's signing key: it holds the expanded form and zeroizes it on drop.
+struct RustCryptoSigner(ml_dsa::SigningKey<MlDsa65>);
+
+impl MlDsaSigner for RustCryptoSigner {
+    fn verifying_key(&self) -> Vec<u8> {
+        self.0.verifying_key().to_bytes().to_vec()
+    }
+
+    fn sign(&self, msg: &[u8], ctx: &[u8], rnd: &[u8; 32]) -> Result<Vec<u8>, BackendError> {
+        let ctx_len = u8::try_from(ctx.len()).map_err(|_| BackendError::ContextTooLong)?;
+        let sig = self
+            .0
+            .expanded_key()
+            .sign_internal(&[&[0u8], &[ctx_len], ctx, msg], &(*rnd).into());
+        Ok(sig.encode().to_vec())
+    }
+}
+
 impl Backend for RustCrypto {
     fn name(&self) -> &'static str {
         "rustcrypto"
@@ -97,19 +115,12 @@ impl Backend for RustCrypto {
         sk.verifying_key().to_bytes().to_vec()
     }
 
-    fn mldsa65_sign(
-        &self,
-        xi: &[u8; 32],
-        msg: &[u8],
-        ctx: &[u8],
-        rnd: &[u8; 32],
-    ) -> Result<Vec<u8>, BackendError> {
-        let ctx_len = u8::try_from(ctx.len()).map_err(|_| BackendError::ContextTooLong)?;
-        let sk = ml_dsa::SigningKey::<MlDsa65>::from_seed(&(*xi).into());
-        let sig = sk
-            .expanded_key()
-            .sign_internal(&[&[0u8], &[ctx_len], ctx, msg], &(*rnd).into());
-        Ok(sig.encode().to_vec())
+    fn mldsa65_expand(&self, xi: &[u8; 32]) -> MlDsaSigningKey {
+        // ml-dsa's SigningKey keeps Â, ŝ1, ŝ2 and t̂0 (its ExpandedSigningKey) and zeroizes
+        // them on drop (the `zeroize` feature in Cargo.toml).
+        MlDsaSigningKey::new(RustCryptoSigner(ml_dsa::SigningKey::<MlDsa65>::from_seed(
+            &(*xi).into(),
+        )))
     }
 
     fn mldsa65_verify(&self, vk: &[u8], msg: &[u8], ctx: &[u8], sig: &[u8]) -> bool {

@@ -26,7 +26,7 @@ pub use format::{
     ARMOR_KIND, COMPACT_LEN, COMPACT_VERSION, CompactSignature, DetachedSignature, Signature,
     VERSION,
 };
-pub use sign::{sign, sign_newest, sign_newest_openpgp, sign_openpgp, signing_key};
+pub use sign::{SigningKey, sign, sign_newest, sign_openpgp, signing_key};
 pub use verify::{
     Refusal, Refused, Trust, Verified, check_any_signer, check_signer, verify, verify_classified,
     verify_signature,

@@ -40,47 +40,153 @@ fn damaged(what: &str) -> Error {
     )
 }
 
-/// What every signature by a generation's key needs first: the certificate is the root's and
-/// certifies these seeds' key, and it covers `signed_at` (else the usage error saying why).
-/// The certified composite public key.
-fn checked_signing_key(
-    backend: &dyn Backend,
-    root_pk: &[u8; root_sig::PUBLIC_KEY_LEN],
-    certificate: &Certificate,
-    seeds: &SigSeeds,
-    signed_at: u64,
-) -> Result<Vec<u8>> {
-    if certificate.root_id != RootId::of(root_pk) {
-        return Err(damaged("the certificate names another root"));
+/// A generation's signing key, checked against its certificate and expanded once: what an
+/// unlocked vault and the agent keep for as long as they are unlocked, so that each signature
+/// runs only the signing (and the check of its result). Its secrets are zeroized on drop.
+pub struct SigningKey {
+    root_pk: [u8; root_sig::PUBLIC_KEY_LEN],
+    certificate: Certificate,
+    key: hybrid_sig::SigningKey,
+}
+
+impl SigningKey {
+    /// The key of `seeds`, expanded on `backend`, once its certificate is checked: it is the
+    /// root's and certifies these seeds' key.
+    pub fn new(
+        backend: &dyn Backend,
+        root_pk: &[u8; root_sig::PUBLIC_KEY_LEN],
+        certificate: &Certificate,
+        seeds: &SigSeeds,
+    ) -> Result<SigningKey> {
+        if certificate.root_id != RootId::of(root_pk) {
+            return Err(damaged("the certificate names another root"));
+        }
+        let key = hybrid_sig::SigningKey::new(backend, &seeds.mldsa_xi, &seeds.ed25519);
+        if key.public_key() != certificate.keys.mldsa65_ed25519.as_slice() {
+            return Err(damaged(
+                "the signing key does not match its certificate's public key",
+            ));
+        }
+        Ok(SigningKey {
+            root_pk: *root_pk,
+            certificate: certificate.clone(),
+            key,
+        })
     }
-    let pk = hybrid_sig::public_key(backend, &seeds.mldsa_xi, &seeds.ed25519);
-    if pk != certificate.keys.mldsa65_ed25519 {
-        return Err(damaged(
-            "the signing key does not match its certificate's public key",
-        ));
+
+    /// The newest generation's key of an unlocked identity ([`signing_key`]).
+    pub fn newest(
+        backend: &dyn Backend,
+        public: &PublicIdentity,
+        secrets: &SecretSection,
+    ) -> Result<SigningKey> {
+        let (cert, seeds) = signing_key(public, secrets)?;
+        SigningKey::new(backend, &public.root_pk, cert, seeds)
     }
-    if !certificate.covers_signing_time(signed_at) {
-        let g = certificate.generation;
-        return Err(if signed_at > certificate.not_after {
-            Error::usage(
+
+    /// The certificate of the generation this key signs for.
+    pub fn certificate(&self) -> &Certificate {
+        &self.certificate
+    }
+
+    /// Sign the data whose SHA-512 is `digest`, made at `signed_at` (which the certificate
+    /// must cover). `rnd` is ML-DSA's randomness (draw it from the OS; tests pin it). The
+    /// result is checked before it is returned.
+    pub fn sign(
+        &self,
+        backend: &dyn Backend,
+        digest: &[u8; DIGEST_LEN],
+        signed_at: u64,
+        rnd: &[u8; 32],
+    ) -> Result<DetachedSignature> {
+        covers(&self.certificate, signed_at)?;
+        let ctx = context(
+            &self.certificate.root_id,
+            self.certificate.generation,
+            signed_at,
+        );
+        let signature = self
+            .key
+            .sign_prehashed(digest, &ctx, rnd)
+            .map_err(|_| damaged("the signature context is too long"))?;
+        // A fault or a backend bug must not leave the house as a signature.
+        if !hybrid_sig::verify_prehashed(backend, self.key.public_key(), digest, &ctx, &signature) {
+            return Err(fault());
+        }
+        Ok(DetachedSignature {
+            root_pk: self.root_pk,
+            signed_at,
+            certificate: self.certificate.clone(),
+            signature,
+        })
+    }
+
+    /// RFC 9980's composite signature (algorithm 30: Ed25519 || ML-DSA-65, the digest itself
+    /// signed with no context) of an OpenPGP signature's `digest` (32 to 64 bytes), for a
+    /// signature packet made at `signed_at`: the same checks as [`SigningKey::sign`], and the
+    /// result verifies before it is returned.
+    pub fn sign_openpgp(
+        &self,
+        backend: &dyn Backend,
+        digest: &[u8],
+        signed_at: u64,
+        rnd: &[u8; 32],
+    ) -> Result<Vec<u8>> {
+        let lengths = hybrid_sig::OPENPGP_DIGEST_MIN..=hybrid_sig::OPENPGP_DIGEST_MAX;
+        if !lengths.contains(&digest.len()) {
+            return Err(Error::usage(
                 format!(
-                    "generation {g} expired on {}: verifiers refuse signatures made after that",
-                    crate::time::rfc3339(certificate.not_after)
+                    "an OpenPGP digest of {} bytes cannot be signed: it must be {} to {} bytes long",
+                    digest.len(),
+                    lengths.start(),
+                    lengths.end()
                 ),
-                "run `nexusq rotate` for a new generation, then sign again",
-            )
-        } else {
-            Error::usage(
-                format!(
-                    "this device's clock ({}) is before generation {g} was certified ({})",
-                    crate::time::rfc3339(signed_at),
-                    crate::time::rfc3339(certificate.created)
-                ),
-                "set the clock right, then sign again",
-            )
-        });
+                "hash the signed data with SHA-256, SHA-512, SHA3-256 or SHA3-512",
+            ));
+        }
+        covers(&self.certificate, signed_at)?;
+        let signature = self.key.sign_openpgp(digest, rnd).map_err(|_| fault())?;
+        if !hybrid_sig::verify_openpgp(backend, self.key.public_key(), digest, &signature) {
+            return Err(fault());
+        }
+        Ok(signature)
     }
-    Ok(pk)
+}
+
+impl std::fmt::Debug for SigningKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "SigningKey(generation {}, redacted)",
+            self.certificate.generation
+        )
+    }
+}
+
+/// The certificate covers `signed_at`, else the usage error saying why.
+fn covers(certificate: &Certificate, signed_at: u64) -> Result<()> {
+    if certificate.covers_signing_time(signed_at) {
+        return Ok(());
+    }
+    let g = certificate.generation;
+    Err(if signed_at > certificate.not_after {
+        Error::usage(
+            format!(
+                "generation {g} expired on {}: verifiers refuse signatures made after that",
+                crate::time::rfc3339(certificate.not_after)
+            ),
+            "run `nexusq rotate` for a new generation, then sign again",
+        )
+    } else {
+        Error::usage(
+            format!(
+                "this device's clock ({}) is before generation {g} was certified ({})",
+                crate::time::rfc3339(signed_at),
+                crate::time::rfc3339(certificate.created)
+            ),
+            "set the clock right, then sign again",
+        )
+    })
 }
 
 /// A signature just made that does not verify: it must not leave the house.
@@ -93,8 +199,8 @@ fn fault() -> Error {
     .about(Setting::Backend)
 }
 
-/// Sign the data whose SHA-512 is `digest` with the given generation's key. `rnd` is ML-DSA's
-/// randomness (draw it from the OS; tests pin it). The result is checked before it is returned.
+/// Sign the data whose SHA-512 is `digest` with the given generation's key ([`SigningKey`],
+/// expanded for this one signature).
 pub fn sign(
     backend: &dyn Backend,
     root_pk: &[u8; root_sig::PUBLIC_KEY_LEN],
@@ -104,28 +210,11 @@ pub fn sign(
     signed_at: u64,
     rnd: &[u8; 32],
 ) -> Result<DetachedSignature> {
-    let pk = checked_signing_key(backend, root_pk, certificate, seeds, signed_at)?;
-    let ctx = context(&certificate.root_id, certificate.generation, signed_at);
-    let signature =
-        hybrid_sig::sign_prehashed(backend, &seeds.mldsa_xi, &seeds.ed25519, digest, &ctx, rnd)
-            .map_err(|_| damaged("the signature context is too long"))?;
-    // A fault or a backend bug must not leave the house as a signature.
-    if !hybrid_sig::verify_prehashed(backend, &pk, digest, &ctx, &signature) {
-        return Err(fault());
-    }
-    Ok(DetachedSignature {
-        root_pk: *root_pk,
-        signed_at,
-        certificate: certificate.clone(),
-        signature,
-    })
+    SigningKey::new(backend, root_pk, certificate, seeds)?.sign(backend, digest, signed_at, rnd)
 }
 
-/// RFC 9980's composite signature (algorithm 30: Ed25519 || ML-DSA-65, the digest itself
-/// signed with no context) of an OpenPGP signature's `digest` (32 to 64 bytes) with the given
-/// generation's key, for a signature packet made at `signed_at`: the same checks as [`sign`]
-/// (the key is the certificate's, which covers `signed_at`), and the result verifies before
-/// it is returned.
+/// [`SigningKey::sign_openpgp`] with the given generation's key, expanded for this one
+/// signature.
 pub fn sign_openpgp(
     backend: &dyn Backend,
     root_pk: &[u8; root_sig::PUBLIC_KEY_LEN],
@@ -135,25 +224,8 @@ pub fn sign_openpgp(
     signed_at: u64,
     rnd: &[u8; 32],
 ) -> Result<Vec<u8>> {
-    let lengths = hybrid_sig::OPENPGP_DIGEST_MIN..=hybrid_sig::OPENPGP_DIGEST_MAX;
-    if !lengths.contains(&digest.len()) {
-        return Err(Error::usage(
-            format!(
-                "an OpenPGP digest of {} bytes cannot be signed: it must be {} to {} bytes long",
-                digest.len(),
-                lengths.start(),
-                lengths.end()
-            ),
-            "hash the signed data with SHA-256, SHA-512, SHA3-256 or SHA3-512",
-        ));
-    }
-    let pk = checked_signing_key(backend, root_pk, certificate, seeds, signed_at)?;
-    let signature = hybrid_sig::sign_openpgp(backend, &seeds.mldsa_xi, &seeds.ed25519, digest, rnd)
-        .map_err(|_| fault())?;
-    if !hybrid_sig::verify_openpgp(backend, &pk, digest, &signature) {
-        return Err(fault());
-    }
-    Ok(signature)
+    SigningKey::new(backend, root_pk, certificate, seeds)?
+        .sign_openpgp(backend, digest, signed_at, rnd)
 }
 
 /// Sign with the newest generation of an unlocked identity.
@@ -165,39 +237,7 @@ pub fn sign_newest(
     signed_at: u64,
     rnd: &[u8; 32],
 ) -> Result<DetachedSignature> {
-    let (cert, seeds) = signing_key(public, secrets)?;
-    sign(
-        backend,
-        &public.root_pk,
-        cert,
-        seeds,
-        digest,
-        signed_at,
-        rnd,
-    )
-}
-
-/// [`sign_openpgp`] with the newest generation of an unlocked identity: that generation and
-/// the signature.
-pub fn sign_newest_openpgp(
-    backend: &dyn Backend,
-    public: &PublicIdentity,
-    secrets: &SecretSection,
-    digest: &[u8],
-    signed_at: u64,
-    rnd: &[u8; 32],
-) -> Result<(u32, Vec<u8>)> {
-    let (cert, seeds) = signing_key(public, secrets)?;
-    let signature = sign_openpgp(
-        backend,
-        &public.root_pk,
-        cert,
-        seeds,
-        digest,
-        signed_at,
-        rnd,
-    )?;
-    Ok((cert.generation, signature))
+    SigningKey::newest(backend, public, secrets)?.sign(backend, digest, signed_at, rnd)
 }
 
 #[cfg(test)]
@@ -229,8 +269,7 @@ mod tests {
         };
         secrets.generations[0].sig = None;
         assert!(signing_key(&id.public, &secrets).is_err());
-        let e = sign_newest_openpgp(&RustCrypto, &id.public, &secrets, &[0; 32], 2_000, &[0; 32])
-            .unwrap_err();
+        let e = SigningKey::newest(&RustCrypto, &id.public, &secrets).unwrap_err();
         assert_eq!(e.kind(), crate::error::ErrorKind::Vault);
     }
 
@@ -240,16 +279,24 @@ mod tests {
     fn openpgp_signatures_are_checked_as_nexusq_signatures_are() {
         let (id, _) = fixture();
         let cert = id.public.newest();
-        let (g, sig) = sign_newest_openpgp(
+        let key = SigningKey::newest(&RustCrypto, &id.public, &id.secrets).unwrap();
+        assert_eq!(key.certificate().generation, cert.generation);
+        assert!(format!("{key:?}").contains("redacted"));
+        let sig = key
+            .sign_openpgp(&RustCrypto, &[5; 32], 2_000, &[1; 32])
+            .unwrap();
+        // The kept key signs what a key expanded for one signature signs.
+        let once = sign_openpgp(
             &RustCrypto,
-            &id.public,
-            &id.secrets,
+            &id.public.root_pk,
+            cert,
+            id.secrets.generations[0].sig.as_ref().unwrap(),
             &[5; 32],
             2_000,
             &[1; 32],
         )
         .unwrap();
-        assert_eq!(g, cert.generation);
+        assert_eq!(sig, once);
         assert!(hybrid_sig::verify_openpgp(
             &RustCrypto,
             &cert.keys.mldsa65_ed25519,
@@ -289,15 +336,9 @@ mod tests {
             );
         }
         for n in [0, 31, 65] {
-            let e = sign_newest_openpgp(
-                &RustCrypto,
-                &id.public,
-                &id.secrets,
-                &vec![5; n],
-                2_000,
-                &[1; 32],
-            )
-            .unwrap_err();
+            let e = key
+                .sign_openpgp(&RustCrypto, &vec![5; n], 2_000, &[1; 32])
+                .unwrap_err();
             assert_eq!(e.kind(), crate::error::ErrorKind::Usage, "{n}");
         }
     }

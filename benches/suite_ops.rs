@@ -66,7 +66,8 @@ fn main() {
         ops::hybrid_decaps_from_seed(backend, KemLevel::MlKem1024)
             .unwrap()
             .named("ML-KEM-1024 + X25519 decaps from seed"),
-        ops::composite_sign(backend).named("ML-DSA-65 + Ed25519 sign (hedged)"),
+        ops::composite_sign(backend).named("ML-DSA-65 + Ed25519 sign from seeds"),
+        ops::composite_sign_kept(backend).named("ML-DSA-65 + Ed25519 sign, key kept"),
         ops::composite_verify(backend)
             .unwrap()
             .named("ML-DSA-65 + Ed25519 verify"),

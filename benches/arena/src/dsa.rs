@@ -130,6 +130,8 @@ pub struct Native {
     label: String,
     vk: nexusq_native::mldsa65::VerifyingKey,
     sk: nexusq_native::mldsa65::SigningKey,
+    /// `sk` expanded once, as nexusq's unlocked vault and agent keep it ([`Op::SignKept`]).
+    expanded: nexusq_native::mldsa65::ExpandedSigningKey,
     sig: nexusq_native::mldsa65::Signature,
     material: Material,
 }
@@ -143,6 +145,10 @@ impl Native {
             let vk = VerifyingKey::from_bytes(vk.as_bytes()).map_err(err)?;
             let sk = SigningKey::from_bytes(sk.as_bytes()).map_err(err)?;
             let sig = sign(&sk, &MSG, &[], &RND).map_err(err)?;
+            let expanded = ExpandedSigningKey::new(&sk);
+            if expanded.sign(&MSG, &[], &RND).map_err(err)? != sig {
+                return Err(format!("{label} ML-DSA-65: the kept key signs other bytes"));
+            }
             let material = Material {
                 vk: vk.as_bytes().to_vec(),
                 sk: sk.as_bytes().to_vec(),
@@ -154,6 +160,7 @@ impl Native {
                 label,
                 vk,
                 sk,
+                expanded,
                 sig,
                 material,
             })
@@ -168,11 +175,17 @@ impl Timed for Native {
     fn param(&self) -> Param {
         Param::MlDsa65
     }
+    fn ops(&self) -> Vec<Op> {
+        vec![Op::Keygen, Op::Sign, Op::SignKept, Op::Verify]
+    }
     fn time(&self, op: Op, n: u32) -> Duration {
         use nexusq_native::mldsa65::*;
         forced(self.imp, || match op {
             Op::Keygen => repeat(n, || keygen_internal(black_box(&XI))),
             Op::Sign => repeat(n, || sign(&self.sk, black_box(&MSG), &[], &next_rnd())),
+            Op::SignKept => repeat(n, || {
+                self.expanded.sign(black_box(&MSG), &[], &next_rnd())
+            }),
             Op::Verify => repeat(n, || verify(&self.vk, black_box(&MSG), &[], &self.sig)),
             _ => unreachable!("not an ML-DSA operation"),
         })

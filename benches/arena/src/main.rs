@@ -7,6 +7,15 @@
 //! BoringSSL in the ML-KEM, ML-DSA and X-Wing rows. Writes nexusq's evidence format
 //! (`nexusq_core::bench`, docs/bench.schema.json). See README.md.
 
+// OpenSSL's and BoringSSL's static libcrypto define the same symbols (bn_sqr8x_internal and
+// the rest; boring-sys has no symbol prefix), so one binary links only one of them: build the
+// arena once per feature (README.md, "OpenSSL and BoringSSL").
+#[cfg(all(feature = "openssl", feature = "boring"))]
+compile_error!(
+    "the `openssl` and `boring` features cannot be linked into one binary (duplicate libcrypto \
+     symbols): build and run the arena once with each (benches/arena/README.md)"
+);
+
 #[cfg(feature = "boring")]
 mod boring;
 mod dsa;
@@ -233,7 +242,7 @@ fn run(args: &Args) -> Result<(), String> {
     let mut tasks: Vec<Task> = Vec::new();
     for bench in benches {
         let (samples_per_round, batch) = bench.param().sampling(args.samples, args.batch);
-        for op in bench.param().ops() {
+        for op in bench.ops() {
             let key = format!("{} {} {}", bench.label(), bench.param().name(), op.name());
             if args
                 .filter

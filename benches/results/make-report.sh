@@ -2,7 +2,8 @@
 # Remakes benches/results/report.html from every evidence file here (*.jsonl)
 # and its screenshots with headless Chromium: report-390.png (phone width) and
 # report-1280.png (desktop), each the whole page or the first PHONE_HEIGHT / DESKTOP_HEIGHT
-# pixels of it. Needs a release build of nexusq (built if missing) and Debian's `chromium`.
+# pixels of it; and arena.html, the page of the newest full arena runs alone (ARENA, default
+# the 2026-12-04 pair), with arena-390.png and arena-1280.png. Needs a release build of nexusq (built if missing) and Debian's `chromium`.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here/../.."
@@ -21,14 +22,20 @@ done
 chmod 0644 report.html
 chromium=${NEXUSQ_CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
 shot() {
-    local width=$1 height=$2 profile
+    local page=$1 width=$2 height=$3 profile
     profile=$(mktemp -d)
     "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
         --disable-background-networking --disable-component-update --disable-sync \
         --hide-scrollbars --user-data-dir="$profile" --window-size="$width,$height" \
-        --screenshot="$here/report-$width.png" "file://$here/report.html" 2>/dev/null
+        --screenshot="$here/$page-$width.png" "file://$here/$page.html" 2>/dev/null
     rm -rf "$profile"
 }
-shot 390 "${PHONE_HEIGHT:-9000}"
-shot 1280 "${DESKTOP_HEIGHT:-6000}"
-ls -l "$here"/report.html "$here"/report-*.png
+shot report 390 "${PHONE_HEIGHT:-9000}"
+shot report 1280 "${DESKTOP_HEIGHT:-6000}"
+# shellcheck disable=SC2206 # ARENA is a list of file names
+arena=(${ARENA:-2026-12-04-x86_64-arena-openssl.jsonl 2026-12-04-x86_64-arena-boringssl.jsonl})
+"$nexusq" report "${arena[@]}" -o arena.html
+chmod 0644 arena.html
+shot arena 390 "${PHONE_HEIGHT:-9000}"
+shot arena 1280 "${DESKTOP_HEIGHT:-6000}"
+ls -l "$here"/report.html "$here"/report-*.png "$here"/arena.html "$here"/arena-*.png

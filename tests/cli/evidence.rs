@@ -66,10 +66,12 @@ fn committed_evidence_validates_against_the_one_schema() {
     );
 }
 
-/// The full arena run (no --filter): at least six implementations of each of ML-KEM and
-/// ML-DSA besides nexusq-native's forced variants, SLH-DSA-SHAKE-128f rows, and a gate.
+/// The full arena runs (no --filter): at least six implementations of each of ML-KEM and
+/// ML-DSA besides nexusq-native's forced variants, SLH-DSA-SHAKE-128f rows, a gate where one
+/// was asked for, and across the runs every library of the eight and X-Wing's.
 #[test]
 fn the_arena_holds_the_field() {
+    let mut libraries: BTreeSet<String> = BTreeSet::new();
     let full: Vec<Dataset> = evidence_files()
         .iter()
         .flat_map(|p| datasets(p))
@@ -92,6 +94,7 @@ fn the_arena_holds_the_field() {
                 .map(|r| r.implementation.as_str())
                 .collect()
         };
+        libraries.extend(d.results.iter().map(|r| r.implementation.clone()));
         for algorithm in ["ML-KEM-768", "ML-KEM-1024", "ML-DSA-65"] {
             let found = implementations(algorithm);
             assert!(found.len() >= 6, "{algorithm}: {found:?}");
@@ -100,8 +103,14 @@ fn the_arena_holds_the_field() {
                 "{found:?}"
             );
         }
+        // liboqs's SPHINCS+ rows are left out (loudly) on CPUs where its key pair does not
+        // draw its seeds through OQS_randombytes (benches/arena/README.md): PQClean's stand
+        // for round 3.1 there, beside RustCrypto's FIPS 205 (and OpenSSL's, when built in).
         let slh = implementations("SLH-DSA-SHAKE-128f");
-        assert!(slh.contains("liboqs"), "{slh:?}");
+        assert!(
+            slh.contains("nexusq-native") && slh.contains("slh-dsa") && slh.len() >= 3,
+            "{slh:?}"
+        );
         for r in &d.results {
             assert!(
                 r.min <= r.median && r.median <= r.p95 && r.p95 <= r.max,
@@ -121,6 +130,19 @@ fn the_arena_holds_the_field() {
             assert!(!d.gates.is_empty());
             assert!(d.gates.iter().all(|g| &g.baseline == against));
         }
+    }
+    // The eight: OpenSSL and BoringSSL cannot share a binary, so they are in two runs.
+    for library in [
+        "openssl",
+        "boringssl",
+        "x-wing",
+        "aws-lc-rs",
+        "libcrux-ml-kem",
+    ] {
+        assert!(
+            libraries.contains(library),
+            "{library} not in {libraries:?}"
+        );
     }
 }
 

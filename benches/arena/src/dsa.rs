@@ -183,9 +183,7 @@ impl Timed for Native {
         forced(self.imp, || match op {
             Op::Keygen => repeat(n, || keygen_internal(black_box(&XI))),
             Op::Sign => repeat(n, || sign(&self.sk, black_box(&MSG), &[], &next_rnd())),
-            Op::SignKept => repeat(n, || {
-                self.expanded.sign(black_box(&MSG), &[], &next_rnd())
-            }),
+            Op::SignKept => repeat(n, || self.expanded.sign(black_box(&MSG), &[], &next_rnd())),
             Op::Verify => repeat(n, || verify(&self.vk, black_box(&MSG), &[], &self.sig)),
             _ => unreachable!("not an ML-DSA operation"),
         })

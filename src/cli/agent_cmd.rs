@@ -72,21 +72,24 @@ pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
             });
             super::output::path_bytes(&mut j, &[("socket", &socket), ("vault", &vault)]);
             ctx.out.json(&j);
-            ctx.out.note(&format!(
-                "an agent already serves {} (pid {}, socket {}); `nexusq agent start --replace` \
-                 starts a new one",
-                super::output::untrusted_path(&vault),
-                s.pid,
-                socket.display()
-            ));
+            if !args.quiet {
+                ctx.out.note(&format!(
+                    "an agent already serves {} (pid {}, socket {}); `nexusq agent start \
+                     --replace` starts a new one",
+                    super::output::untrusted_path(&vault),
+                    s.pid,
+                    socket.display()
+                ));
+            }
             return Ok(());
         }
         found => match make_gone(&socket, found)? {
             Gone::Nothing | Gone::Stopped { .. } => {}
-            Gone::Stale { why } => ctx
+            Gone::Stale { why } if !args.quiet => ctx
                 .out
                 .note(&format!("removed a stale agent socket ({why})")),
-            ended @ Gone::Ended { .. } => ctx.out.note(&ended.to_string()),
+            ended @ Gone::Ended { .. } if !args.quiet => ctx.out.note(&ended.to_string()),
+            Gone::Stale { .. } | Gone::Ended { .. } => {}
         },
     }
     let unlocked = ctx.unlock()?;
@@ -120,6 +123,9 @@ pub fn start(ctx: &Context, args: &AgentStartArgs) -> Result<()> {
     });
     super::output::path_bytes(&mut j, &[("socket", &socket), ("vault", &vault)]);
     ctx.out.json(&j);
+    if args.quiet {
+        return Ok(());
+    }
     ctx.out
         .data(&format!("agent listening on {}", socket.display()));
     ctx.out.note(&format!(

@@ -546,6 +546,9 @@ pub struct AgentStartArgs {
     /// Stay attached and serve from this process (for termux-services, systemd)
     #[arg(long)]
     pub foreground: bool,
+    /// Print nothing but errors and the password prompt (for ~/.bashrc)
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
     #[command(flatten)]
     pub password: PasswordArgs,
 }

@@ -330,16 +330,9 @@ impl Context {
     /// "password for ~/.local/share/nexusq/vault.nxq" (home shown as `~`, name escaped).
     fn prompt_name(&self, what: &str) -> String {
         let Ok(path) = self.vault_path() else {
-            return what.to_string();
+            return password::capitalised(what);
         };
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        let shown = match home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
-            Some(rest) if !rest.as_os_str().is_empty() => {
-                format!("~/{}", nexusq_core::untrusted::path(rest))
-            }
-            _ => nexusq_core::untrusted::path(&path),
-        };
-        format!("{what} for {shown}")
+        password::capitalised(&format!("{what} for {}", password::shown_path(&path)))
     }
 
     /// Warn when the vault sits in Android shared storage, where other apps can read it.

@@ -140,22 +140,24 @@ fn signing_password(vault: &Path) -> Result<Password> {
     if let Some(file) = password::env_password_file() {
         return password::read_env_password_file(&file, |w| eprintln!("{NAME}: warning: {w}"));
     }
+    let hint = "start the key agent first (`nexusq agent start`), run git from a terminal, or \
+                set NEXUSQ_PASSWORD_FILE to a file (mode 0600) holding the password";
     if !password::has_terminal() {
         return Err(Error::usage(
             format!(
-                "no password for the vault {}: NEXUSQ_PASSWORD_FILE is not set and there is no \
-                 terminal to ask on",
+                "no password for the vault {}: no key agent serves it, NEXUSQ_PASSWORD_FILE is \
+                 not set and there is no terminal to ask on",
                 super::output::untrusted_path(vault)
             ),
-            "run git from a terminal, or set NEXUSQ_PASSWORD_FILE to a file (mode 0600) \
-             holding the password",
+            hint,
         ));
     }
-    eprintln!(
-        "{NAME}: signing with the nexusq vault {}",
-        super::output::untrusted_path(vault)
-    );
-    Ok(password::read(&password::Source::Terminal, "password", false)?.password)
+    // Inside `git commit -S` a bare "Password:" reads like git's or ssh's: say whose.
+    let label = format!("nexusq password for {}", password::shown_path(vault));
+    Ok(
+        password::read_labelled(&password::Source::Terminal, "password", &label, false, hint)?
+            .password,
+    )
 }
 
 /// What signing asks of the user: the password (see [`signing_password`]), and notes on

@@ -120,10 +120,35 @@ pub struct PasswordRead {
 /// Read a password. `confirm` asks twice on a terminal (init, new passwords); `what` names it
 /// in prompts and errors ("password", "new password").
 pub fn read(source: &Source, what: &str, confirm: bool) -> Result<PasswordRead> {
-    read_labelled(source, what, what, confirm, "run it at a terminal")
+    read_labelled(
+        source,
+        what,
+        &capitalised(what),
+        confirm,
+        "run it at a terminal",
+    )
 }
 
-/// [`read`], with the terminal prompt saying `label` ("password for ~/vault.nxq") and, when
+/// `what` with its first letter in upper case, for a prompt ("Password for ~/vault.nxq").
+pub fn capitalised(what: &str) -> String {
+    let mut c = what.chars();
+    c.next()
+        .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
+        .unwrap_or_default()
+}
+
+/// How a prompt names the vault: under `$HOME` as `~/…`, escaped for the terminal.
+pub fn shown_path(path: &Path) -> String {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    match home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
+        Some(rest) if !rest.as_os_str().is_empty() => {
+            format!("~/{}", nexusq_core::untrusted::path(rest))
+        }
+        _ => nexusq_core::untrusted::path(path),
+    }
+}
+
+/// [`read`], with the terminal prompt `label` as given ("Password for ~/vault.nxq") and, when
 /// there is no terminal, the hint `no_terminal_hint` (the options of this command).
 pub fn read_labelled(
     source: &Source,
@@ -259,15 +284,9 @@ fn prompt(what: &str, label: &str, confirm: bool, no_terminal_hint: &str) -> Res
                 )
             })
     };
-    let capitalised = {
-        let mut c = label.chars();
-        c.next()
-            .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
-            .unwrap_or_default()
-    };
-    let first = ask(&format!("{capitalised}: "))?;
+    let first = ask(&format!("{label}: "))?;
     if confirm {
-        let again = ask(&format!("{capitalised} again: "))?;
+        let again = ask(&format!("{label} again: "))?;
         if first != again {
             return Err(Error::usage(
                 format!("the two {what}s did not match"),

@@ -209,6 +209,23 @@ fn unlocked_once_then_sign_decrypt_decapsulate_need_no_password() {
         stderr(&again)
     );
     assert_eq!(fx.pid(), pid);
+    // --quiet (the ~/.bashrc recipe): silent when one already serves, as when it starts one.
+    let quiet = fx.start(&["--quiet"]);
+    assert_eq!(
+        (quiet.stdout.as_slice(), quiet.stderr.as_slice()),
+        (&b""[..], &b""[..]),
+        "{}",
+        stderr(&quiet)
+    );
+    assert_eq!(fx.pid(), pid);
+    let replaced = fx.start(&["--quiet", "--replace"]);
+    assert_eq!(
+        (replaced.stdout.as_slice(), replaced.stderr.as_slice()),
+        (&b""[..], &b""[..]),
+        "{}",
+        stderr(&replaced)
+    );
+    assert_ne!(fx.pid(), pid);
 
     fx.file("data.txt", "signed without a password\n");
     let o = fx.detached(&["sign", "data.txt", "-o", "data.sig"]);

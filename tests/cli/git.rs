@@ -517,3 +517,89 @@ fn a_revoked_identity_signs_no_commit_with_or_without_the_agent() {
         .env("XDG_RUNTIME_DIR", &run);
     refused("c.txt", &mut git);
 }
+
+/// At a terminal (tmux), with no agent and no NEXUSQ_PASSWORD_FILE, the signer asks on the
+/// terminal in words that say whose password it is (inside `git commit -S` a bare
+/// "Password:" reads like git's or ssh's), then signs.
+#[test]
+fn the_terminal_prompt_names_nexusq_and_the_vault() {
+    use std::time::{Duration, Instant};
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!(
+            "SKIPPED the_terminal_prompt_names_nexusq_and_the_vault: tmux is not installed \
+             (apt-get install tmux); the signer's terminal prompt is NOT tested"
+        );
+        return;
+    }
+    let repo = Repo::new();
+    let tmp = repo.dir.parent().unwrap().to_path_buf();
+    let (socket, rc, sig) = (tmp.join("tmux.sock"), tmp.join("rc"), tmp.join("sig"));
+    let tmux = |args: &[&str]| {
+        Command::new("tmux")
+            .arg("-S")
+            .arg(&socket)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let q = |p: &std::path::Path| p.to_str().unwrap().to_string();
+    let script = format!(
+        "printf 'tree 0000\\n\\nmessage\\n' | env -u NEXUSQ_PASSWORD_FILE NEXUSQ_NO_AGENT=1 \
+         HOME='{}' NEXUSQ_VAULT='{}' '{GIT_SIGN}' --status-fd=2 -bsau {} > '{}' 2>/dev/null; \
+         echo $? > '{}'",
+        q(&repo.home),
+        q(&repo.vault.path),
+        repo.fingerprint,
+        q(&sig),
+        q(&rc)
+    );
+    let out = tmux(&[
+        "new-session",
+        "-d",
+        "-x",
+        "120",
+        "-y",
+        "20",
+        "-s",
+        "sign",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let start = Instant::now();
+    let pane = loop {
+        let pane = tmux(&["capture-pane", "-p", "-J", "-t", "sign"]);
+        let pane = String::from_utf8_lossy(&pane.stdout).to_string();
+        if pane.contains("password for") {
+            break pane;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "no prompt: {pane}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let vault = q(&repo.vault.path);
+    assert!(
+        pane.contains(&format!("nexusq password for {vault}:")),
+        "the prompt names nexusq and the vault: {pane}"
+    );
+    assert!(!pane.contains("\nPassword:"), "{pane}");
+    tmux(&["send-keys", "-t", "sign", "password of signer", "Enter"]);
+    let start = Instant::now();
+    while !rc.exists() || fs::read_to_string(&rc).unwrap().trim().is_empty() {
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "the signer did not end"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = tmux(&["kill-server"]);
+    assert_eq!(fs::read_to_string(&rc).unwrap().trim(), "0");
+    assert!(
+        fs::read_to_string(&sig)
+            .unwrap()
+            .starts_with("-----BEGIN SIGNED MESSAGE-----\n")
+    );
+}

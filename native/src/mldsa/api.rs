@@ -219,16 +219,10 @@ pub mod mldsa65 {
         (Signature { bytes: sig }, attempts)
     }
 
+    /// One signature from the packed key: the key expanded for it alone (the same work
+    /// `sign::sign_mu` does), then [`ExpandedSigningKey`]'s signing.
     fn sign_parts(sk: &SigningKey, parts: &[&[u8]], rnd: &[u8; 32]) -> Signature {
-        let mut sig = [0u8; SIG_BYTES];
-        run!(|S| {
-            let mut mu = [0u8; 64];
-            let mut all: [&[u8]; 5] = [sk.tr(), &[], &[], &[], &[]];
-            all[1..=parts.len()].copy_from_slice(parts);
-            shake256::<S>(&all[..=parts.len()], &mut mu);
-            sign::sign_mu::<S>(&sk.bytes, &mu, rnd, &mut sig);
-        });
-        Signature { bytes: sig }
+        ExpandedSigningKey::new(sk).sign_parts(parts, rnd)
     }
 
     /// ML-DSA.Sign_internal(sk, M', rnd): M' is signed as given. `rnd` = 32 zero bytes is

@@ -144,11 +144,14 @@ pub fn phrase(ctx: &Context, out_file: Option<&Path>) -> Result<()> {
 fn quiz(phrase: &Phrase) -> bool {
     let positions = quiz_positions(phrase.len());
     words_prompt::note("Type three of the words back to confirm the copy.");
+    let Ok(mut input) = words_prompt::hidden() else {
+        return false;
+    };
     for position in positions {
         let want = phrase.word(position);
         let mut ok = false;
         for _ in 0..2 {
-            match words_prompt::read_word(&format!("Word {position}: ")) {
+            match words_prompt::read_word(&mut input, &format!("Word {position}: ")) {
                 Ok(index) if nexusq_core::recovery::words::word(index) == want => {
                     ok = true;
                     break;

@@ -297,49 +297,88 @@ fn prompt(what: &str, label: &str, confirm: bool, no_terminal_hint: &str) -> Res
     Ok(first)
 }
 
-/// One line typed on the terminal with echo off (a word of a recovery phrase); without a
-/// terminal, a usage error at once. Echo goes off before the prompt is shown, so even a word
-/// typed ahead of the prompt is never shown.
-pub fn read_hidden(prompt: &str, what: &str) -> Result<Zeroizing<String>> {
-    use rustix::termios::{LocalModes, OptionalActions, tcgetattr, tcsetattr};
-    use std::io::{BufRead, Write};
-    if !terminal_available() {
-        return Err(no_terminal(
-            what,
-            "give the words in a file: --phrase-file FILE or --share-file FILE",
-        ));
-    }
-    restore_terminal_on_interrupt();
-    let failed = |e: std::io::Error| {
-        if e.kind() == std::io::ErrorKind::Interrupted {
-            nexusq_core::fs::cleanup::wait_for_handler(std::time::Duration::from_secs(2));
+/// Lines typed on the terminal with echo off (the words of a recovery phrase), for as long as
+/// this lives. Echo goes off once, before the first prompt, and comes back when it is dropped:
+/// a word typed ahead of its prompt is neither shown nor lost, however fast the typing.
+pub struct HiddenInput {
+    tty: std::fs::File,
+    saved: rustix::termios::Termios,
+    what: &'static str,
+}
+
+impl HiddenInput {
+    /// Echo off on the terminal; without one, a usage error at once.
+    pub fn start(what: &'static str) -> Result<Self> {
+        use rustix::termios::{LocalModes, OptionalActions, tcgetattr, tcsetattr};
+        if !terminal_available() {
+            return Err(no_terminal(
+                what,
+                "give the words in a file: --phrase-file FILE or --share-file FILE",
+            ));
         }
-        Error::io(
-            format!("cannot read the {what} from the terminal: {e}"),
-            "try again, or give the words in a file",
-        )
-    };
-    let mut tty = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/tty")
-        .map_err(failed)?;
-    let saved = tcgetattr(&tty).map_err(|e| failed(e.into()))?;
-    let mut quiet = saved.clone();
-    quiet.local_modes.remove(LocalModes::ECHO);
-    quiet.local_modes.insert(LocalModes::ECHONL);
-    tcsetattr(&tty, OptionalActions::Flush, &quiet).map_err(|e| failed(e.into()))?;
-    let read = (|| {
-        tty.write_all(prompt.as_bytes())?;
-        tty.flush()?;
-        let mut line = Zeroizing::new(String::new());
-        std::io::BufReader::new(&tty)
-            .take(1024)
-            .read_line(&mut line)?;
-        Ok(line)
-    })();
-    let _ = tcsetattr(&tty, OptionalActions::Now, &saved);
-    read.map_err(failed)
+        restore_terminal_on_interrupt();
+        let tty = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open("/dev/tty")
+            .map_err(|e| hidden_failed(what, e))?;
+        let saved = tcgetattr(&tty).map_err(|e| hidden_failed(what, e.into()))?;
+        let mut quiet = saved.clone();
+        quiet.local_modes.remove(LocalModes::ECHO);
+        quiet.local_modes.insert(LocalModes::ECHONL);
+        // Flush: whatever was typed before the first prompt was typed with echo on.
+        tcsetattr(&tty, OptionalActions::Flush, &quiet)
+            .map_err(|e| hidden_failed(what, e.into()))?;
+        Ok(HiddenInput { tty, saved, what })
+    }
+
+    /// Show `prompt`, then read one line (at most 1024 bytes; the newline is kept).
+    pub fn read(&mut self, prompt: &str) -> Result<Zeroizing<String>> {
+        use std::io::{Read, Write};
+        self.tty
+            .write_all(prompt.as_bytes())
+            .and_then(|()| self.tty.flush())
+            .map_err(|e| hidden_failed(self.what, e))?;
+        // A byte at a time, so no buffer outside `line` ever holds the words; the terminal
+        // keeps any line typed ahead for the next call.
+        let mut line = Zeroizing::new(Vec::with_capacity(1024));
+        let mut byte = [0u8; 1];
+        while line.len() < 1024 {
+            match self.tty.read(&mut byte) {
+                Ok(0) => break,
+                Ok(_) => {
+                    line.push(byte[0]);
+                    if byte[0] == b'\n' {
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {
+                    nexusq_core::fs::cleanup::wait_for_handler(std::time::Duration::from_secs(2));
+                    return Err(hidden_failed(self.what, e));
+                }
+                Err(e) => return Err(hidden_failed(self.what, e)),
+            }
+        }
+        let text = String::from_utf8_lossy(&line);
+        Ok(Zeroizing::new(text.into_owned()))
+    }
+}
+
+impl Drop for HiddenInput {
+    fn drop(&mut self) {
+        let _ = rustix::termios::tcsetattr(
+            &self.tty,
+            rustix::termios::OptionalActions::Now,
+            &self.saved,
+        );
+    }
+}
+
+fn hidden_failed(what: &str, e: std::io::Error) -> Error {
+    Error::io(
+        format!("cannot read the {what} from the terminal: {e}"),
+        "try again, or give the words in a file",
+    )
 }
 
 /// The prompt turns echo off; a Ctrl-C there ends the process through the signal handler of

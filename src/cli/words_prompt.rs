@@ -59,11 +59,16 @@ pub fn show(heading: &str, words: impl Iterator<Item = &'static str>) -> Result<
     say(&mut tty, CLEAR)
 }
 
+/// Echo off for the words that follow, until the returned value is dropped.
+pub fn hidden() -> Result<password::HiddenInput> {
+    password::HiddenInput::start("recovery words")
+}
+
 /// One word typed with echo off, completed from its first letters; asked again until it
 /// names exactly one word of the list.
-pub fn read_word(prompt: &str) -> Result<u16> {
+pub fn read_word(input: &mut password::HiddenInput, prompt: &str) -> Result<u16> {
     loop {
-        let typed = password::read_hidden(prompt, "recovery words")?;
+        let typed = input.read(prompt)?;
         match words::complete(&typed) {
             Completion::Word(index) => return Ok(index),
             Completion::Ambiguous(n) => note(&format!(
@@ -76,9 +81,10 @@ pub fn read_word(prompt: &str) -> Result<u16> {
 
 /// `count` words typed one at a time, as text the phrase and share parsers read.
 pub fn read_words(what: &str, count: usize) -> Result<Zeroizing<String>> {
+    let mut input = hidden()?;
     let mut text = Zeroizing::new(String::new());
     for i in 1..=count {
-        let index = read_word(&format!("{what}, word {i} of {count}: "))?;
+        let index = read_word(&mut input, &format!("{what}, word {i} of {count}: "))?;
         text.push_str(words::word(index));
         text.push(' ');
     }

@@ -845,13 +845,13 @@ fn verify_files(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     let mut failed: Vec<(String, Error)> = Vec::new();
     for file in &args.inputs {
         let shown = untrusted_path(file);
-        let result = sig_path_for(file, args.sig_dir.as_deref()).and_then(|sig_path| {
+        // The data file first: when it is missing, its signature is not what is wrong. The
+        // reasons leave out the file's name, which the report puts in front of them.
+        let result = missing_data(file).and_then(|()| {
+            let sig_path = sig_path_for(file, args.sig_dir.as_deref())?;
             if !sig_path.exists() && std::fs::symlink_metadata(&sig_path).is_err() {
                 return Err(Error::check(
-                    format!(
-                        "{shown}: no signature {} beside it",
-                        untrusted_path(&sig_path)
-                    ),
+                    format!("no signature {} beside it", untrusted_path(&sig_path)),
                     "ask the signer for it, or name it with --sig SIG (one file) or --sig-dir DIR",
                 ));
             }
@@ -871,7 +871,10 @@ fn verify_files(ctx: &Context, args: &VerifyArgs) -> Result<()> {
                 reports.push(row);
             }
             Err(e) => {
-                ctx.out.note(&format!("{shown}: FAILED: {}", e.message()));
+                // One file: the error below says it all.
+                if args.inputs.len() > 1 {
+                    ctx.out.note(&format!("{shown}: FAILED: {}", e.message()));
+                }
                 let mut row = json!({
                     "input": file.display().to_string(),
                     "valid": false,
@@ -887,6 +890,20 @@ fn verify_files(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     obj.insert("valid".into(), failed.is_empty().into());
     obj.insert("files".into(), reports.into());
     summarize(ctx, obj, failed, args.inputs.len(), "files")
+}
+
+/// A data file that is not there: a missing input (exit 5, docs/cli.md "Inputs"), said
+/// without its name.
+fn missing_data(file: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(file) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Err(nexusq_core::error::Error::io(
+            "there is no such file",
+            "check the path, or give the folder the files are in",
+        )
+        .caused_by(e.kind())
+        .into()),
+        _ => Ok(()),
+    }
 }
 
 /// Nothing failed: `report` on stdout (--json), Ok. Else one error naming the failures, with

@@ -424,6 +424,40 @@ fn cli_many_files_one_unlock_and_reports() {
             .collect::<Vec<_>>(),
         [true, false, false]
     );
+    // Each file's name is said once, in front of what is wrong with it.
+    assert!(!err.contains("b.txt: FAILED: b.txt"), "{err}");
+    assert!(!err.contains("c.bin: FAILED: c.bin:"), "{err}");
+
+    // One file: the error line alone, said once; a data file that is not there is a missing
+    // input (exit 5), even with no signature beside it.
+    let out = v.cmd().arg("verify").arg(&files[1]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.matches("BAD signature").count(), 1, "{err}");
+    assert!(!err.contains("FAILED"), "{err}");
+    let gone = tmp.path().join("gone.txt");
+    let out = v.cmd().arg("verify").arg(&gone).output().unwrap();
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(err.contains("there is no such file"), "{err}");
+    assert!(
+        !err.contains(".sig"),
+        "the signature is not what is wrong: {err}"
+    );
+    assert_eq!(err.matches("gone.txt").count(), 1, "{err}");
+    let out = v
+        .cmd()
+        .arg("verify")
+        .arg(&files[0])
+        .arg(&gone)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("gone.txt: FAILED: there is no such file"),
+        "{}",
+        stderr(&out)
+    );
 
     // --output-dir, and verify --sig-dir finds them there.
     let dir = tmp.path().join("sigs");

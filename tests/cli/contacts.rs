@@ -521,6 +521,16 @@ fn a_word_naming_a_contact_and_a_file_is_refused_and_a_folder_never_shadows() {
         err.contains("carol is a folder") && err.contains("@NAME"),
         "{err}"
     );
+    // A word that is nothing: an unknown contact (exit 2); a file name that is nothing: a
+    // missing input (exit 5), with the contacts close to it in the hint.
+    let err = w.fails(&["identity", "show", "alicee"], 2);
+    assert!(err.contains("did you mean alice"), "{err}");
+    let err = w.fails(&["identity", "show", "missing.asc"], 5);
+    assert!(
+        err.contains("there is no file missing.asc") && err.contains("check the path"),
+        "{err}"
+    );
+    w.fails(&["encrypt", "--to", "bob.asc", "-o", "z.nxq", "data"], 5);
 }
 
 #[test]

@@ -353,7 +353,8 @@ const TABLE: &[Row] = &[
             "--sig-dir",
             "{d}/folder",
         ],
-        1,
+        // A data file that is not there is a missing input (docs/cli.md, "Inputs").
+        5,
     ),
     row(
         "sign --manifest",

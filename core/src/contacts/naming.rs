@@ -74,8 +74,33 @@ pub fn resolve<'a>(
             format!("{shown} is a folder, and no contact is named {shown}"),
             "pass an export file, or a contact as @NAME (`nexusq contacts list` shows the names)",
         )),
+        (None, AtPath::Nothing) if looks_like_a_file(value) => Err(missing_file(b, value)),
         (None, AtPath::Nothing) => Err(b.unknown(value)),
     }
+}
+
+/// `missing.asc` is a file name to most people, though contact names may hold dots.
+fn looks_like_a_file(value: &str) -> bool {
+    std::path::Path::new(value).extension().is_some()
+}
+
+/// A value that reads as a file name, naming no file and no contact: a missing input (exit 5,
+/// docs/cli.md "Inputs"), with the contacts close to it in the hint.
+fn missing_file(b: &Book, value: &str) -> Error {
+    let unknown = b.unknown(value);
+    let hint = if unknown.hint().starts_with("did you mean") {
+        format!("check the path; or, for a contact, {}", unknown.hint())
+    } else {
+        "check the path; `nexusq contacts list` shows the contacts' names".to_string()
+    };
+    Error::io(
+        format!(
+            "there is no file {} (and no contact of that name)",
+            crate::untrusted::escape(value)
+        ),
+        hint,
+    )
+    .caused_by(std::io::ErrorKind::NotFound)
 }
 
 #[cfg(test)]
@@ -134,6 +159,12 @@ mod tests {
         let e = resolve("bbo", AtPath::Nothing, get).unwrap_err();
         assert!(e.hint().contains("did you mean bob"), "{e:?}");
         assert!(resolve("@eve", AtPath::Nothing, get).is_err());
+        // A file name that names nothing is a missing input, not an unknown contact.
+        let e = resolve("eve.asc", AtPath::Nothing, get).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Io);
+        assert!(e.message().contains("no file eve.asc"), "{e:?}");
+        let e = resolve("bob.asc", AtPath::Nothing, get).unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::Io);
     }
 
     #[test]

@@ -357,7 +357,20 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
             ));
         }
     };
-    let output = args.output.as_deref().filter(|p| *p != Path::new("-"));
+    // At a terminal that did not ask for the armor, a named FILE's signature goes to
+    // FILE.asc, as gpg --armor --detach-sign writes it.
+    let beside = match args.inputs.first() {
+        one if super::sign_cmd::unasked_terminal_output(ctx, args, one)? => one.map(|f| {
+            let mut name = f.as_os_str().to_owned();
+            name.push(".asc");
+            std::path::PathBuf::from(name)
+        }),
+        _ => None,
+    };
+    let output = beside
+        .as_deref()
+        .or(args.output.as_deref())
+        .filter(|p| *p != Path::new("-"));
     if let Some(o) = output {
         cio::create_output(Some(o), false, Access::Public)?;
     }

@@ -97,9 +97,38 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
         return sign_manifest(ctx, args, m);
     }
     match args.inputs.as_slice() {
-        [] if args.output_dir.is_none() => sign_one(ctx, args, None),
+        // One rule for any number of files at a terminal: FILE.sig beside each.
+        [one] if unasked_terminal_output(ctx, args, Some(one))? => {
+            sign_files(ctx, args, std::slice::from_ref(one))
+        }
+        [] if args.output_dir.is_none() => {
+            unasked_terminal_output(ctx, args, None)?;
+            sign_one(ctx, args, None)
+        }
         [one] if args.output_dir.is_none() => sign_one(ctx, args, Some(one)),
         many => sign_files(ctx, args, many),
+    }
+}
+
+/// Would one signature go to a terminal that did not ask for it (no `-o`, no `--json`, stdout
+/// a terminal)? A signature is 5-10 KB of armor, so then a named FILE gets FILE.sig beside it
+/// as several files do (true), and stdin, which has no name to put it beside, is refused with
+/// the way to write it (docs/signature-format.md).
+pub fn unasked_terminal_output(
+    ctx: &Context,
+    args: &SignArgs,
+    input: Option<&PathBuf>,
+) -> Result<bool> {
+    use std::io::IsTerminal;
+    if args.output.is_some() || ctx.global.json || !std::io::stdout().is_terminal() {
+        return Ok(false);
+    }
+    match input {
+        Some(file) if !is_stdio(Some(file)) => Ok(true),
+        _ => Err(Error::usage(
+            "not printing a signature of several kilobytes of armor to the terminal",
+            "write it to a file with -o SIG, or print it anyway with -o -",
+        )),
     }
 }
 
@@ -228,8 +257,8 @@ fn sign_files(ctx: &Context, args: &SignArgs, files: &[PathBuf]) -> Result<()> {
     let sig = last.expect("at least one file");
     let fp = sig.root_id().fingerprint().to_string();
     ctx.out.note(&format!(
-        "{} file(s) signed as {fp}, generation {}",
-        done.len(),
+        "{} signed as {fp}, generation {}",
+        files_count(done.len()),
         sig.generation()
     ));
     ctx.out.json(&json!({
@@ -239,6 +268,15 @@ fn sign_files(ctx: &Context, args: &SignArgs, files: &[PathBuf]) -> Result<()> {
         "files": done,
     }));
     Ok(())
+}
+
+/// "1 file", "2 files".
+fn files_count(n: usize) -> String {
+    if n == 1 {
+        "1 file".to_string()
+    } else {
+        format!("{n} files")
+    }
 }
 
 /// A manifest read from `path` refused: exit 1 naming the line.
@@ -404,8 +442,8 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
     write_signature(&target, &sig.to_armor())?;
     let fp = sig.root_id().fingerprint().to_string();
     ctx.out.note(&format!(
-        "checked {} file(s) and signed {} as {fp}, generation {}; signature written to {}",
-        count,
+        "checked {} and signed {} as {fp}, generation {}; signature written to {}",
+        files_count(count),
         untrusted_path(path),
         sig.generation(),
         untrusted_path(&target)

@@ -1298,3 +1298,87 @@ fn cli_rotation_supersedes_and_compromise_revokes() {
         0,
     );
 }
+
+/// `nexusq ARGS` at a terminal (stdout included), in `v`'s folder; what it showed and how it
+/// ended.
+fn at_terminal(v: &common::TestVault, args: &[&str]) -> (std::process::ExitStatus, String) {
+    let mut c = std::process::Command::new(common::BIN);
+    c.arg("--vault")
+        .arg(&v.path)
+        .args(args)
+        .current_dir(&v.dir)
+        .env_remove("NEXUSQ_VAULT")
+        .env_remove("NEXUSQ_BACKEND")
+        .env("NO_COLOR", "1");
+    let (status, shown) = crate::pty::Terminal::spawn(c).finish();
+    (status, String::from_utf8_lossy(&shown).into_owned())
+}
+
+/// One file signed at a terminal gets FILE.sig beside it, as several files do: no armor block
+/// on the screen unasked. Stdin has no name to put a signature beside, so it is refused with
+/// the way out; `-o -` prints the armor when asked.
+#[test]
+fn a_lone_file_at_a_terminal_gets_its_sig_beside_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let v = common::TestVault::new(tmp.path(), "v");
+    let pw = v.pw.to_str().unwrap().to_string();
+    fs::write(v.dir.join("one.tar.gz"), b"one file\n").unwrap();
+    let (status, shown) = at_terminal(&v, &["sign", "--password-file", &pw, "one.tar.gz"]);
+    assert!(status.success(), "{shown}");
+    assert!(!shown.contains("BEGIN"), "armor on the terminal: {shown}");
+    assert!(
+        shown.contains("signed one.tar.gz -> one.tar.gz.sig"),
+        "{shown}"
+    );
+    assert!(shown.len() < 600, "{} bytes shown: {shown}", shown.len());
+    v.cmd()
+        .args(["verify", "one.tar.gz"])
+        .current_dir(&v.dir)
+        .assert()
+        .success();
+
+    // OpenPGP: FILE.asc, as gpg --armor --detach-sign names it.
+    let (status, shown) = at_terminal(
+        &v,
+        &["sign", "--openpgp", "--password-file", &pw, "one.tar.gz"],
+    );
+    assert!(status.success(), "{shown}");
+    assert!(!shown.contains("BEGIN"), "armor on the terminal: {shown}");
+    assert!(shown.contains("one.tar.gz.asc"), "{shown}");
+    assert!(
+        fs::read_to_string(v.dir.join("one.tar.gz.asc"))
+            .unwrap()
+            .starts_with("-----BEGIN PGP SIGNATURE-----")
+    );
+
+    // Stdin: refused before anything is read, with the way to write it.
+    let (status, shown) = at_terminal(&v, &["sign", "--password-file", &pw]);
+    assert_eq!(status.code(), Some(2), "{shown}");
+    assert!(
+        shown.contains("-o SIG") && shown.contains("-o -"),
+        "{shown}"
+    );
+
+    // Asked for: the armor.
+    let (status, shown) = at_terminal(
+        &v,
+        &["sign", "--password-file", &pw, "-o", "-", "one.tar.gz"],
+    );
+    assert!(status.success(), "{shown}");
+    assert!(
+        shown.contains("-----BEGIN NEXUSQ SIGNATURE-----"),
+        "{shown}"
+    );
+
+    // Not a terminal: stdout, as scripts (`nexusq sign f > f.sig`) expect.
+    fs::remove_file(v.dir.join("one.tar.gz.sig")).unwrap();
+    let out = v
+        .cmd()
+        .args(["sign", "--password-file", &pw, "one.tar.gz"])
+        .current_dir(&v.dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).starts_with("-----BEGIN NEXUSQ SIGNATURE-----"));
+    assert!(!v.dir.join("one.tar.gz.sig").exists());
+}

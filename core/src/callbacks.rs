@@ -5,6 +5,7 @@
 
 use crate::contacts::ContactRef;
 use crate::error::Result;
+use crate::identity::PublicIdentity;
 use crate::secret::Password;
 use std::fmt;
 use std::path::Path;
@@ -143,4 +144,10 @@ pub trait Callbacks {
 
     /// Show the user `note`.
     fn note(&self, note: &Note);
+
+    /// The vault at `vault` was just unlocked with the password, which authenticated `public`
+    /// (the command line records it: [`crate::vault::seen`]).
+    fn unlocked(&self, vault: &Path, public: &PublicIdentity) {
+        let _ = (vault, public);
+    }
 }

@@ -98,6 +98,10 @@ impl Callbacks for AgeAsker<'_> {
             let _ = self.client.borrow_mut().message(&format!("nexusq: {note}"));
         }
     }
+
+    fn unlocked(&self, vault: &Path, public: &nexusq_core::identity::PublicIdentity) {
+        nexusq_core::vault::seen::remember_here(vault, public);
+    }
 }
 
 /// An error of ours as one line for age to show: message and hint.

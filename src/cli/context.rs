@@ -411,7 +411,9 @@ impl Context {
         let backend = self.backend()?;
         let file = nexusq_core::vault::open(&path)?;
         let password = self.request_password(&path)?;
-        Ok(file.unlock(&password, &nexusq_core::vault::Argon2id, backend)?)
+        let unlocked = file.unlock(&password, &nexusq_core::vault::Argon2id, backend)?;
+        self.unlocked(&path, &unlocked.file.public);
+        Ok(unlocked)
     }
 
     /// The new password of `vault passwd` (asked twice on a terminal).
@@ -440,6 +442,10 @@ impl Callbacks for Context {
 
     fn note(&self, note: &Note) {
         self.out.say(note);
+    }
+
+    fn unlocked(&self, vault: &Path, public: &nexusq_core::identity::PublicIdentity) {
+        nexusq_core::vault::seen::remember_here(vault, public);
     }
 }
 

@@ -172,6 +172,10 @@ impl Callbacks for GitPrompt {
     fn note(&self, note: &Note) {
         eprintln!("{NAME}: {note}");
     }
+
+    fn unlocked(&self, vault: &Path, public: &nexusq_core::identity::PublicIdentity) {
+        nexusq_core::vault::seen::remember_here(vault, public);
+    }
 }
 
 /// `--status-fd=N -bsau KEY`: a compact signature of stdin on stdout, SIG_CREATED on N.

@@ -48,7 +48,9 @@ pub fn export(ctx: &Context, output: Option<&Path>, opts: ExportOptions) -> Resu
     let backend = ctx.backend()?;
     let public = if with_password {
         let password = ctx.password(false)?;
-        file.unlock(&password, &Argon2id, backend)?.file.public
+        let public = file.unlock(&password, &Argon2id, backend)?.file.public;
+        nexusq_core::vault::seen::remember_here(&path, &public);
+        public
     } else {
         file.public
     };
@@ -60,10 +62,15 @@ pub fn export(ctx: &Context, output: Option<&Path>, opts: ExportOptions) -> Resu
         )
     })?;
     let fp = public.root_id().fingerprint().to_string();
-    if !with_password {
+    // Without the password the public part is not authenticated: warn only when it is not
+    // what the last unlock here authenticated (docs/vault-format.md, "Exports without the
+    // password").
+    if !with_password && !nexusq_core::vault::seen::known_here(&path, &public) {
         ctx.out.warn(&format!(
-            "exported from the vault's public part without a password, so it is not \
-             authenticated; check that the fingerprint is {fp} (or pass --unlock to check it)"
+            "the vault's public part is not the one last unlocked on this device (it changed \
+             since, or was never unlocked here), and this export was made without the \
+             password, so it is not authenticated; check that the fingerprint is {fp}, or pass \
+             --unlock"
         ));
     }
     if age {
@@ -388,6 +395,7 @@ pub fn revoke(ctx: &Context, file: &Path, output: Option<&Path>, yes: bool) -> R
     }
     let password = ctx.password(false)?;
     let (public, added) = vault::publish_revocation(&path, &password, &save, revocation, backend)?;
+    nexusq_core::vault::seen::remember_here(&path, &public);
     super::agent_cmd::stop_after_change(ctx, &path, "the revocation");
     let text = public.export(false).to_armor();
     let fp = public.root_id().fingerprint().to_string();

@@ -99,6 +99,7 @@ pub fn run(ctx: &Context, args: &super::args::InitArgs) -> Result<()> {
             return Err(e.into());
         }
     };
+    nexusq_core::vault::seen::remember_here(&path, &created.public);
     let fp = created.public.root_id().fingerprint().to_string();
     let cert = created.public.newest();
     let mut j = serde_json::json!({

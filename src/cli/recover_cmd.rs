@@ -183,6 +183,7 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<()> {
         Ok(rebuilt.identity)
     })?;
     let public = &created.public;
+    nexusq_core::vault::seen::remember_here(&path, public);
     let fp = public.root_id().fingerprint().to_string();
     let generations: Vec<u32> = public.certificates.iter().map(|c| c.generation).collect();
     let newest = public.newest();

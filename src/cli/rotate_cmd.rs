@@ -105,6 +105,7 @@ pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
             )
         },
     )?;
+    nexusq_core::vault::seen::remember_here(&path, &public);
     super::agent_cmd::stop_after_change(ctx, &path, "the rotation");
     let book_json = match &carried {
         Ok(Carried::NoBook) => json!(null),

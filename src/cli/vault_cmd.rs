@@ -131,6 +131,7 @@ pub fn unlock(ctx: &Context) -> Result<()> {
     let password = ctx.password(false)?;
     let unlocked = file.unlock(&password, &Argon2id, backend)?;
     let public = unlocked.file.public.clone();
+    nexusq_core::vault::seen::remember_here(&path, &public);
     let keys = unlocked.into_decryption_keys();
     let retired = |g: u32| {
         matches!(
@@ -173,7 +174,10 @@ pub fn passwd(ctx: &Context, kdf: &super::args::KdfArgs) -> Result<()> {
     };
     let old = ctx.password(false)?;
     // The old password is checked before the new one is asked for (twice, at a terminal).
-    current.unlock(&old, &Argon2id, backend)?;
+    nexusq_core::vault::seen::remember_here(
+        &path,
+        &current.unlock(&old, &Argon2id, backend)?.file.public,
+    );
     let new = ctx.new_password()?;
     let params = vault::change_password(&path, &old, &new, new_params, based_on, &opts, backend)?;
     super::agent_cmd::stop_after_change(ctx, &path, "the password change");

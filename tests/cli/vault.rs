@@ -827,15 +827,54 @@ fn passwd_without_new_password_and_terminal_exits_2() {
 fn identity_export_without_password_warns_with_fingerprint() {
     let env = Env::new();
     let fp = env.init();
+    // Right after init the public part is the one this device wrote: nothing to warn about.
     let out = env
         .cmd()
         .args(["identity", "export"])
         .assert()
         .success()
-        .stderr(contains("warning:"))
-        .stderr(contains(fp.as_str()));
+        .stderr(contains("warning:").not());
     let armored = text(&out.get_output().stdout);
     check_armor(&armored, "PUBLIC IDENTITY");
+
+    // The same vault at a path never unlocked here (a copy from elsewhere): the warning, with
+    // the fingerprint to check; an unlock there authenticates it, and the warning goes.
+    let copy = env.path("copy.nxq");
+    fs::copy(&env.vault, &copy).unwrap();
+    let export_copy = || {
+        let mut c = nexusq();
+        c.args(["--vault"]).arg(&copy).args(["identity", "export"]);
+        c
+    };
+    export_copy()
+        .assert()
+        .success()
+        .stderr(contains("warning:"))
+        .stderr(contains("never unlocked here"))
+        .stderr(contains(fp.as_str()))
+        .stderr(contains("--unlock"));
+    nexusq()
+        .arg("--vault")
+        .arg(&copy)
+        .args(["vault", "unlock", "--password-file"])
+        .arg(&env.pw)
+        .assert()
+        .success();
+    export_copy()
+        .assert()
+        .success()
+        .stderr(contains("warning:").not());
+
+    // Another identity's file put in its place: the public part changed since the last
+    // unlock, so the warning is back, naming the new file's fingerprint.
+    let other = Env::new();
+    let other_fp = other.init();
+    fs::copy(&other.vault, &copy).unwrap();
+    export_copy()
+        .assert()
+        .success()
+        .stderr(contains("not the one last unlocked"))
+        .stderr(contains(other_fp.as_str()));
 
     // With a password: checked by unlock first, same text, no warning.
     let out = env
@@ -1168,8 +1207,11 @@ fn no_escape_sequences_when_not_a_terminal_or_no_color() {
         e.args(["--vault"])
             .arg(env.path("missing"))
             .args(["vault", "open"]);
-        let mut f = env.cmd();
-        f.args(["identity", "export"]); // warning
+        // A copy never unlocked here: export warns.
+        let copy = env.path("copy.nxq");
+        fs::copy(&env.vault, &copy).unwrap();
+        let mut f = nexusq();
+        f.arg("--vault").arg(&copy).args(["identity", "export"]); // warning
         for cmd in [&mut c, &mut d, &mut e, &mut f] {
             if no_color {
                 cmd.env("NO_COLOR", "1");

@@ -31,7 +31,15 @@ pub fn new_vault_lanes() -> u64 {
 pub fn bin() -> Command {
     let mut c = Command::new(BIN);
     c.env_remove("NEXUSQ_VAULT").env_remove("NEXUSQ_BACKEND");
+    // Which vaults were unlocked (`nexusq_core::vault::seen`) is kept per user: the tests'
+    // records go to the target folder, not to this machine's home.
+    c.env("XDG_STATE_HOME", state_home());
     c
+}
+
+/// The state folder of the tests' runs of nexusq.
+pub fn state_home() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("state")
 }
 
 /// Creates `path`, which must not exist yet, with mode 0600 and `contents`.

@@ -126,7 +126,11 @@ fn enospc() -> io::Error {
 
 /// Counts the steps of the saves made on this thread and injects `fault` at step `target`.
 /// It also records the bytes each file was given, to know exactly what a rename put in place.
+/// Only the trial's files are its business: what nexusq writes elsewhere on the side (the
+/// per-user record of which vault was last unlocked, `nexusq_core::vault::seen`, best effort
+/// by design) goes straight to the file system, uncounted.
 struct Injector {
+    scope: PathBuf,
     target: Option<usize>,
     fault: Fault,
     next: Cell<usize>,
@@ -140,8 +144,9 @@ struct Injector {
 }
 
 impl Injector {
-    fn new(target: Option<usize>, fault: Fault) -> Self {
+    fn new(scope: &Path, target: Option<usize>, fault: Fault) -> Self {
         Injector {
+            scope: scope.to_path_buf(),
             target,
             fault,
             next: Cell::new(0),
@@ -152,6 +157,11 @@ impl Injector {
             written: RefCell::default(),
             renamed: RefCell::default(),
         }
+    }
+
+    /// Is `path` outside the trial's folder, so not a step?
+    fn aside(&self, path: &Path) -> bool {
+        !path.starts_with(&self.scope)
     }
 
     /// Count a step; the fault to inject into it, if it is the target.
@@ -196,6 +206,9 @@ impl Injector {
 
 impl SaveIo for Injector {
     fn create_new(&self, path: &Path, mode: u32) -> io::Result<File> {
+        if self.aside(path) {
+            return RealIo.create_new(path, mode);
+        }
         let fault = self.step(Step::Create, path);
         match fault {
             None | Some(Fault::CrashAfter) => {
@@ -213,6 +226,9 @@ impl SaveIo for Injector {
     }
 
     fn write(&self, file: &mut File, path: &Path, buf: &[u8]) -> io::Result<usize> {
+        if self.aside(path) {
+            return RealIo.write(file, path, buf);
+        }
         let fault = self.step(Step::Write, path);
         if self.enospc_next_write.replace(false) {
             return Err(enospc());
@@ -238,6 +254,9 @@ impl SaveIo for Injector {
     }
 
     fn sync_file(&self, file: &File, path: &Path) -> io::Result<()> {
+        if self.aside(path) {
+            return RealIo.sync_file(file, path);
+        }
         match self.step(Step::SyncFile, path) {
             None => RealIo.sync_file(file, path),
             Some(Fault::CrashAfter) => {
@@ -249,6 +268,9 @@ impl SaveIo for Injector {
     }
 
     fn rename(&self, from: &Path, to: &Path) -> io::Result<()> {
+        if self.aside(to) {
+            return RealIo.rename(from, to);
+        }
         let fault = self.step(Step::Rename, to);
         match fault {
             None | Some(Fault::CrashAfter) => {
@@ -273,6 +295,9 @@ impl SaveIo for Injector {
     }
 
     fn sync_folder(&self, folder: &Path) -> io::Result<()> {
+        if self.aside(folder) {
+            return RealIo.sync_folder(folder);
+        }
         match self.step(Step::SyncFolder, folder) {
             None => RealIo.sync_folder(folder),
             Some(Fault::CrashAfter) => {
@@ -349,7 +374,7 @@ struct Fixture {
 /// leftovers are easy to see; `out/` likewise for outputs; `pw/` the password files and the
 /// output commands' inputs.
 struct Trial {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     folder: PathBuf,
     vault: PathBuf,
     pw: PathBuf,
@@ -372,7 +397,7 @@ impl Trial {
             private_file(&vault, bytes);
         }
         Trial {
-            _dir: dir,
+            dir,
             folder,
             vault,
             pw,
@@ -670,7 +695,7 @@ fn trial(
     failures: &mut Vec<String>,
 ) -> bool {
     let t = new_trial(cmd, old, fixture);
-    let inj = Rc::new(Injector::new(Some(k), fault));
+    let inj = Rc::new(Injector::new(t.dir.path(), Some(k), fault));
     let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         with_save_io(inj.clone(), || t.command(cmd, "@A", "@B"))
     }));
@@ -849,7 +874,7 @@ fn enumerate(
 ) -> (Command, Vec<Step>, BTreeMap<Fault, Tally>, Vec<String>) {
     // A dry run lists the steps, so faults that only apply to writes skip the others.
     let dry = new_trial(cmd, old, fixture);
-    let inj = Rc::new(Injector::new(None, Fault::Eio));
+    let inj = Rc::new(Injector::new(dry.dir.path(), None, Fault::Eio));
     with_save_io(inj.clone(), || dry.command(cmd, "@A", "@B")).unwrap();
     let steps: Vec<Step> = inj.steps.borrow().iter().map(|s| s.0).collect();
     let mut tallies = BTreeMap::new();

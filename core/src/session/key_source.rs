@@ -306,7 +306,9 @@ impl KeySource {
             None => vault::open(&self.path)?,
         };
         let password = callbacks.request_password(&self.path)?;
-        file.unlock(&password, &Argon2id, self.backend)
+        let unlocked = file.unlock(&password, &Argon2id, self.backend)?;
+        callbacks.unlocked(&self.path, &unlocked.file.public);
+        Ok(unlocked)
     }
 }
 

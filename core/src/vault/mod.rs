@@ -10,6 +10,7 @@ pub mod format;
 pub mod kdf;
 pub mod lock;
 pub mod seal;
+pub mod seen;
 pub mod storage;
 
 use crate::error::{Error, Result, Setting};

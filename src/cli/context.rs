@@ -300,6 +300,13 @@ impl Context {
         for w in &read.warnings {
             self.out.warn(w);
         }
+        // Asked twice means chosen now: say if it is weak, from a terminal or a file alike.
+        if confirm {
+            let strength = nexusq_core::vault::strength::estimate(&read.password);
+            if strength.is_weak() {
+                self.out.warn(&password::weak_warning(&strength));
+            }
+        }
         Ok(read.password)
     }
 

@@ -297,6 +297,33 @@ fn prompt(what: &str, label: &str, confirm: bool, no_terminal_hint: &str) -> Res
     Ok(first)
 }
 
+/// The warning for a weak new password: how soon a cracker would find it, zxcvbn's reason and
+/// advice, and what to do. Never a refusal: the owner decides.
+pub fn weak_warning(s: &nexusq_core::vault::strength::Strength) -> String {
+    let mut text = format!(
+        "this password is weak: a password cracker would find it within about 10^{:.0} \
+         guesses (zxcvbn score {} of 4)",
+        s.guesses_log10.ceil(),
+        s.score
+    );
+    if let Some(w) = &s.warning {
+        text.push_str(&format!("; {}", w.trim_end_matches('.')));
+    }
+    text.push_str(
+        ". Anyone with a copy of the vault file can try passwords offline. A passphrase of four \
+         or more random words is strong",
+    );
+    if let Some(first) = s.suggestions.first() {
+        let mut advice = first.trim_end_matches('.').to_string();
+        if let Some(c) = advice.get(..1) {
+            advice.replace_range(..1, &c.to_lowercase());
+        }
+        text.push_str(&format!(" ({advice})"));
+    }
+    text.push_str("; choose another any time with `nexusq vault passwd`");
+    text
+}
+
 /// Lines typed on the terminal with echo off (the words of a recovery phrase), for as long as
 /// this lives. Echo goes off once, before the first prompt, and comes back when it is dropped:
 /// a word typed ahead of its prompt is neither shown nor lost, however fast the typing.

@@ -1541,3 +1541,76 @@ fn public_outputs_are_0644_private_ones_0600() {
     assert_eq!(mode(&plain), 0o600, "decrypted file");
     assert_eq!(fs::read(&plain).unwrap(), b"the text\n");
 }
+
+/// A weak new password is said to be weak, from a terminal (typed twice) and from a file alike,
+/// with what to do; it is never refused. A passphrase passes without a word.
+#[test]
+fn weak_new_passwords_are_warned_about_never_refused() {
+    let weak_said = |stderr: &str| {
+        stderr.contains("warning: this password is weak")
+            && stderr.contains("four or more random words")
+            && stderr.contains("nexusq vault passwd")
+    };
+    // At a terminal: `a`, typed twice.
+    let env = Env::new();
+    let mut c = std::process::Command::new(BIN);
+    c.arg("--vault")
+        .arg(&env.vault)
+        .arg("init")
+        .args(SMALL_KDF)
+        .current_dir(env.dir.path())
+        .env_remove("NEXUSQ_VAULT")
+        .env("NO_COLOR", "1")
+        .env("XDG_STATE_HOME", common::state_home());
+    let mut t = crate::pty::Terminal::spawn(c);
+    t.wait_for("assword");
+    t.type_text("a\n");
+    t.wait_for("again");
+    t.type_text("a\n");
+    let (status, shown) = t.finish();
+    let shown = String::from_utf8_lossy(&shown);
+    assert!(status.success(), "{shown}");
+    assert!(weak_said(&shown), "{shown}");
+    assert!(env.vault.exists());
+
+    // From a file, as scripts pass it: the same warning on stderr.
+    let env = Env::new();
+    let weak = env.password_file("weak", "a\n");
+    let out = env
+        .cmd()
+        .arg("init")
+        .args(SMALL_KDF)
+        .arg("--password-file")
+        .arg(&weak)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(weak_said(&text(&out.stderr)), "{}", text(&out.stderr));
+    assert!(!weak_said(&text(&out.stdout)), "the warning is not data");
+
+    // A passphrase: no word about it; then `vault passwd` to a weak one warns too.
+    let env = Env::new();
+    let out = env
+        .cmd()
+        .arg("init")
+        .args(SMALL_KDF)
+        .arg("--password-file")
+        .arg(&env.pw)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!weak_said(&text(&out.stderr)), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("password is weak"));
+    let qwerty = env.password_file("qwerty", "qwerty12\n");
+    let out = env
+        .cmd()
+        .args(["vault", "passwd", "--password-file"])
+        .arg(&env.pw)
+        .arg("--new-password-file")
+        .arg(&qwerty)
+        .args(SMALL_KDF)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(weak_said(&text(&out.stderr)), "{}", text(&out.stderr));
+}

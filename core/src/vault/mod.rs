@@ -12,6 +12,7 @@ pub mod lock;
 pub mod seal;
 pub mod seen;
 pub mod storage;
+pub mod strength;
 
 use crate::error::{Error, Result, Setting};
 use crate::identity::{

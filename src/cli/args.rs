@@ -664,7 +664,11 @@ pub enum ContactsCommand {
         writer: WriterArgs,
     },
     /// Every contact, one line each
-    List,
+    List {
+        /// Print only the names, one per line (for scripts and shell completion)
+        #[arg(long)]
+        names: bool,
+    },
     /// One contact: fingerprint, verified, newest generation, expiry, revocation, dates
     Show {
         /// The contact
@@ -742,7 +746,7 @@ impl ContactsCommand {
             | ContactsCommand::Recover {
                 password, writer, ..
             } => Some((password, writer)),
-            ContactsCommand::List
+            ContactsCommand::List { .. }
             | ContactsCommand::Show { .. }
             | ContactsCommand::Export { .. } => None,
         }

@@ -32,7 +32,8 @@ pub fn run(ctx: &Context, command: &ContactsCommand) -> Result<()> {
         ContactsCommand::Verify {
             name, fingerprint, ..
         } => verify(ctx, name, fingerprint),
-        ContactsCommand::List => list(ctx),
+        ContactsCommand::List { names: false } => list(ctx),
+        ContactsCommand::List { names: true } => list_names(ctx),
         ContactsCommand::Show { name } => show(ctx, name),
         ContactsCommand::Remove { name, .. } => remove(ctx, name),
         ContactsCommand::Export { names, all, age } => export(ctx, names, *all, *age),
@@ -584,6 +585,26 @@ fn list(ctx: &Context) -> Result<()> {
                 describe(c, now)
             ));
         }
+    }
+    Ok(())
+}
+
+/// `contacts list --names`: the names alone, one per line, for scripts and the shell
+/// completions (docs/cli.md, "Shell completion"). Reading the book needs no password, and an
+/// empty or missing book prints nothing. A name needs no escaping: the book's decoder refuses
+/// any name outside letters, digits, `.`, `-`, `_` and `@` (`check_name`), so one name is
+/// always one line and one shell word.
+fn list_names(ctx: &Context) -> Result<()> {
+    let loaded = ctx.book()?;
+    let names: Vec<&str> = loaded
+        .book
+        .contacts
+        .iter()
+        .map(|c| c.name.as_str())
+        .collect();
+    ctx.out.json(&json!({ "names": names }));
+    for name in names {
+        ctx.out.data(name);
     }
     Ok(())
 }

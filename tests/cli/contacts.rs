@@ -387,6 +387,46 @@ fn add_non_interactive_list_show_export_remove_round_trip() {
     assert_eq!(mode & 0o777, 0o600);
 }
 
+/// `contacts list --names`, what the shell completions read: the names alone, one per line,
+/// with no password (no terminal, no password option) and nothing at all for a missing book.
+#[test]
+fn list_names_prints_only_the_names_and_needs_no_password() {
+    let w = World::new();
+    let names = |args: &[&str]| {
+        let out = w.run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?} printed on stderr: {stderr}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // No book yet: nothing, exit 0, and not the "the book is empty" note either.
+    assert_eq!(names(&["contacts", "list", "--names"]), "");
+    assert!(!w.book().exists());
+    let json: serde_json::Value =
+        serde_json::from_str(&names(&["contacts", "list", "--names", "--json"])).unwrap();
+    assert_eq!(json, serde_json::json!({ "names": [] }));
+
+    w.add("bob@example.org", &w.person("bob"));
+    w.add("alice", &w.person("alice"));
+    assert_eq!(
+        names(&["contacts", "list", "--names"]),
+        "alice\nbob@example.org\n"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&names(&["contacts", "list", "--names", "--json"])).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({ "names": ["alice", "bob@example.org"] })
+    );
+
+    // A book that cannot be read is an error as for `contacts list` (exit 4), and nothing on
+    // stdout: the completions, which discard errors, then offer no names.
+    std::fs::write(w.book(), b"not a book").unwrap();
+    let out = w.run(&["contacts", "list", "--names"]);
+    assert_eq!(out.status.code(), Some(4));
+    assert!(out.stdout.is_empty());
+}
+
 #[test]
 fn names_work_for_encrypt_verify_encapsulate_and_show() {
     let w = World::new();

@@ -440,6 +440,13 @@ const TABLE: &[Row] = &[
         4,
     ),
     row(
+        "contacts list --names",
+        &["contacts", "list", "--names"],
+        Some("contacts-list-names"),
+        &["contacts", "list", "--names", "--contacts", "{d}/data"],
+        4,
+    ),
+    row(
         "contacts show",
         &["contacts", "show", "bob"],
         Some("contacts-show"),

@@ -7,6 +7,7 @@ pub mod agent_cmd;
 pub mod args;
 mod backup_cmd;
 mod bench_cmd;
+mod completions;
 mod contacts_cmd;
 pub mod context;
 mod crypt_cmd;
@@ -135,9 +136,8 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         Command::Completions { shell } => {
             use clap::CommandFactory;
-            // clap_complete panics when its writer fails: generate into memory instead.
-            let mut script = Vec::new();
-            clap_complete::generate(shell, &mut Cli::command(), "nexusq", &mut script);
+            // clap_complete panics when its writer fails: generated in memory instead.
+            let script = completions::script(shell, Cli::command());
             write_generated(&script, "the completions")
         }
     }

@@ -1,6 +1,7 @@
 //! The generated man page (`nexusq manpage`) and shell completions
-//! (`nexusq completions SHELL`): they render, say what they should, work in bash, and stop
-//! quietly when the reader goes away (`| head`).
+//! (`nexusq completions SHELL`): they render, say what they should, work in bash, complete
+//! contact names in bash, zsh and fish (each shell where installed; .ci/run installs them),
+//! and stop quietly when the reader goes away (`| head`).
 
 use crate::common;
 use crate::common::BIN;
@@ -435,6 +436,250 @@ fn bash_completions_complete_in_bash() {
         !unlock.split(' ').any(|w| w == "--new-password-file"),
         "{unlock}"
     );
+}
+
+/// A vault `me` whose contacts book holds `alice` and `bob@example.org`, and a file `bob.asc`
+/// beside it: where the completions offer names, and files where a file may be given.
+struct Book {
+    _tmp: tempfile::TempDir,
+    dir: std::path::PathBuf,
+    me: common::TestVault,
+}
+
+impl Book {
+    fn new() -> Book {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().to_path_buf();
+        let me = common::TestVault::new(&dir, "me");
+        for (name, who) in [("alice", "a"), ("bob@example.org", "b")] {
+            let export = common::TestVault::new(&dir, who).export();
+            me.cmd()
+                .args(["contacts", "add", name])
+                .arg(&export)
+                .args(["--yes", "--password-file"])
+                .arg(&me.pw)
+                .assert()
+                .success();
+        }
+        std::fs::write(dir.join("bob.asc"), "not read\n").unwrap();
+        Book { _tmp: tmp, dir, me }
+    }
+
+    /// `--vault PATH`, as typed on the command line being completed.
+    fn vault(&self) -> String {
+        format!("--vault {}", self.me.path.display())
+    }
+
+    /// A shell in the book's folder, `nexusq` (the binary under test) first on its PATH, no
+    /// vault or contacts book in its environment.
+    fn shell(&self, program: &str) -> Command {
+        let bin_dir = std::path::Path::new(BIN).parent().unwrap();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut dirs = vec![bin_dir.to_path_buf()];
+        dirs.extend(std::env::split_paths(&path));
+        let mut c = Command::new(program);
+        c.current_dir(&self.dir)
+            .env("PATH", std::env::join_paths(dirs).unwrap())
+            .env("HOME", &self.dir)
+            .env_remove("NEXUSQ_VAULT")
+            .env_remove("NEXUSQ_CONTACTS")
+            .env_remove("NEXUSQ_BACKEND");
+        c
+    }
+}
+
+fn installed(shell: &str, test: &str) -> bool {
+    let found = Command::new(shell)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found {
+        eprintln!(
+            "SKIPPED {test}: {shell} is not installed (apt-get install {shell}; .ci/run installs it)"
+        );
+    }
+    found
+}
+
+/// In bash, `--to`, `--identity` and `identity show` offer the contact names and files;
+/// `contacts show` and the other NAME arguments only the names. The words are split as bash
+/// splits them (at `=` and `@` too); --vault given on the line is used.
+#[test]
+fn bash_completes_contact_names() {
+    let book = Book::new();
+    let vault = book.vault();
+    // try CUR LINE WORDS...: COMP_WORDS as bash splits LINE (at '=' and '@' too), then
+    // _nexusq as bash calls it, with CUR the word readline replaces.
+    let script = r#"
+        source <(nexusq completions bash)
+        try() {
+            local cur=$1
+            COMP_LINE=$2 COMP_POINT=${#2}
+            shift 2
+            COMP_WORDS=("$@") COMP_CWORD=$(($# - 1))
+            COMPREPLY=()
+            _nexusq nexusq "$cur" "${COMP_WORDS[COMP_CWORD-1]}"
+            printf '%s\n' "${COMPREPLY[*]}"
+        }
+        v=$VAULT
+        try "" "nexusq --vault $v contacts show " nexusq --vault "$v" contacts show ""
+        try "" "nexusq --vault $v encrypt --to " nexusq --vault "$v" encrypt --to ""
+        try bo "nexusq --vault $v verify --identity bo" nexusq --vault "$v" verify --identity bo
+        try a "nexusq --vault $v identity show a" nexusq --vault "$v" identity show a
+        try "" "nexusq --vault $v contacts export alice " nexusq --vault "$v" contacts export alice ""
+        try a "nexusq --vault $v contacts update a" nexusq --vault "$v" contacts update a
+        try @ex "nexusq --vault=$v contacts remove bob@ex" nexusq --vault = "$v" contacts remove bob @ ex
+        try @a "nexusq --vault $v encapsulate --to=@a" nexusq --vault "$v" encapsulate --to =@ a
+        try --j "nexusq --vault $v contacts show --j" nexusq --vault "$v" contacts show --j
+        try "" "nexusq --vault $v/missing contacts show " nexusq --vault "$v/missing" contacts show ""
+    "#;
+    let out = book
+        .shell("bash")
+        .arg("-c")
+        .arg(script)
+        .env("VAULT", book.me.path.display().to_string())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stderr.is_empty(),
+        "{stdout}{stderr}"
+    );
+    let lines: Vec<&str> = stdout.lines().collect();
+    let words = |i: usize| -> Vec<&str> {
+        let mut w: Vec<&str> = lines[i].split(' ').collect();
+        w.sort_unstable();
+        w
+    };
+    assert_eq!(lines[0], "alice bob@example.org", "{vault}: {stdout}");
+    // Names first, then the files of the folder.
+    let to = words(1);
+    for w in ["alice", "bob@example.org", "bob.asc", "me.nxq"] {
+        assert!(to.contains(&w), "--to: {stdout}");
+    }
+    assert!(lines[1].starts_with("alice bob@example.org "), "{stdout}");
+    assert_eq!(words(2), ["bob.asc", "bob@example.org"], "{stdout}");
+    assert!(
+        words(3).contains(&"alice") && words(3).contains(&"a.nxq"),
+        "{stdout}"
+    );
+    assert_eq!(lines[4], "alice bob@example.org", "{stdout}");
+    assert_eq!(lines[5], "alice", "{stdout}");
+    // Readline replaces what follows the last '@' or '='.
+    assert_eq!(lines[6], "@example.org", "{stdout}");
+    assert_eq!(lines[7], "@alice", "{stdout}");
+    // Options are clap_complete's, and a book that cannot be read gives no names.
+    assert_eq!(lines[8], "--json", "{stdout}");
+    assert!(!lines[9].contains("alice"), "{stdout}");
+    assert!(lines[9].contains("--vault"), "{stdout}");
+}
+
+/// In zsh, at a real terminal: the names are listed for `contacts show`, names and files for
+/// `encrypt --to`, and a unique prefix completes to the name.
+#[test]
+fn zsh_completes_contact_names() {
+    if !installed("zsh", "zsh_completes_contact_names") {
+        return;
+    }
+    let book = Book::new();
+    let mut c = book.shell("zsh");
+    c.args(["-f", "-i"])
+        .env("ZDOTDIR", &book.dir)
+        .env("TERM", "xterm")
+        .env("COLUMNS", "120")
+        .env("LINES", "40");
+    let mut term = crate::pty::Terminal::spawn(c);
+    // The prompt is spelled apart, so that the typed line's echo does not read as it.
+    term.type_text(
+        "autoload -U compinit && compinit -u -D && source <(nexusq completions zsh) && \
+         PS1='re''ady> '\n",
+    );
+    term.wait_for("ready> ");
+    let vault = book.vault();
+    let after = |term: &mut crate::pty::Terminal, typed: &str, want: &[&str]| {
+        let from = term.shown().len();
+        term.type_text(typed);
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+        loop {
+            let shown = term.shown();
+            let new = String::from_utf8_lossy(&shown[from..]).to_string();
+            if want.iter().all(|w| new.contains(w)) {
+                return new;
+            }
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{typed:?}: the terminal never showed {want:?}; it showed {new:?}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    };
+    after(
+        &mut term,
+        &format!("nexusq {vault} contacts show \t"),
+        &["alice", "bob@example.org"],
+    );
+    after(&mut term, "\x15", &[]);
+    after(
+        &mut term,
+        &format!("nexusq {vault} encrypt --to bo\t\t"),
+        &["bob@example.org", "bob.asc"],
+    );
+    after(&mut term, "\x15", &[]);
+    // One name fits: it is completed on the line (the echo of the rest of it).
+    after(
+        &mut term,
+        &format!("nexusq {vault} contacts remove bob@\t"),
+        &["example.org"],
+    );
+    after(&mut term, "\x15exit\n", &[]);
+    let (status, _) = term.finish();
+    assert!(status.success());
+}
+
+/// In fish, `complete -C` lists the candidates: names (described as contacts) for
+/// `contacts show`, names and files for `--to`, `@NAME` after an `@`; $NEXUSQ_VAULT is used.
+#[test]
+fn fish_completes_contact_names() {
+    if !installed("fish", "fish_completes_contact_names") {
+        return;
+    }
+    let book = Book::new();
+    let vault = book.vault();
+    let script = format!(
+        "nexusq completions fish | source
+         for line in 'nexusq {vault} contacts show ' 'nexusq encrypt --to bo' \
+             'nexusq verify --identity=@' 'nexusq contacts update alice bo' 'nexusq contacts show --js'
+             complete -C $line | sort
+             echo ==
+         end"
+    );
+    let out = book
+        .shell("fish")
+        .args(["--no-config", "-c", &script])
+        .env("NEXUSQ_VAULT", &book.me.path)
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.success() && stderr.is_empty(),
+        "{stdout}{stderr}"
+    );
+    let parts: Vec<&str> = stdout.split("==\n").collect();
+    assert_eq!(
+        parts[0], "alice\tcontact\nbob@example.org\tcontact\n",
+        "{stdout}"
+    );
+    assert_eq!(parts[1], "bob.asc\nbob@example.org\tcontact\n", "{stdout}");
+    assert_eq!(
+        parts[2], "--identity=@alice\tcontact\n--identity=@bob@example.org\tcontact\n",
+        "{stdout}"
+    );
+    // The FILE of `contacts update NAME FILE` is a file, not a name.
+    assert_eq!(parts[3], "bob.asc\n", "{stdout}");
+    assert!(parts[4].starts_with("--json\t"), "{stdout}");
 }
 
 /// A closed stdout (the reader is gone before anything is written) is EPIPE for every write:

@@ -6,10 +6,18 @@ fn main() {
     let cli = match nexusq::cli::args::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {
+            let json = std::env::args_os().any(|a| a == "--json");
+            // A password or saving option after a command that does not take it: our usage
+            // error, naming the commands that do (docs/cli.md, "Options a command does not use").
+            let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+            if let Some(err) = nexusq::cli::unused_options::misplaced(&e, &args) {
+                nexusq::cli::output::Output::new(json).error(&err);
+                std::process::exit(err.exit().code());
+            }
             // --help and --version exit 0; every other clap error is a usage error (exit 2).
             let _ = e.print();
             // Under --json a usage error is also the error object on stdout (docs/cli.md).
-            if e.use_stderr() && std::env::args_os().any(|a| a == "--json") {
+            if e.use_stderr() && json {
                 let text = e.render().to_string();
                 let first = text.lines().next().unwrap_or("invalid command line");
                 let err = nexusq::cli::error::Error::usage(

@@ -119,8 +119,10 @@ impl WriterArgs {
     }
 }
 
-/// The per-command options given before the subcommand (`nexusq --password-file F sign`).
-/// They appear only in `nexusq --help`; a command that does not take one refuses it.
+/// The per-command options given before the subcommand (`nexusq --password-file F sign`), as
+/// aliases and wrapper scripts pass them. They appear only in `nexusq --help`; a command that
+/// does not use one runs without it and says so in a note (`cli::unused_options`, docs/cli.md
+/// "Options a command does not use").
 #[derive(Args, Debug, Clone, Default)]
 pub struct EarlyArgs {
     #[command(
@@ -128,7 +130,7 @@ pub struct EarlyArgs {
         next_help_heading = "Password (the commands that unlock the vault)"
     )]
     pub password: PasswordArgs,
-    #[command(flatten, next_help_heading = "New password (vault passwd)")]
+    #[command(flatten, next_help_heading = "New password (vault passwd, recover)")]
     pub new_password: NewPasswordArgs,
     #[command(
         flatten,

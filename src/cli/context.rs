@@ -9,6 +9,7 @@ use super::error::{Error, Result};
 use super::hardening;
 use super::output::Output;
 use super::password;
+use super::unused_options::{self, Takes};
 use nexusq_core::callbacks::{Callbacks, Note};
 use nexusq_core::contacts::store::Loaded;
 use nexusq_core::secret::Password;
@@ -18,14 +19,6 @@ use nexusq_core::vault::{SaveOptions, storage};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
-
-/// Which of the per-command option groups a command takes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Takes {
-    password: bool,
-    new_password: bool,
-    writer: bool,
-}
 
 /// The password, new-password and writer options the command was given after its name.
 fn command_options(command: &Command) -> (Takes, PasswordArgs, NewPasswordArgs, WriterArgs) {
@@ -130,53 +123,36 @@ fn command_options(command: &Command) -> (Takes, PasswordArgs, NewPasswordArgs, 
 }
 
 /// The command's own options, else those given before its name; an early option the command
-/// does not take is a usage error (it would otherwise be ignored in silence).
+/// does not use is ignored, and the note saying so returned (`unused_options`).
 fn merge_options(
     early: &EarlyArgs,
     command: &Command,
-) -> Result<(PasswordArgs, NewPasswordArgs, WriterArgs)> {
+) -> Result<(PasswordArgs, NewPasswordArgs, WriterArgs, Option<String>)> {
     let (takes, password, new_password, writer) = command_options(command);
-    let refuse = |what: &str, applies: &str| {
-        Err(Error::usage(
-            format!("{what} does not apply to this command"),
-            format!("{what} is for {applies}; see `nexusq <command> --help`"),
-        ))
-    };
-    if early.password.any() && !takes.password {
-        return refuse(
-            "--password-file/--password-fd",
-            "the commands that unlock the vault",
-        );
-    }
-    if early.new_password.any() && !takes.new_password {
-        return refuse(
-            "--new-password-file/--new-password-fd",
-            "`nexusq vault passwd` and `nexusq recover`",
-        );
-    }
-    if early.writer.any() && !takes.writer {
-        return refuse(
-            "--lock-timeout/--allow-shared-storage",
-            "the commands that change the vault or the contacts book (init, vault passwd, \
-             rotate, identity revoke, backup phrase/shares/kit, recover, contacts \
-             add/verify/remove/update)",
-        );
-    }
+    let note = unused_options::unused(early, command, takes)?;
     let password = if password.any() {
         password
-    } else {
+    } else if takes.password {
         early.password.clone()
+    } else {
+        PasswordArgs::default()
     };
     let new_password = if new_password.any() {
         new_password
-    } else {
+    } else if takes.new_password {
         early.new_password.clone()
+    } else {
+        NewPasswordArgs::default()
     };
-    let writer = WriterArgs {
-        lock_timeout: writer.lock_timeout.or(early.writer.lock_timeout),
-        allow_shared_storage: writer.allow_shared_storage || early.writer.allow_shared_storage,
+    let writer = if takes.writer {
+        WriterArgs {
+            lock_timeout: writer.lock_timeout.or(early.writer.lock_timeout),
+            allow_shared_storage: writer.allow_shared_storage || early.writer.allow_shared_storage,
+        }
+    } else {
+        WriterArgs::default()
     };
-    Ok((password, new_password, writer))
+    Ok((password, new_password, writer, note))
 }
 
 /// The backend from `--backend`, else a non-empty `$NEXUSQ_BACKEND`, else rustcrypto.
@@ -235,7 +211,11 @@ impl Context {
     /// The context of `command`, with the options given before its name merged in.
     pub fn new(global: GlobalArgs, early: &EarlyArgs, command: &Command) -> Result<Self> {
         let out = Output::new(global.json);
-        let (password, new_password, writer) = merge_options(early, command)?;
+        let (password, new_password, writer, note) = merge_options(early, command)?;
+        // On stderr, so stdout (one JSON object under --json) stays as it is.
+        if let Some(note) = note {
+            out.note(&note);
+        }
         Ok(Context {
             global,
             out,
@@ -531,19 +511,32 @@ mod tests {
     }
 
     #[test]
-    fn options_a_command_does_not_take_are_refused() {
-        // After the name, clap refuses them; before it, the context does (exit 2).
+    fn options_a_command_does_not_use_are_refused_after_its_name_and_ignored_before_it() {
+        // After the name, clap refuses them (main turns that into a usage error naming the
+        // commands that take them: unused_options::misplaced).
         assert!(parse(&["encrypt", "--to", "x", "--new-password-file", "n"]).is_err());
         assert!(parse(&["verify", "--sig", "s", "--password-file", "pw"]).is_err());
         assert!(parse(&["sign", "--lock-timeout", "1"]).is_err());
+        // Before it, the command runs without them (the note is unused_options').
         for args in [
             &["--new-password-file", "n", "encrypt", "--to", "x"][..],
             &["--password-file", "pw", "vault", "open"][..],
-            &["--allow-shared-storage", "sign"][..],
+            &["--allow-shared-storage", "--lock-timeout", "1", "sign"][..],
+        ] {
+            let ctx = context(args).unwrap_or_else(|e| panic!("{args:?}: {}", e.message()));
+            assert!(ctx.password_source().is_terminal(), "{args:?}");
+            assert!(!ctx.new_password.any(), "{args:?}");
+            let save = ctx.save_options().unwrap();
+            assert!(!save.allow_shared_storage, "{args:?}");
+            assert_eq!(save.lock_timeout, Duration::from_secs(10), "{args:?}");
+        }
+        // A password of the other kind where a password is asked anyway: refused.
+        for args in [
+            &["--password-file", "pw", "recover"][..],
+            &["--new-password-file", "n", "init"][..],
         ] {
             let e = context(args).err().expect("refused");
             assert_eq!(e.exit(), crate::cli::error::Exit::Usage, "{args:?}");
-            assert!(e.message().contains("does not apply"), "{}", e.message());
         }
     }
 }

@@ -324,8 +324,12 @@ pub fn render(mut cmd: Command) -> String {
         "Each command's own options are listed under it in COMMANDS; nexusq COMMAND --help \
          prints the same. The global options below apply to every command and are accepted \
          before or after its name. The password, new-password and saving options belong to \
-         some commands only, and are accepted before the command name too; given to a command \
-         they do not apply to, they are a usage error (exit 2).",
+         some commands only, and are accepted before the command name too, where aliases \
+         and scripts put them: there a command that does not use one runs without it and \
+         says so in one note on stderr (a password option of the other kind before recover or \
+         init, which ask for the new vault's password, is refused). After the name of a \
+         command that does not take it, an option is a usage error (exit 2) naming the \
+         commands that do.",
     )]);
 
     page.control("SH", ["OPTIONS"]);

@@ -31,6 +31,7 @@ mod report_cmd;
 mod rotate_cmd;
 mod sign_cmd;
 pub mod state;
+pub mod unused_options;
 mod vault_cmd;
 mod words_prompt;
 

@@ -28,6 +28,18 @@ impl Source {
     pub fn is_terminal(&self) -> bool {
         matches!(self, Source::Terminal)
     }
+
+    /// Is this stdin itself: `--password-fd 0`, or a file or descriptor that is the same file
+    /// or pipe as stdin?
+    pub fn is_stdin(&self) -> bool {
+        let path = match self {
+            Source::Fd(0) => return true,
+            Source::Fd(fd) => PathBuf::from(format!("/proc/self/fd/{fd}")),
+            Source::File(p) => p.clone(),
+            Source::Terminal => return false,
+        };
+        is_stdin(&path)
+    }
 }
 
 /// Refuse, before anything is read, a password source that is stdin itself while `data`
@@ -40,19 +52,12 @@ pub fn check_source(
     data: &str,
     no_terminal_hint: &str,
 ) -> Result<()> {
-    if data_on_stdin {
-        let path = match source {
-            Source::Fd(fd) => Some(PathBuf::from(format!("/proc/self/fd/{fd}"))),
-            Source::File(p) => Some(p.clone()),
-            Source::Terminal => None,
-        };
-        if matches!(source, Source::Fd(0)) || path.is_some_and(|p| is_stdin(&p)) {
-            return Err(Error::usage(
-                format!("the password source is stdin itself, which carries {data}"),
-                "pass the data as FILE, or the password with --password-file PATH or \
-                 --password-fd 3 (3<pwfile)",
-            ));
-        }
+    if data_on_stdin && source.is_stdin() {
+        return Err(Error::usage(
+            format!("the password source is stdin itself, which carries {data}"),
+            "pass the data as FILE, or the password with --password-file PATH or \
+             --password-fd 3 (3<pwfile)",
+        ));
     }
     if source.is_terminal() && !terminal_available() {
         return Err(no_terminal("password", no_terminal_hint));

@@ -1,5 +1,7 @@
 //! What `--help` shows, through the real binary: an option appears in the help of the commands
-//! it applies to and nowhere else; the per-command options still work before the command name;
+//! it applies to and nowhere else; the per-command options still work before the command name,
+//! where a command that does not use one says so in a note (docs/cli.md, "Options a command
+//! does not use"), and after it are a usage error naming the commands that take them;
 //! `--backend` and `$NEXUSQ_BACKEND` take only the backends there are.
 
 use crate::common;
@@ -101,24 +103,40 @@ fn options_appear_only_in_the_help_of_the_commands_they_apply_to() {
     assert!(help(&["sign"]).contains("rustcrypto") && help(&["sign"]).contains("native"));
 }
 
+/// The `note:` lines of a command's stderr.
+fn notes(out: &Output) -> Vec<String> {
+    String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.starts_with("note:"))
+        .map(str::to_string)
+        .collect()
+}
+
 #[test]
-fn per_command_options_work_before_the_command_and_are_refused_where_they_do_not_apply() {
+fn per_command_options_work_before_the_command_and_are_ignored_with_a_note_where_unused() {
     let dir = tempfile::tempdir().unwrap();
     let v = TestVault::new(dir.path(), "me");
-    // Before the command name, as docs/cli.md promises.
-    v.cmd()
+    // Before the command name, as docs/cli.md promises; --lock-timeout is not used by `vault
+    // unlock`, which says so and unlocks.
+    let out = v
+        .cmd()
         .arg("--password-file")
         .arg(&v.pw)
         .args(["--lock-timeout", "5", "vault", "unlock"])
-        .assert()
-        .code(2)
-        .stderr(predicates::str::contains("--lock-timeout"));
-    v.cmd()
-        .arg("--password-file")
-        .arg(&v.pw)
-        .args(["vault", "unlock"])
-        .assert()
-        .success();
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        notes(&out),
+        [
+            "note: --lock-timeout is not used by `vault unlock` (it is for the commands that \
+          change the vault or the contacts book)"
+        ]
+    );
     let new_pw = common::private_file(&dir.path().join("new.pw"), "the new password\n");
     v.cmd()
         .arg("--new-password-file")
@@ -134,26 +152,212 @@ fn per_command_options_work_before_the_command_and_are_refused_where_they_do_not
         .arg(&new_pw)
         .assert()
         .success();
-    // Given before a command that does not take it: a usage error, not silently ignored.
+    // Before a command that does not take it: ignored, with one note, and the command runs.
     let export = v.export();
-    v.cmd()
+    let out = v
+        .cmd()
         .arg("--new-password-file")
+        .arg(&new_pw)
+        .arg("--password-file")
         .arg(&new_pw)
         .args(["encrypt", "--to"])
         .arg(&export)
         .arg("-o")
         .arg(dir.path().join("out.nxq"))
         .arg(&new_pw)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        notes(&out),
+        [
+            "note: --password-file and --new-password-file are not used by `encrypt` \
+          (--password-file is for the commands that unlock the vault; --new-password-file is \
+          for `vault passwd` and `recover`)"
+        ]
+    );
+    assert!(dir.path().join("out.nxq").exists());
+    // And with --help, clap's help as always.
+    v.cmd()
+        .arg("--password-file")
+        .arg(&new_pw)
+        .args(["bench", "--help"])
         .assert()
-        .code(2)
-        .stderr(predicates::str::contains("does not apply"));
-    assert!(!dir.path().join("out.nxq").exists());
-    // After it, clap refuses it.
+        .success()
+        .stdout(predicates::str::contains("Usage: nexusq bench"));
+    // After it, a usage error.
     v.cmd()
         .args(["vault", "open", "--password-file"])
         .arg(&new_pw)
         .assert()
         .code(2);
+}
+
+/// An alias that always passes --password-file (`alias nq='nexusq --password-file F'`) works
+/// for `contacts list`: the same stdout as without it, as text and as one JSON object, the same
+/// exit status, and exactly one note on stderr.
+#[test]
+fn an_unused_option_before_the_command_changes_nothing_but_one_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = TestVault::new(dir.path(), "me");
+    let other = TestVault::new(dir.path(), "alice").export();
+    v.cmd()
+        .args(["contacts", "add", "alice"])
+        .arg(&other)
+        .args(["--yes", "--password-file"])
+        .arg(&v.pw)
+        .assert()
+        .success();
+    for json in [false, true] {
+        let mut plain = v.cmd();
+        plain.args(["contacts", "list"]);
+        let mut aliased = v.cmd();
+        aliased
+            .arg("--password-file")
+            .arg(&v.pw)
+            .args(["contacts", "list"]);
+        if json {
+            plain.arg("--json");
+            aliased.arg("--json");
+        }
+        let plain = plain.output().unwrap();
+        let out = aliased.output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(out.stdout, plain.stdout, "json: {json}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.lines().filter(|l| l.starts_with("note:")).count(),
+            1,
+            "{stderr}"
+        );
+        assert_eq!(
+            notes(&out),
+            [
+                "note: --password-file is not used by `contacts list` (it is for the commands that \
+              unlock the vault)"
+            ]
+        );
+        if json {
+            let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(value["contacts"][0]["name"], "alice");
+        }
+    }
+}
+
+/// After the command name it stays a usage error (exit 2), which names the commands that take
+/// the option and says it may go before the command name; under --json, the error object.
+#[test]
+fn an_unused_option_after_the_command_names_the_commands_that_take_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = TestVault::new(dir.path(), "me");
+    for json in [false, true] {
+        let mut c = v.cmd();
+        c.args(["contacts", "list", "--password-file"]).arg(&v.pw);
+        if json {
+            c.arg("--json");
+        }
+        let out = c.output().unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("error: `contacts list` does not take --password-file"),
+            "{stderr}"
+        );
+        for words in [
+            "--password-file is for init, vault unlock/passwd",
+            "sign",
+            "contacts add/verify/remove/recover/update",
+            "before the command name every command accepts it",
+            "`nexusq --password-file PATH contacts list`",
+        ] {
+            assert!(stderr.contains(words), "{words}: {stderr}");
+        }
+        if json {
+            let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(value["error"]["code"], 2);
+            assert!(
+                value["error"]["hint"]
+                    .as_str()
+                    .unwrap()
+                    .contains("before the command")
+            );
+        } else {
+            assert!(out.stdout.is_empty());
+        }
+    }
+    // Other unknown options stay clap's.
+    let out = v
+        .cmd()
+        .args(["contacts", "list", "--bogus"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--bogus'"));
+}
+
+/// A password of the other kind, before a command that asks for a password anyway (the new
+/// vault's), is refused: the vault must not get another password than the file's.
+#[test]
+fn a_password_option_of_the_other_kind_is_refused_before_recover_and_init() {
+    let dir = tempfile::tempdir().unwrap();
+    let pw = common::private_file(&dir.path().join("pw"), "a password\n");
+    let new = dir.path().join("new.nxq");
+    for (option, command, instead) in [
+        ("--password-file", "recover", "--new-password-file"),
+        ("--new-password-file", "init", "--password-file"),
+    ] {
+        let out = common::bin()
+            .arg("--vault")
+            .arg(&new)
+            .arg(option)
+            .arg(&pw)
+            .arg(command)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{option} {command}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(&format!("`{command}` does not read {option}")),
+            "{stderr}"
+        );
+        assert!(stderr.contains(instead), "{stderr}");
+        assert!(!new.exists());
+    }
+}
+
+/// A password on stdin before a command that does not read one is refused: `encrypt` would
+/// otherwise encrypt it, as its data, to the recipient.
+#[test]
+fn an_unused_password_on_stdin_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = TestVault::new(dir.path(), "me");
+    let export = v.export();
+    let out_file = dir.path().join("out.nxq");
+    let out = v
+        .cmd()
+        .args(["--password-fd", "0", "encrypt", "--to"])
+        .arg(&export)
+        .arg("-o")
+        .arg(&out_file)
+        .write_stdin("the password\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("`encrypt` does not use --password-fd") && stderr.contains("stdin"),
+        "{stderr}"
+    );
+    assert!(!out_file.exists());
 }
 
 #[test]

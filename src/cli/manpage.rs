@@ -193,6 +193,11 @@ const ENVIRONMENT: &[(&str, &str)] = &[
          not a terminal).",
     ),
     (
+        "COLUMNS",
+        "The width doctor's report wraps at, as --help does, when none of stdout, stderr and \
+         stdin is a terminal (a terminal's own width comes first; without either, 100).",
+    ),
+    (
         "XDG_DATA_HOME",
         "The data folder of the default vault (else ~/.local/share).",
     ),

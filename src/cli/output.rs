@@ -146,6 +146,58 @@ pub fn stderr_line(line: &str) {
     let _ = writeln!(err, "{line}");
 }
 
+/// The width human output is laid out for, found as clap finds it for `--help`: the size of the
+/// first of stdout, stderr and stdin that is a terminal, else `$COLUMNS`, else 100. So a report
+/// and `--help` wrap alike, also when piped into a pager at a terminal.
+pub fn terminal_width() -> usize {
+    use rustix::termios::{isatty, tcgetwinsize};
+    fn columns(fd: impl std::os::fd::AsFd) -> Option<usize> {
+        if !isatty(&fd) {
+            return None;
+        }
+        // Some pseudo-terminals report 0 columns before anyone sets a size.
+        let size = tcgetwinsize(&fd).ok()?;
+        (size.ws_col > 0 && size.ws_row > 0).then_some(usize::from(size.ws_col))
+    }
+    columns(std::io::stdout())
+        .or_else(|| columns(std::io::stderr()))
+        .or_else(|| columns(std::io::stdin()))
+        .or_else(|| {
+            std::env::var("COLUMNS")
+                .ok()?
+                .trim()
+                .parse()
+                .ok()
+                .filter(|&c| c > 0)
+        })
+        .unwrap_or(100)
+}
+
+/// `text` broken at spaces into lines of at most `width` characters, runs of white space
+/// collapsed. A word longer than `width` (a path, say) is never split: it gets a line of its own.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    let mut used = 0;
+    for word in text.split_whitespace() {
+        let len = word.chars().count();
+        if used > 0 && used + 1 + len > width {
+            lines.push(std::mem::take(&mut line));
+            used = 0;
+        }
+        if used > 0 {
+            line.push(' ');
+            used += 1;
+        }
+        line.push_str(word);
+        used += len;
+    }
+    if used > 0 || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
 /// NO_COLOR (any value) or a non-terminal stderr turns colour off.
 pub fn use_color(no_color_set: bool, stderr_is_terminal: bool) -> bool {
     !no_color_set && stderr_is_terminal
@@ -253,6 +305,40 @@ mod tests {
         g.write_all(b"\x1b[2J").unwrap();
         assert_eq!(g.into_inner(), b"\x1b[2J");
         assert!(refused_on_terminal(&io::Error::other("x")).is_none());
+    }
+
+    #[test]
+    fn wrap_breaks_between_words_and_never_inside_one() {
+        let text = "no key agent runs for this vault (commands ask for the password)";
+        for width in 1..=text.len() + 1 {
+            let lines = wrap(text, width);
+            // The same words in the same order: nothing split, nothing lost.
+            assert_eq!(lines.join(" "), text, "width {width}");
+            for l in &lines {
+                assert!(
+                    l.chars().count() <= width || !l.contains(' '),
+                    "{l:?} is over {width} columns and holds more than one word"
+                );
+                assert_eq!(l.trim(), l);
+            }
+        }
+        assert_eq!(
+            wrap(text, 20),
+            [
+                "no key agent runs",
+                "for this vault",
+                "(commands ask for",
+                "the password)",
+            ]
+        );
+        // A word longer than the width stands alone; characters, not bytes, are counted.
+        assert_eq!(
+            wrap("see /a/very/long/path/name here", 10),
+            ["see", "/a/very/long/path/name", "here"]
+        );
+        assert_eq!(wrap("µµµµ µµµµ", 9), ["µµµµ µµµµ"]);
+        assert_eq!(wrap("", 10), [""]);
+        assert_eq!(wrap("a  b\tc", 80), ["a b c"]);
     }
 
     #[test]

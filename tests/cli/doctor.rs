@@ -253,13 +253,114 @@ fn doctor_never_asks_for_a_password_and_never_touches_the_vault() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
     assert!(!stderr.to_lowercase().contains("password:"), "{stderr}");
-    assert!(stdout.contains("/dev/tty opens: no"), "{stdout}");
+    // The report wraps its details (at $COLUMNS, else 100, without a terminal): read it as
+    // words.
+    let words = words(&stdout);
+    assert!(words.contains("/dev/tty opens: no"), "{stdout}");
     assert!(
-        stdout.contains("no terminal to ask for a password"),
+        words.contains("no terminal to ask for a password"),
         "{stdout}"
     );
     // Nothing written, no lock file made, nothing renamed.
     assert_eq!(snapshot(env.dir.path()), before);
+}
+
+/// `text`'s words, one space between each.
+fn words(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// At a phone's 52-column terminal (tmux) the report keeps to 52 columns, breaking lines only
+/// between words: the terminal's width wins over $COLUMNS, as for `--help`.
+#[test]
+fn the_report_fits_a_52_column_terminal() {
+    if std::process::Command::new("tmux")
+        .arg("-V")
+        .output()
+        .is_err()
+    {
+        eprintln!(
+            "SKIPPED the_report_fits_a_52_column_terminal: tmux is not installed (apt-get install \
+             tmux); doctor at a narrow terminal is NOT tested"
+        );
+        return;
+    }
+    let env = Env::new();
+    let (socket, rc) = (env.dir.path().join("tmux.sock"), env.dir.path().join("rc"));
+    let tmux = |args: &[&str]| {
+        std::process::Command::new("tmux")
+            .arg("-S")
+            .arg(&socket)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let q = |p: &Path| p.to_str().unwrap().to_string();
+    // The shell stays after the report, so that the pane can still be read.
+    let script = format!(
+        "'{BIN}' --vault '{}' doctor; echo $? > '{}'; exec sleep 120",
+        q(&env.vault),
+        q(&rc)
+    );
+    let out = tmux(&[
+        "new-session",
+        "-d",
+        "-x",
+        "52",
+        "-y",
+        "150",
+        "-s",
+        "doctor",
+        "env",
+        "NO_COLOR=1",
+        "COLUMNS=200",
+        "sh",
+        "-c",
+        &script,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let start = Instant::now();
+    while !rc.exists() || fs::read_to_string(&rc).unwrap().trim().is_empty() {
+        assert!(start.elapsed() < TIMEOUT, "doctor did not end");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // -J joins the lines the terminal wrapped itself, so a line too long shows as one.
+    let pane = tmux(&["capture-pane", "-p", "-J", "-S", "-", "-t", "doctor"]);
+    let _ = tmux(&["kill-server"]);
+    let pane = String::from_utf8_lossy(&pane.stdout).to_string();
+    // A missing vault is a warning, not an error.
+    assert_eq!(fs::read_to_string(&rc).unwrap().trim(), "0", "{pane}");
+    assert!(pane.contains("18 checks: "), "{pane}");
+    let vault = q(&env.vault);
+    for line in pane.lines() {
+        let line = line.trim_end();
+        assert!(
+            line.chars().count() <= 52 || line.split_whitespace().count() == 1,
+            "over 52 columns: {line:?}\n{pane}"
+        );
+    }
+    // Every check's line, and known texts whole: no word broken across lines.
+    for name in CHECKS {
+        assert!(
+            pane.lines()
+                .any(|l| l.split_whitespace().nth(1) == Some(name)),
+            "no line for {name}:\n{pane}"
+        );
+    }
+    let words = words(&pane);
+    for text in [
+        "no key agent runs for this vault (commands ask for the password)",
+        &format!("no vault at {vault}"),
+        "hint: run `nexusq init` to create one, or point --vault / NEXUSQ_VAULT at yours",
+        "core dumps off (RLIMIT_CORE 0) and not dumpable (PR_SET_DUMPABLE 0) before any \
+         password is read",
+    ] {
+        assert!(words.contains(text), "{text:?} not whole in:\n{pane}");
+    }
 }
 
 #[test]

@@ -7,14 +7,17 @@ use super::args::GLOBAL_HEADING;
 use clap::{Arg, Command};
 use roff::{Inline, Roff, bold, italic, roman};
 
-/// Examples, grouped: (group, [(command line, what it does)]).
+/// Examples, grouped: (group, [(command line, what it does)]). A `\n` in a command line is
+/// where it continues on the next line (` \` and an indent), so that every line of the
+/// section fits 80 columns, as `man` shows it and in the roff source
+/// (tests/cli/manpage_completions.rs).
 const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
     (
         "Create the vault and give your identity to others",
         &[
             (
                 "nexusq init",
-                "asks for a password twice; writes the revocation statement",
+                "password twice; writes the revocation statement",
             ),
             (
                 "nexusq vault open",
@@ -22,11 +25,11 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ),
             (
                 "nexusq identity export -o me.asc",
-                "your public identity, to give to others",
+                "your public identity, to share",
             ),
             (
                 "nexusq identity show bob.asc",
-                "someone's export: fingerprint, generations",
+                "someone's fingerprint, generations",
             ),
         ],
     ),
@@ -34,12 +37,12 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         "Encrypt and decrypt files",
         &[
             (
-                "nexusq encrypt --to bob.asc -o notes.nxq notes.txt",
+                "nexusq encrypt --to bob.asc --to carol.asc\n-o notes.nxq notes.txt",
                 "to one or more identities",
             ),
             (
                 "nexusq decrypt -o notes.txt notes.nxq",
-                "nothing is left behind if it fails",
+                "no partial file on failure",
             ),
             (
                 "tar c photos | nexusq encrypt --to-self > photos.tar.nxq",
@@ -51,11 +54,11 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         "Sign and verify",
         &[
             (
-                "nexusq sign report.pdf -o report.pdf.sig",
+                "nexusq sign report.pdf -o report.sig",
                 "a detached hybrid signature",
             ),
             (
-                "nexusq verify report.pdf --sig report.pdf.sig --identity alice.asc",
+                "nexusq verify report.pdf --sig report.sig\n--identity alice.asc",
                 "exit 1 if it does not verify",
             ),
             (
@@ -83,12 +86,12 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[
             ("nexusq backup phrase", "the 24 words once; asks three back"),
             (
-                "nexusq backup shares --threshold 2 --shares 3 -o share",
+                "nexusq backup shares --threshold 2 --shares 3\n-o share",
                 "any 2 of 3 rebuild it",
             ),
             ("nexusq backup check", "the drill; writes nothing"),
             (
-                "nexusq --vault new.nxq recover --from-export me.asc",
+                "nexusq --vault new.nxq recover\n--from-export me.asc",
                 "types the words, one at a time",
             ),
         ],
@@ -98,11 +101,11 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[
             (
                 "nexusq contacts add alice alice.asc",
-                "shows the fingerprint, asks to confirm",
+                "you confirm its fingerprint",
             ),
             (
-                "nexusq encrypt --to alice -o f.nxq notes.txt",
-                "names work where files do",
+                "nexusq encrypt --to alice -o f.nxq f.txt",
+                "names work like files",
             ),
             ("nexusq contacts list", "every contact, one line each"),
         ],
@@ -113,7 +116,7 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
             ("git config gpg.format x509", ""),
             ("git config gpg.x509.program nexusq-git-sign", ""),
             (
-                "git config user.signingkey \"$(nexusq vault open --json | jq -r .fingerprint)\"",
+                "git config user.signingkey\n\"$(nexusq vault open --json | jq -r .fingerprint)\"",
                 "",
             ),
             ("git commit -S -m signed", "then: git verify-commit HEAD"),
@@ -124,36 +127,37 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         &[
             (
                 "nexusq identity export --age > me.age.txt",
-                "an age1pq1 recipient for age users",
+                "your age1pq1 recipient",
             ),
             (
                 "nexusq decrypt -o notes.txt for-me.age",
                 "age files sent to you",
             ),
             (
-                "nexusq encrypt --to age1pq1... -o f.age notes.txt",
-                "to an age recipient",
+                "nexusq encrypt --to age1pq1... -o f.age f.txt",
+                "to an age user",
             ),
             (
-                "nexusq identity export --age-plugin-identity > nexusq-id.txt",
-                "then: age -d -i nexusq-id.txt f.age",
+                "nexusq identity export --age-plugin-identity > id.txt",
+                "for age",
             ),
+            ("age -d -i id.txt f.age", "age decrypts with your vault"),
         ],
     ),
     (
         "In scripts",
         &[
             (
-                "nexusq vault unlock --password-file ~/.config/nexusq/pw",
+                "nexusq vault unlock\n--password-file ~/.config/nexusq/pw",
                 "chmod 600 that file",
             ),
             (
                 "nexusq sign --password-fd 3 doc.txt 3<pwfile",
-                "an inherited descriptor",
+                "an inherited fd",
             ),
             (
                 "nexusq --json vault open | jq -r .fingerprint",
-                "one JSON object on stdout",
+                "one JSON object",
             ),
         ],
     ),
@@ -389,12 +393,20 @@ pub fn render(mut cmd: Command) -> String {
         page.text([italic(*group)]);
         page.control("RS", ["4"]);
         page.control("nf", []);
-        for (line, comment) in *lines {
-            let mut text = vec![bold(*line)];
-            if !comment.is_empty() {
-                text.push(roman(format!("    # {comment}")));
+        for (command, comment) in *lines {
+            let mut parts = command.split('\n').peekable();
+            let mut first = true;
+            while let Some(part) = parts.next() {
+                let indent = if first { "" } else { "    " };
+                first = false;
+                let mut text = vec![bold(format!("{indent}{part}"))];
+                if parts.peek().is_some() {
+                    text.push(bold(" \\"));
+                } else if !comment.is_empty() {
+                    text.push(roman(format!("    # {comment}")));
+                }
+                page.text(text);
             }
-            page.text(text);
         }
         page.control("fi", []);
         page.control("RE", []);

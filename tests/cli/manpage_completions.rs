@@ -329,6 +329,49 @@ fn env_vars_read_in(dir: &std::path::Path) -> Vec<String> {
     names
 }
 
+/// Every line of EXAMPLES fits 80 columns: in the roff source, and as groff lays the page out
+/// for an 80-column terminal (where groff is installed). Long commands continue with ` \`.
+#[test]
+fn examples_fit_80_columns() {
+    let page = stdout_of(&["manpage"]);
+    let examples = section(&page, "EXAMPLES");
+    for line in examples.lines() {
+        assert!(line.chars().count() <= 80, "over 80 columns: {line}");
+    }
+    // The continuations are there, so the test checks what it should.
+    assert!(examples.contains(" \\\\\\fR\n"), "{examples}");
+    if Command::new("groff").arg("--version").output().is_err() {
+        eprintln!("groff is not installed; the rendered EXAMPLES are NOT checked");
+        return;
+    }
+    let out = common::pipe_through(
+        Command::new("groff").args(["-man", "-Tutf8", "-rLL=80n"]),
+        &page,
+    );
+    assert!(out.status.success());
+    let mut rendered = String::new();
+    for c in String::from_utf8_lossy(&out.stdout).chars() {
+        if c == '\x08' {
+            rendered.pop();
+        } else {
+            rendered.push(c);
+        }
+    }
+    let start = rendered.find("\nEXAMPLES\n").expect("EXAMPLES rendered");
+    let end = rendered
+        .find("\nENVIRONMENT\n")
+        .expect("ENVIRONMENT rendered");
+    let shown = &rendered[start..end];
+    assert!(shown.contains("nexusq verify report.pdf"), "{shown}");
+    for line in shown.lines() {
+        assert!(
+            line.chars().count() <= 80,
+            "{} columns as rendered: {line}",
+            line.chars().count()
+        );
+    }
+}
+
 /// groff, where installed, reads the page without a warning (-ww: all warnings).
 #[test]
 fn man_page_renders_without_groff_warnings() {

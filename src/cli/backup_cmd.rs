@@ -83,7 +83,8 @@ pub fn phrase(ctx: &Context, out_file: Option<&Path>) -> Result<()> {
         None => {
             let heading = format!(
                 "The recovery phrase of {fp}:\n\n{}",
-                words_prompt::wrap(WHAT_THE_WORDS_DO, 50)
+                // A phone terminal is about 52 wide.
+                super::output::wrap(WHAT_THE_WORDS_DO, 50).join("\n")
             );
             words_prompt::show(&heading, phrase.words())?;
             quiz(&phrase)

@@ -97,23 +97,3 @@ pub fn note(text: &str) {
         let _ = say(&mut tty, &format!("{text}\n"));
     }
 }
-
-/// `text` broken into lines of at most `width` columns at spaces (a phone terminal is about
-/// 52 wide).
-pub fn wrap(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut line = 0;
-    for word in text.split_whitespace() {
-        let n = word.chars().count();
-        if line > 0 && line + 1 + n > width {
-            out.push('\n');
-            line = 0;
-        } else if line > 0 {
-            out.push(' ');
-            line += 1;
-        }
-        out.push_str(word);
-        line += n;
-    }
-    out
-}

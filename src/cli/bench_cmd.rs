@@ -1,10 +1,12 @@
 //! `nexusq bench` (BENCHMARKS.md, "Baseline table"): the baseline table, or `--compare` of the two
 //! backends. The measuring is in `nexusq_core::bench`; this checks the options, shows progress on a
-//! terminal and prints the results.
+//! terminal and prints the results: JSON lines, Markdown, or the table laid out for the
+//! terminal's width.
 
 use super::Context;
 use super::args::BenchArgs;
 use super::error::{Error, Result};
+use super::output;
 use nexusq_core::bench::baseline::{self, Progress};
 use nexusq_core::bench::environment::{Build, Environment};
 use nexusq_core::bench::evidence::{Gate, Record};
@@ -121,9 +123,17 @@ fn run_baseline(ctx: &Context, args: &BenchArgs) -> Result<()> {
         for record in report::baseline_records(&b, args.raw) {
             print_record(ctx, &record);
         }
-    } else {
+    } else if args.markdown {
         ctx.out
-            .data(report::baseline_table(&b, style(args)).trim_end());
+            .data(report::baseline_table(&b, Style::Markdown).trim_end());
+    } else {
+        show_table(
+            ctx,
+            &report::baseline_heading(&b),
+            |style| report::baseline_rows(&b, style),
+            report::BASELINE_NOTES,
+            &report::baseline_includes(&b),
+        );
     }
     Ok(())
 }
@@ -163,9 +173,17 @@ fn run_compare(ctx: &Context, args: &BenchArgs) -> Result<()> {
         for record in report::compare_records(&c, args.raw) {
             print_record(ctx, &record);
         }
-    } else {
+    } else if args.markdown {
         ctx.out
-            .data(report::compare_table(&c, style(args)).trim_end());
+            .data(report::compare_table(&c, Style::Markdown).trim_end());
+    } else {
+        show_table(
+            ctx,
+            &report::compare_heading(&c),
+            |style| report::compare_rows(&c, style),
+            compare::NOTE,
+            &[],
+        );
     }
     let failures = c.failures();
     if failures.is_empty() {
@@ -188,12 +206,42 @@ fn run_compare(ctx: &Context, args: &BenchArgs) -> Result<()> {
     }
 }
 
-fn style(args: &BenchArgs) -> Style {
-    if args.markdown {
-        Style::Markdown
-    } else {
-        Style::Text
+/// A table for people, laid out for the terminal's width: its heading, the table in columns
+/// when they fit, else with each row's name on a line of its own (a phone's terminal), then
+/// the note and the indented items under it, the prose wrapped between words.
+fn show_table(
+    ctx: &Context,
+    heading: &str,
+    render: impl Fn(Style) -> String,
+    note: &str,
+    items: &[String],
+) {
+    let width = output::terminal_width();
+    let mut rows = render(Style::Text);
+    if rows.lines().any(|l| l.chars().count() > width) {
+        rows = render(Style::Stacked);
     }
+    let mut out = wrap_paragraph(heading, width, 0);
+    out.push(String::new());
+    out.extend(rows.lines().map(str::to_string));
+    out.push(String::new());
+    out.extend(wrap_paragraph(note, width, 0));
+    for item in items {
+        out.extend(wrap_paragraph(item, width, 2));
+    }
+    ctx.out.data(&out.join("\n"));
+}
+
+/// A paragraph of the table's text wrapped between words to `width`, `indent` spaces before
+/// its first line and two more before the others.
+fn wrap_paragraph(text: &str, width: usize, indent: usize) -> Vec<String> {
+    let first = " ".repeat(indent);
+    let rest = " ".repeat(if indent > 0 { indent + 2 } else { 0 });
+    output::wrap(text, width.saturating_sub(rest.len().max(indent)).max(1))
+        .into_iter()
+        .enumerate()
+        .map(|(i, l)| format!("{}{l}", if i == 0 { &first } else { &rest }))
+        .collect()
 }
 
 /// "measuring <op> (k/n)" on stderr, rewritten in place; silent when stderr is not a terminal.

@@ -198,8 +198,9 @@ const ENVIRONMENT: &[(&str, &str)] = &[
     ),
     (
         "COLUMNS",
-        "The width doctor's report wraps at, as --help does, when none of stdout, stderr and \
-         stdin is a terminal (a terminal's own width comes first; without either, 100).",
+        "The width doctor's report and bench's table are laid out for, as --help is, when \
+         none of stdout, stderr and stdin is a terminal (a terminal's own width comes first; \
+         without either, 100).",
     ),
     (
         "XDG_DATA_HOME",

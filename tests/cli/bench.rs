@@ -98,6 +98,7 @@ fn table_with_no_terminal_and_no_vault() {
         .arg(BIN)
         .env_remove("NEXUSQ_VAULT")
         .env_remove("NEXUSQ_BACKEND")
+        .env_remove("COLUMNS")
         .env("TMPDIR", env.tmp())
         .arg("--vault")
         .arg(env.vault())
@@ -132,6 +133,90 @@ fn table_with_no_terminal_and_no_vault() {
     for name in baseline::names() {
         assert!(md.contains(&format!("| {name} ")), "{name}");
     }
+    env.assert_clean();
+}
+
+/// A duration cell as the table shows it: at most four digits before the point, and a unit.
+fn is_duration(cell: &str) -> bool {
+    let Some((number, unit)) = cell.split_once(' ') else {
+        return false;
+    };
+    let whole = number.split('.').next().unwrap();
+    ["ns", "µs", "ms", "s"].contains(&unit)
+        && (1..=4).contains(&whole.len())
+        && whole.bytes().all(|b| b.is_ascii_digit())
+        && number.parse::<f64>().is_ok()
+}
+
+/// The text table gives each duration a unit and at most four digits before the point (not
+/// "188 931 233" ns); where the columns do not fit (a phone's 52, from $COLUMNS here, as no
+/// stream is a terminal), each name stands on a line of its own above its figures.
+#[test]
+fn the_table_shows_readable_units_and_fits_a_phone() {
+    let env = Env::new();
+    let out = env
+        .nexusq()
+        .env("COLUMNS", "200")
+        .arg("bench")
+        .args(TINY)
+        .assert()
+        .success();
+    let text = stdout_of(&out);
+    assert!(
+        !text.contains(" ns,") && !text.contains("times in ns"),
+        "{text}"
+    );
+    let table: Vec<&str> = text.split("\n\n").nth(1).unwrap().lines().collect();
+    assert_eq!(
+        table[0].split_whitespace().collect::<Vec<_>>(),
+        ["operation", "n", "mean", "median", "p95", "min", "max"]
+    );
+    assert_eq!(table.len(), 1 + baseline::names().len());
+    for (row, name) in table[1..].iter().zip(baseline::names()) {
+        // Columns are two spaces or more apart; a number and its unit, one.
+        let cells: Vec<&str> = row
+            .split("  ")
+            .map(str::trim)
+            .filter(|c| !c.is_empty())
+            .collect();
+        assert_eq!(cells[0], name);
+        assert!(cells[1].parse::<u32>().is_ok(), "{row}");
+        assert_eq!(cells.len(), 7, "{row}");
+        for cell in &cells[2..] {
+            assert!(is_duration(cell), "{cell:?} in {row:?}");
+        }
+    }
+    env.assert_clean();
+
+    let out = env
+        .nexusq()
+        .env("COLUMNS", "52")
+        .arg("bench")
+        .args(TINY)
+        .assert()
+        .success();
+    let text = stdout_of(&out);
+    for line in text.lines() {
+        assert!(line.chars().count() <= 52, "{line:?}\n{text}");
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    for name in baseline::names() {
+        let at = lines
+            .iter()
+            .position(|l| *l == name)
+            .unwrap_or_else(|| panic!("{name} not on a line of its own:\n{text}"));
+        let figures: Vec<&str> = lines[at + 1].split("  ").map(str::trim).collect();
+        let figures: Vec<&&str> = figures.iter().filter(|c| !c.is_empty()).collect();
+        assert_eq!(figures.len(), 6, "{}", lines[at + 1]);
+        assert!(
+            figures[1..].iter().all(|c| is_duration(c)),
+            "{}",
+            lines[at + 1]
+        );
+    }
+    // The notes are wrapped between words: every one whole.
+    let words = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(words.contains("Vault open: read the file + SHA-256 checksum + parse, no password."));
     env.assert_clean();
 }
 
@@ -203,6 +288,20 @@ fn json_lines_validate_against_the_schema() {
     }
     assert_eq!(records[1]["n"], 2);
     assert_eq!(records[12]["n"], 1);
+    // JSON stays in whole nanoseconds, whatever unit the table shows: every sample, and so min
+    // and max, is an integer (a median of two may end in .5).
+    for r in &records[1..] {
+        assert_eq!(r["unit"], "ns");
+        for v in r["samples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .chain([&r["min"], &r["max"]])
+        {
+            let v = v.as_f64().unwrap();
+            assert!(v >= 0.0 && v.fract() == 0.0, "{v} in {r}");
+        }
+    }
     // The library reads back what the binary wrote, as `nexusq report` does.
     let datasets = nexusq_core::bench::evidence::parse("out", &stdout_of(&out)).unwrap();
     assert_eq!(datasets.len(), 1);

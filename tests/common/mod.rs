@@ -19,7 +19,6 @@ pub const BIN: &str = env!("CARGO_BIN_EXE_nexusq");
 /// Argon2 parameters small enough for tests (8 MiB, one pass): hidden `init` flags.
 pub const SMALL_KDF: [&str; 4] = ["--kdf-memory-mib", "8", "--kdf-iterations", "1"];
 
-/// The binary with NEXUSQ_VAULT and NEXUSQ_BACKEND removed from its environment.
 /// The Argon2id lanes a new vault gets on this machine: min(4, cores).
 #[allow(dead_code)]
 pub fn new_vault_lanes() -> u64 {
@@ -28,9 +27,13 @@ pub fn new_vault_lanes() -> u64 {
         .clamp(1, 4) as u64
 }
 
+/// The binary with NEXUSQ_VAULT and NEXUSQ_BACKEND removed from its environment, and COLUMNS:
+/// with no terminal, reports are laid out for 100 columns whatever the shell running the tests.
 pub fn bin() -> Command {
     let mut c = Command::new(BIN);
-    c.env_remove("NEXUSQ_VAULT").env_remove("NEXUSQ_BACKEND");
+    c.env_remove("NEXUSQ_VAULT")
+        .env_remove("NEXUSQ_BACKEND")
+        .env_remove("COLUMNS");
     // Which vaults were unlocked (`nexusq_core::vault::seen`) is kept per user: the tests'
     // records go to the target folder, not to this machine's home.
     c.env("XDG_STATE_HOME", state_home());

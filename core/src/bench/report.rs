@@ -9,32 +9,114 @@ use super::stats::Summary;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-/// Plain aligned columns, or a Markdown table.
+/// Plain aligned columns, the same with each row's name on a line of its own, or a Markdown
+/// table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Style {
     /// Space-aligned columns, for a terminal.
     Text,
+    /// Space-aligned columns with each row's name on a line of its own above its figures, for a
+    /// terminal too narrow for [`Style::Text`] (a phone's).
+    Stacked,
     /// A Markdown table, for BENCHMARKS.md.
     Markdown,
 }
 
-/// Whole nanoseconds with the thousands separated by spaces: 1234567.4 -> "1 234 567".
-pub fn group_ns(ns: f64) -> String {
-    if !ns.is_finite() {
-        return "-".into();
+/// A unit a duration is shown in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Unit {
+    /// Nanoseconds.
+    Ns,
+    /// Microseconds.
+    Us,
+    /// Milliseconds.
+    Ms,
+    /// Seconds.
+    S,
+}
+
+impl Unit {
+    const ALL: [Unit; 4] = [Unit::Ns, Unit::Us, Unit::Ms, Unit::S];
+
+    /// The unit that shows `ns` with 1 to 3 digits before the point (seconds from 1 s up).
+    /// Decided on the rounded value, so 999.7 µs is "1.00 ms", not "1000 µs".
+    pub fn of(ns: f64) -> Unit {
+        Unit::ALL
+            .into_iter()
+            .find(|u| ns.abs() < 999.5 * u.nanos())
+            .unwrap_or(Unit::S)
     }
-    let digits = format!("{:.0}", ns.abs());
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(' ');
+
+    fn nanos(self) -> f64 {
+        match self {
+            Unit::Ns => 1.0,
+            Unit::Us => 1e3,
+            Unit::Ms => 1e6,
+            Unit::S => 1e9,
         }
-        out.push(c);
     }
-    if ns < 0.0 && digits != "0" {
-        out.insert(0, '-');
+
+    /// `ns`, `µs`, `ms` or `s`.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Unit::Ns => "ns",
+            Unit::Us => "µs",
+            Unit::Ms => "ms",
+            Unit::S => "s",
+        }
     }
-    out
+}
+
+/// Nanoseconds in a readable unit, three significant digits: "812 ns", "12.3 µs", "1.05 ms",
+/// "2.50 s"; "–" when undefined. The one formatter of durations for people: `nexusq report`'s
+/// page and `nexusq bench`'s tables.
+pub fn time(ns: f64) -> String {
+    time_in(ns, Unit::of(ns))
+}
+
+/// Nanoseconds in `unit`, three significant digits and more when the value has more digits
+/// before the point ("1430 ms"); "–" when undefined.
+pub fn time_in(ns: f64, unit: Unit) -> String {
+    if !ns.is_finite() {
+        return "–".into();
+    }
+    let v = ns / unit.nanos();
+    let digits = match v.abs() {
+        a if a >= 99.95 => 0,
+        a if a >= 9.995 => 1,
+        a if a >= 0.9995 || a == 0.0 => 2,
+        _ => 3,
+    };
+    format!("{v:.digits$} {}", unit.symbol())
+}
+
+/// A row's durations for a table, in one unit so they compare at a glance: the unit of the
+/// row's smallest value, unless a value would need more than four digits before the point in
+/// it (an outlier over ten times the smallest): that one gets its own unit. Units are padded
+/// to two characters, so that in right-aligned columns the numbers end, and the units start,
+/// in one column.
+pub fn row_times(values: &[f64]) -> Vec<String> {
+    let least = values
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(f64::INFINITY, f64::min);
+    let unit = Unit::of(if least.is_finite() { least } else { 0.0 });
+    values
+        .iter()
+        .map(|&ns| {
+            let cell = if (ns / unit.nanos()).abs() < 9999.5 {
+                time_in(ns, unit)
+            } else {
+                time(ns)
+            };
+            if cell.ends_with(" s") {
+                cell + " "
+            } else {
+                cell
+            }
+        })
+        .collect()
 }
 
 /// A ratio to two decimals, "-" when undefined.
@@ -70,6 +152,8 @@ fn table(style: Style, header: &[&str], rows: &[Vec<String>]) -> String {
             .collect();
         match style {
             Style::Text => parts.join("  ").trim_end().to_string(),
+            // The name alone, then the figures indented under it.
+            Style::Stacked => format!("{}\n  {}", cells[0], parts[1..].join("  ").trim_end()),
             Style::Markdown => format!("| {} |", parts.join(" | ")),
         }
     };
@@ -103,7 +187,7 @@ pub fn baseline_heading(b: &Baseline) -> String {
     let c = &b.config;
     format!(
         "Backend {}; {} samples per crypto operation, {} per vault operation, {} warm-up run{} \
-         of each; throwaway vault with {}; times in ns.",
+         of each; throwaway vault with {}.",
         b.backend,
         c.iterations,
         c.vault_iterations,
@@ -114,27 +198,21 @@ pub fn baseline_heading(b: &Baseline) -> String {
 }
 
 fn summary_cells(s: &Summary) -> Vec<String> {
-    vec![
-        s.count.to_string(),
-        group_ns(s.mean_ns),
-        group_ns(s.median_ns),
-        group_ns(s.p95_ns),
-        group_ns(s.min_ns),
-        group_ns(s.max_ns),
-    ]
+    let mut cells = vec![s.count.to_string()];
+    cells.extend(row_times(&[
+        s.mean_ns,
+        s.median_ns,
+        s.p95_ns,
+        s.min_ns,
+        s.max_ns,
+    ]));
+    cells
 }
 
-/// The 12-row table with its heading and the notes on what each row includes.
-pub fn baseline_table(b: &Baseline, style: Style) -> String {
-    let header = [
-        "operation",
-        "n",
-        "mean ns",
-        "median ns",
-        "p95 ns",
-        "min ns",
-        "max ns",
-    ];
+/// The 12 rows: operation, n, then mean, median, p95, min and max, each row in one unit
+/// ([`row_times`]).
+pub fn baseline_rows(b: &Baseline, style: Style) -> String {
+    let header = ["operation", "n", "mean", "median", "p95", "min", "max"];
     let rows: Vec<Vec<String>> = b
         .rows
         .iter()
@@ -144,61 +222,46 @@ pub fn baseline_table(b: &Baseline, style: Style) -> String {
             cells
         })
         .collect();
+    table(style, &header, &rows)
+}
+
+/// What the figures are, before the notes on what each row includes.
+pub const BASELINE_NOTES: &str =
+    "Mean is the published figure; p95 is nearest-rank. What one sample of each row includes:";
+
+/// Per row: its name and what one sample includes, as one sentence.
+pub fn baseline_includes(b: &Baseline) -> Vec<String> {
+    b.rows
+        .iter()
+        .map(|r| format!("{}: {}.", r.name, r.includes))
+        .collect()
+}
+
+/// The 12-row table with its heading and the notes on what each row includes.
+pub fn baseline_table(b: &Baseline, style: Style) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", baseline_heading(b));
     out.push('\n');
-    out.push_str(&table(style, &header, &rows));
+    out.push_str(&baseline_rows(b, style));
     out.push('\n');
-    let _ = writeln!(
-        out,
-        "Mean is the published figure; p95 is nearest-rank. What one sample of each row includes:"
-    );
+    let _ = writeln!(out, "{BASELINE_NOTES}");
     if style == Style::Markdown {
         out.push('\n');
     }
     for r in &b.rows {
         let _ = match style {
-            Style::Text => writeln!(out, "  {}: {}.", r.name, r.includes),
+            Style::Text | Style::Stacked => writeln!(out, "  {}: {}.", r.name, r.includes),
             Style::Markdown => writeln!(out, "- **{}**: {}.", r.name, r.includes),
         };
     }
     out
 }
 
-/// The comparison table, its heading and note.
-pub fn compare_table(c: &Comparison, style: Style) -> String {
+/// What the comparison measured and how it is gated, in one paragraph.
+pub fn compare_heading(c: &Comparison) -> String {
     let (a, b) = (c.baseline, c.candidate);
-    let h = [
-        "operation".to_string(),
-        format!("{a} median ns"),
-        format!("{b} median ns"),
-        "median ratio".to_string(),
-        format!("{a} p95 ns"),
-        format!("{b} p95 ns"),
-        "p95 ratio".to_string(),
-        format!("gate {} / {}", c.config.gate.median, c.config.gate.p95),
-    ];
-    let header: Vec<&str> = h.iter().map(String::as_str).collect();
-    let rows: Vec<Vec<String>> = c
-        .rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.name.clone(),
-                group_ns(r.baseline.median_ns),
-                group_ns(r.candidate.median_ns),
-                format_ratio(r.median_ratio),
-                group_ns(r.baseline.p95_ns),
-                group_ns(r.candidate.p95_ns),
-                format_ratio(r.p95_ratio),
-                evidence::verdict(r.median_pass, r.p95_pass).to_string(),
-            ]
-        })
-        .collect();
-    let mut out = String::new();
     let cfg = &c.config;
-    let _ = writeln!(
-        out,
+    format!(
         "{b} / {a}: {} alternating rounds of {} samples per operation and backend ({} pooled), \
          {} warm-up run{}; ratios are {b} / {a} (below 1: {b} is faster); the gate bounds the \
          median ratio by {} and the p95 ratio by {}.",
@@ -209,9 +272,55 @@ pub fn compare_table(c: &Comparison, style: Style) -> String {
         if cfg.warmup == 1 { "" } else { "s" },
         cfg.gate.median,
         cfg.gate.p95,
-    );
+    )
+}
+
+/// The compared operations: both backends' medians and p95s, each row in one unit
+/// ([`row_times`]), the ratios and the verdict.
+pub fn compare_rows(c: &Comparison, style: Style) -> String {
+    let (a, b) = (c.baseline, c.candidate);
+    let h = [
+        "operation".to_string(),
+        format!("{a} median"),
+        format!("{b} median"),
+        "median ratio".to_string(),
+        format!("{a} p95"),
+        format!("{b} p95"),
+        "p95 ratio".to_string(),
+        format!("gate {} / {}", c.config.gate.median, c.config.gate.p95),
+    ];
+    let header: Vec<&str> = h.iter().map(String::as_str).collect();
+    let rows: Vec<Vec<String>> = c
+        .rows
+        .iter()
+        .map(|r| {
+            let t = row_times(&[
+                r.baseline.median_ns,
+                r.candidate.median_ns,
+                r.baseline.p95_ns,
+                r.candidate.p95_ns,
+            ]);
+            vec![
+                r.name.clone(),
+                t[0].clone(),
+                t[1].clone(),
+                format_ratio(r.median_ratio),
+                t[2].clone(),
+                t[3].clone(),
+                format_ratio(r.p95_ratio),
+                evidence::verdict(r.median_pass, r.p95_pass).to_string(),
+            ]
+        })
+        .collect();
+    table(style, &header, &rows)
+}
+
+/// The comparison table, its heading and note.
+pub fn compare_table(c: &Comparison, style: Style) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", compare_heading(c));
     out.push('\n');
-    out.push_str(&table(style, &header, &rows));
+    out.push_str(&compare_rows(c, style));
     out.push('\n');
     let _ = writeln!(out, "{}", compare::NOTE);
     out
@@ -332,12 +441,42 @@ mod tests {
     }
 
     #[test]
-    fn grouping() {
-        assert_eq!(group_ns(0.0), "0");
-        assert_eq!(group_ns(999.4), "999");
-        assert_eq!(group_ns(1000.0), "1 000");
-        assert_eq!(group_ns(1_234_567.5), "1 234 568");
-        assert_eq!(group_ns(f64::NAN), "-");
+    fn times() {
+        assert_eq!(time(812.4), "812 ns");
+        assert_eq!(time(12_345.0), "12.3 µs");
+        assert_eq!(time(1_049_000.0), "1.05 ms");
+        assert_eq!(time(188_931_233.0), "189 ms");
+        assert_eq!(time(2.5e9), "2.50 s");
+        assert_eq!(time(f64::NAN), "–");
+        assert_eq!(time(0.0), "0.00 ns");
+        // Rounding up to 1000 moves to the next unit; 99.96 rounds to 3 digits, not 4.
+        assert_eq!(time(999_700.0), "1.00 ms");
+        assert_eq!(time(99_960.0), "100 µs");
+        assert_eq!(time(9_996.0), "10.0 µs");
+        assert_eq!(time(4_000e9), "4000 s");
+        assert_eq!(time_in(1_430_000_000.0, Unit::Ms), "1430 ms");
+        assert_eq!(time_in(900_000.0, Unit::Ms), "0.900 ms");
+    }
+
+    #[test]
+    fn a_row_has_one_unit_but_for_outliers() {
+        // Mean, median, p95, min, max: in the unit of the smallest.
+        let row = [2_100_000.0, 2_100_000.0, 4_130_000.0, 63_400.0, 4_130_000.0];
+        assert_eq!(
+            row_times(&row),
+            ["2100 µs", "2100 µs", "4130 µs", "63.4 µs", "4130 µs"]
+        );
+        // Ten thousand of the unit and more: its own unit.
+        let row = [600.0, 590.0, 15_000.0];
+        assert_eq!(row_times(&row), ["600 ns", "590 ns", "15.0 µs"]);
+        // Seconds are padded, so that units start in one column.
+        let row = [1.1e9, 1.04e9, 2.16e11];
+        assert_eq!(row_times(&row), ["1.10 s ", "1.04 s ", "216 s "]);
+        assert_eq!(row_times(&[f64::NAN]), ["–"]);
+    }
+
+    #[test]
+    fn ratios() {
         assert_eq!(format_ratio(1.0 / 3.0), "0.33");
         assert_eq!(format_ratio(f64::INFINITY), "-");
     }
@@ -345,7 +484,7 @@ mod tests {
     #[test]
     fn tables_have_every_row_in_order() {
         let b = synthetic();
-        for style in [Style::Text, Style::Markdown] {
+        for style in [Style::Text, Style::Stacked, Style::Markdown] {
             let t = baseline_table(&b, style);
             let mut at = 0;
             for (name, _, _) in ROWS {
@@ -354,6 +493,16 @@ mod tests {
             }
             let lanes = crate::vault::KdfParams::for_new_vault().parallelism;
             assert!(t.contains(&format!("64 MiB, t=3, p={lanes}")), "{t}");
+        }
+        let stacked = baseline_rows(&b, Style::Stacked);
+        let lines: Vec<&str> = stacked.lines().collect();
+        assert_eq!(lines[0], "operation");
+        assert!(lines[1].starts_with("  n     mean   median"), "{stacked}");
+        assert_eq!(lines[2], "ML-KEM-768 + X25519 keygen");
+        assert!(lines[3].starts_with("  4  2.50 µs  2.50 µs"), "{stacked}");
+        assert_eq!(lines.len(), 2 + 2 * ROWS.len());
+        for l in &lines {
+            assert!(l.chars().count() <= 52, "{l:?}");
         }
         let md = baseline_table(&b, Style::Markdown);
         assert!(md.contains("| operation "));

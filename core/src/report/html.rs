@@ -118,30 +118,8 @@ pub fn table(caption: &str, header: &[&str], rows: &[Vec<Cell>]) -> String {
     out
 }
 
-/// Nanoseconds per operation in a readable unit, three significant digits: "812 ns",
-/// "12.3 µs", "1.05 ms", "2.50 s".
-pub fn time(ns: f64) -> String {
-    if !ns.is_finite() {
-        return "–".into();
-    }
-    let (v, unit) = if ns < 1e3 {
-        (ns, "ns")
-    } else if ns < 1e6 {
-        (ns / 1e3, "µs")
-    } else if ns < 1e9 {
-        (ns / 1e6, "ms")
-    } else {
-        (ns / 1e9, "s")
-    };
-    let digits = if v >= 100.0 {
-        0
-    } else if v >= 10.0 {
-        1
-    } else {
-        2
-    };
-    format!("{v:.digits$} {unit}")
-}
+/// Nanoseconds per operation in a readable unit: the formatter `nexusq bench`'s tables use too.
+pub use crate::bench::report::time;
 
 /// A ratio to two decimals; "–" when undefined.
 pub fn ratio(r: Option<f64>) -> String {
@@ -204,11 +182,8 @@ mod tests {
 
     #[test]
     fn times_and_ratios() {
-        assert_eq!(time(812.4), "812 ns");
+        // The shared formatter (bench::report::time has the full test).
         assert_eq!(time(12_345.0), "12.3 µs");
-        assert_eq!(time(1_049_000.0), "1.05 ms");
-        assert_eq!(time(2.5e9), "2.50 s");
-        assert_eq!(time(f64::NAN), "–");
         assert_eq!(ratio(Some(0.6789)), "0.68");
         assert_eq!(ratio(None), "–");
     }

@@ -176,7 +176,7 @@ pub enum Command {
     #[command(subcommand)]
     Contacts(ContactsCommand),
     /// Check this installation: vault, permissions, storage, CPU features, KDF cost, terminal
-    Doctor,
+    Doctor(DoctorArgs),
     /// Unlock once per session: a key agent that signs and decrypts without a password
     #[command(subcommand)]
     Agent(AgentCommand),
@@ -276,6 +276,14 @@ pub enum KemSuiteArg {
     /// ML-KEM-1024 + X25519 (nexusq-specific)
     #[value(name = "mlkem1024-x25519")]
     MlKem1024X25519,
+}
+
+#[derive(Args, Debug, Clone)]
+pub struct DoctorArgs {
+    /// Also check the current folder's git repository for nexusq-git-sign: gpg.x509.program
+    /// (signing and verifying), gpg.format, user.signingkey, commit.gpgsign
+    #[arg(long)]
+    pub git: bool,
 }
 
 #[derive(Args, Debug, Clone)]

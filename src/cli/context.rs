@@ -116,7 +116,7 @@ fn command_options(command: &Command) -> (Takes, PasswordArgs, NewPasswordArgs, 
         | Command::Encrypt(_)
         | Command::Bench(_)
         | Command::Report(_)
-        | Command::Doctor
+        | Command::Doctor(_)
         | Command::Manpage
         | Command::Completions { .. } => none,
     }

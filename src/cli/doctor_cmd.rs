@@ -7,12 +7,16 @@
 //! object also carries the `"error"` member of docs/cli.md.
 
 use super::Context;
+use super::args::DoctorArgs;
 use super::error::{Error, Result};
 use super::output::wrap;
-use nexusq_core::doctor::{self, Check, PathSource, Report, Status, TerminalFacts};
+use nexusq_core::doctor::{self, Check, GitFacts, PathSource, Report, Status, TerminalFacts};
 use serde_json::{Value, json};
+use std::process::Command;
 
-pub fn run(ctx: &Context) -> Result<()> {
+pub fn run(ctx: &Context, args: &DoctorArgs) -> Result<()> {
+    // Before any check: without a repository `--git` has nothing to look at.
+    let git = args.git.then(git_facts).transpose()?;
     let given = doctor::Given {
         vault_path: ctx.vault_path().ok(),
         vault_path_source: doctor::path_source(
@@ -23,6 +27,7 @@ pub fn run(ctx: &Context) -> Result<()> {
         backend: ctx.backend().map_err(Into::into),
         terminal: terminal_facts(),
         hardening_failures: super::hardening::harden_process(),
+        git,
     };
     let report = doctor::run(&given);
     let (ok, warn, error) = (
@@ -161,6 +166,83 @@ fn identity_json(report: &Report) -> Value {
         "fingerprint": public.root_id().fingerprint().to_string(),
         "revoked": super::state::identity_revoked(public),
         "generations": super::state::rows(public, &states),
+    })
+}
+
+/// What git says of the current folder's repository: where it is and the settings
+/// nexusq-git-sign depends on, read with `git config --get` as git itself reads them (the
+/// repository's, global and system files). No repository, or no git: a usage error.
+fn git_facts() -> Result<GitFacts> {
+    let leave_out = "run it inside a git repository, or leave out --git";
+    let git = |args: &[&str]| {
+        Command::new("git").args(args).output().map_err(|e| {
+            Error::usage(
+                format!("doctor --git runs git, which could not be started: {e}"),
+                "install git (on Termux: pkg install git), or leave out --git",
+            )
+        })
+    };
+    let line = |out: &std::process::Output| {
+        String::from_utf8_lossy(&out.stdout)
+            .trim_end_matches(['\r', '\n'])
+            .to_string()
+    };
+    // A path as git wrote it: bytes, not necessarily UTF-8.
+    let path = |out: &std::process::Output| {
+        use std::os::unix::ffi::OsStrExt;
+        let bytes = out.stdout.strip_suffix(b"\n").unwrap_or(&out.stdout);
+        std::path::PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
+    };
+    let top = git(&["rev-parse", "--show-toplevel"])?;
+    let repository = if top.status.success() {
+        path(&top)
+    } else {
+        // A bare repository, or inside .git: no work tree, but settings all the same.
+        let dir = git(&["rev-parse", "--absolute-git-dir"])?;
+        if !dir.status.success() {
+            let said = String::from_utf8_lossy(&top.stderr);
+            return Err(Error::usage(
+                format!(
+                    "doctor --git checks the git repository of the current folder, and git \
+                     finds none: {}",
+                    super::output::untrusted(said.trim())
+                ),
+                leave_out,
+            ));
+        }
+        path(&dir)
+    };
+    // Exit 1 is "not set"; anything else is git's complaint (a value it cannot read as the
+    // type asked for), so the value is read again as written, for the check to show.
+    let get = |key: &str, bool: bool| -> Result<Option<String>> {
+        let mut args = vec!["config"];
+        if bool {
+            args.push("--type=bool");
+        }
+        args.extend(["--get", key]);
+        let out = git(&args)?;
+        Ok(match out.status.code() {
+            Some(0) => Some(line(&out)),
+            Some(1) => None,
+            _ if bool => {
+                let raw = git(&["config", "--get", key])?;
+                raw.status.success().then(|| line(&raw))
+            }
+            _ => None,
+        })
+    };
+    let installed = std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join(doctor::GIT_SIGN_PROGRAM)))
+        .filter(|p| p.is_file());
+    Ok(GitFacts {
+        repository,
+        format: get("gpg.format", false)?,
+        x509_program: get("gpg.x509.program", false)?,
+        signing_key: get("user.signingkey", false)?,
+        commit_gpgsign: get("commit.gpgsign", true)?,
+        path_var: std::env::var_os("PATH"),
+        installed,
     })
 }
 

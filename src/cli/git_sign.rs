@@ -32,6 +32,7 @@ const USAGE: &str = "nexusq-git-sign: git's signing program for nexusq; git runs
     \x20 git config gpg.x509.program nexusq-git-sign\n\
     \x20 git config user.signingkey <your fingerprint>   (nexusq vault open)\n\
     then `git commit -S`, `git tag -s`, `git verify-commit`, `git log --show-signature`.\n\
+    To verify only, gpg.x509.program is enough; `nexusq doctor --git` checks the settings.\n\
     Environment: NEXUSQ_VAULT (the vault), NEXUSQ_PASSWORD_FILE (password file for scripts;\n\
     otherwise the password is asked on the terminal), NEXUSQ_NO_AGENT=1 (never ask the key\n\
     agent), NEXUSQ_BACKEND (rustcrypto or native).";
@@ -266,6 +267,18 @@ struct Known {
 /// trusted is left out with a warning: one's own signatures still verify.
 fn known_identities(backend: &dyn Backend) -> Result<Vec<Known>> {
     let path = vault_path()?;
+    // git passes no options: `nexusq verify`'s hint (--identity, --vault) would not apply.
+    if !path.exists() {
+        return Err(Error::vault(
+            format!(
+                "no vault at {}: verifying checks signatures against your own vault's identity \
+                 and the contacts it signs",
+                super::output::untrusted_path(&path)
+            ),
+            "create one (`nexusq init`) and add each signer (`nexusq contacts add NAME \
+             THEIR-EXPORT.asc`), or set NEXUSQ_VAULT to your vault",
+        ));
+    }
     let own = own_identity(&path, backend)?;
     let uid = format!("nexusq identity {} (your own)", own.root_id().fingerprint());
     let book_path = nexusq_core::contacts::store::default_path(&path);

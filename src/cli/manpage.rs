@@ -114,12 +114,16 @@ const EXAMPLES: &[(&str, &[(&str, &str)])] = &[
         "Sign git commits (nexusq-git-sign is installed beside nexusq)",
         &[
             ("git config gpg.format x509", ""),
-            ("git config gpg.x509.program nexusq-git-sign", ""),
+            (
+                "git config gpg.x509.program nexusq-git-sign",
+                "enough to verify",
+            ),
             (
                 "git config user.signingkey\n\"$(nexusq vault open --json | jq -r .fingerprint)\"",
                 "",
             ),
             ("git commit -S -m signed", "then: git verify-commit HEAD"),
+            ("nexusq doctor --git", "checks the repository's settings"),
         ],
     ),
     (
@@ -201,6 +205,11 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "The width doctor's report and bench's table are laid out for, as --help is, when \
          none of stdout, stderr and stdin is a terminal (a terminal's own width comes first; \
          without either, 100).",
+    ),
+    (
+        "PATH",
+        "Where doctor --git finds git, and where it looks for the gpg.x509.program git's \
+         settings name, as git would.",
     ),
     (
         "XDG_DATA_HOME",

@@ -123,7 +123,7 @@ pub fn run(cli: Cli) -> Result<()> {
         }
         Command::Recover(a) => recover_cmd::run(&ctx, &a),
         Command::Contacts(c) => contacts_cmd::run(&ctx, &c),
-        Command::Doctor => doctor_cmd::run(&ctx),
+        Command::Doctor(a) => doctor_cmd::run(&ctx, &a),
         Command::Agent(AgentCommand::Start(a)) => agent_cmd::start(&ctx, &a),
         Command::Agent(AgentCommand::Status) => agent_cmd::status(&ctx),
         Command::Agent(AgentCommand::Stop) | Command::Lock => agent_cmd::stop(&ctx),

@@ -352,7 +352,7 @@ pub(super) fn command_name(command: &Command) -> &'static str {
             ContactsCommand::Recover { .. } => "contacts recover",
             ContactsCommand::Update { .. } => "contacts update",
         },
-        Command::Doctor => "doctor",
+        Command::Doctor(_) => "doctor",
         Command::Agent(AgentCommand::Start(_)) => "agent start",
         Command::Agent(AgentCommand::Status) => "agent status",
         Command::Agent(AgentCommand::Stop) => "agent stop",

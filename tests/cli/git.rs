@@ -1,11 +1,14 @@
 //! git commit and tag signing with `nexusq-git-sign` as git's `gpg.x509.program` (
 //! README "Sign your git commits"): a real git in a temporary repository, configured as the
-//! README says, with its own HOME so no user or system configuration leaks in.
+//! README says, with its own HOME so no user or system configuration leaks in. Also verifying
+//! only, with the README's one line, and `nexusq doctor --git` on both setups.
 
 use crate::common;
 use crate::common::TestVault;
+use serde_json::Value;
+use std::ffi::OsStr;
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use tempfile::TempDir;
 
@@ -602,4 +605,278 @@ fn the_terminal_prompt_names_nexusq_and_the_vault() {
             .unwrap()
             .starts_with("-----BEGIN SIGNED MESSAGE-----\n")
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verifying only, and `nexusq doctor --git`
+
+/// git in `dir` with its own HOME and no system configuration, NEXUSQ_VAULT `vault`, PATH
+/// `path` (as given to git and so to nexusq-git-sign).
+fn git_at(dir: &Path, home: &Path, vault: &Path, path: &OsStr, args: &[&str]) -> Output {
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("LC_ALL", "C")
+        .env("NEXUSQ_VAULT", vault)
+        .stdin(Stdio::null())
+        .output()
+        .expect("git runs")
+}
+
+/// `nexusq doctor --git --json` in `dir`, in the same environment as [`git_at`]: the report
+/// and the exit code.
+fn doctor_git(dir: &Path, home: &Path, vault: &Path, path: &OsStr) -> (Value, Option<i32>) {
+    let out = Command::new(common::BIN)
+        .args(["doctor", "--git", "--json"])
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("LC_ALL", "C")
+        .env("NEXUSQ_VAULT", vault)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let report =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", text(&out)));
+    (report, out.status.code())
+}
+
+/// The check named `name` of a doctor report.
+fn check<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == name)
+        .unwrap_or_else(|| panic!("no {name} in {report}"))
+}
+
+const GIT_CHECKS: [&str; 5] = [
+    "git_repository",
+    "git_x509_program",
+    "git_format",
+    "git_signing_key",
+    "git_commit_gpgsign",
+];
+
+/// Someone who only verifies: a clone with none of the signer's settings and its own HOME.
+/// git runs gpgsm for nexusq's signatures until gpg.x509.program names nexusq-git-sign; that
+/// one line (README "Verifying only"), a vault and the signer as a contact are all it takes,
+/// and `doctor --git` says so.
+#[test]
+fn a_verifier_needs_only_gpg_x509_program_and_doctor_git_says_so() {
+    let repo = Repo::new();
+    repo.commit("a.txt", &["-S"]);
+    let tmp = repo.dir.parent().unwrap().to_path_buf();
+    let home = tmp.join("verifier-home");
+    fs::create_dir(&home).unwrap();
+    let clone = tmp.join("clone");
+    let verifier = TestVault::new(&tmp, "verifier");
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let git = |args: &[&str]| git_at(&clone, &home, &verifier.path, &path, args);
+    let cloned = git_at(
+        &tmp,
+        &home,
+        &verifier.path,
+        &path,
+        &["clone", "-q", repo.dir.to_str().unwrap(), "clone"],
+    );
+    assert!(cloned.status.success(), "{}", text(&cloned));
+    verifier
+        .cmd()
+        .args(["contacts", "add", "signer"])
+        .arg(repo.vault.export())
+        .args(["--expect-fingerprint", &repo.fingerprint, "--password-file"])
+        .arg(&verifier.pw)
+        .assert()
+        .success();
+
+    // Nothing set: git does not hand the signature to nexusq-git-sign.
+    let out = git(&["verify-commit", "HEAD"]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(!text(&out).contains("good signature"), "{}", text(&out));
+    let (report, code) = doctor_git(&clone, &home, &verifier.path, &path);
+    assert_eq!(code, Some(0), "warnings only: {report}");
+    let program = check(&report, "git_x509_program");
+    assert_eq!(program["status"], "warn", "{program}");
+    assert!(
+        program["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with("git config gpg.x509.program nexusq-git-sign"),
+        "{program}"
+    );
+    for name in [
+        "git_repository",
+        "git_format",
+        "git_signing_key",
+        "git_commit_gpgsign",
+    ] {
+        assert_eq!(check(&report, name)["status"], "ok", "{name}: {report}");
+    }
+    let shown = check(&report, "git_repository")["detail"].as_str().unwrap();
+    assert!(shown.contains("clone"), "{shown}");
+
+    // The verifier's one line, with the test build's program: good and fully trusted, and no
+    // gpg.format or user.signingkey anywhere.
+    assert!(
+        git(&["config", "gpg.x509.program", GIT_SIGN])
+            .status
+            .success()
+    );
+    let out = git(&["verify-commit", "HEAD"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("good signature from signer"),
+        "{}",
+        text(&out)
+    );
+    let out = git(&["log", "-1", "--format=%G?|%GT"]);
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "G|fully");
+    for key in ["gpg.format", "user.signingkey"] {
+        assert_eq!(
+            git(&["config", "--get", key]).status.code(),
+            Some(1),
+            "{key}"
+        );
+    }
+    let (report, code) = doctor_git(&clone, &home, &verifier.path, &path);
+    assert_eq!(code, Some(0));
+    for name in GIT_CHECKS {
+        assert_eq!(check(&report, name)["status"], "ok", "{name}: {report}");
+    }
+    assert!(
+        check(&report, "git_x509_program")["detail"]
+            .as_str()
+            .unwrap()
+            .contains(GIT_SIGN),
+        "{report}"
+    );
+
+    // By name, found along PATH as git finds it; not on PATH: a warning whose hint names the
+    // program installed beside this nexusq.
+    assert!(
+        git(&["config", "gpg.x509.program", "nexusq-git-sign"])
+            .status
+            .success()
+    );
+    let bin_dir = Path::new(GIT_SIGN).parent().unwrap();
+    let with_bin = std::env::join_paths(
+        std::iter::once(bin_dir.to_path_buf()).chain(std::env::split_paths(&path)),
+    )
+    .unwrap();
+    let (report, _) = doctor_git(&clone, &home, &verifier.path, &with_bin);
+    assert_eq!(
+        check(&report, "git_x509_program")["status"],
+        "ok",
+        "{report}"
+    );
+    let without: Vec<PathBuf> = std::env::split_paths(&path)
+        .filter(|d| !d.join("nexusq-git-sign").exists())
+        .collect();
+    let without = std::env::join_paths(without).unwrap();
+    let (report, _) = doctor_git(&clone, &home, &verifier.path, &without);
+    let program = check(&report, "git_x509_program");
+    assert_eq!(program["status"], "warn", "{program}");
+    assert_eq!(
+        program["hint"],
+        format!("git config gpg.x509.program {GIT_SIGN} (the one beside this nexusq)")
+    );
+}
+
+/// The signer's setup (README "Sign your git commits") passes every git check; a signing key
+/// that is not the vault's identity is flagged with the command that fixes it.
+#[test]
+fn doctor_git_checks_a_signer_s_setup() {
+    let repo = Repo::new();
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let (report, code) = doctor_git(&repo.dir, &repo.home, &repo.vault.path, &path);
+    assert_eq!(code, Some(0), "{report}");
+    for name in GIT_CHECKS {
+        assert_eq!(check(&report, name)["status"], "ok", "{name}: {report}");
+    }
+    let key = check(&report, "git_signing_key")["detail"]
+        .as_str()
+        .unwrap();
+    assert!(key.contains(&repo.fingerprint), "{key}");
+
+    let other = TestVault::new(repo.dir.parent().unwrap(), "other").fingerprint();
+    repo.ok(&["config", "user.signingkey", &other]);
+    repo.ok(&["config", "commit.gpgsign", "sometimes"]);
+    let (report, code) = doctor_git(&repo.dir, &repo.home, &repo.vault.path, &path);
+    assert_eq!(code, Some(0), "{report}");
+    let key = check(&report, "git_signing_key");
+    assert_eq!(key["status"], "warn", "{key}");
+    assert!(
+        key["hint"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("git config user.signingkey {}", repo.fingerprint)),
+        "{key}"
+    );
+    let gpgsign = check(&report, "git_commit_gpgsign");
+    assert_eq!(gpgsign["status"], "warn", "{gpgsign}");
+    assert!(gpgsign["detail"].as_str().unwrap().contains("sometimes"));
+
+    // Without --json: the same checks, one line each.
+    let out = Command::new(common::BIN)
+        .args(["doctor", "--git"])
+        .current_dir(&repo.dir)
+        .env_clear()
+        .env("PATH", &path)
+        .env("HOME", &repo.home)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("NEXUSQ_VAULT", &repo.vault.path)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let shown = String::from_utf8_lossy(&out.stdout);
+    for name in GIT_CHECKS {
+        assert!(
+            shown
+                .lines()
+                .any(|l| l.split_whitespace().nth(1) == Some(name)),
+            "{name}: {shown}"
+        );
+    }
+}
+
+/// `doctor --git` outside any repository: a usage error (exit 2) that says so, before any
+/// check runs; `--json` gives the error object.
+#[test]
+fn doctor_git_outside_a_repository_is_a_usage_error() {
+    let tmp = TempDir::new().unwrap();
+    let run = |json: bool| {
+        let mut c = Command::new(common::BIN);
+        c.args(["doctor", "--git"])
+            .current_dir(tmp.path())
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", tmp.path())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            // No repository above the folder counts either.
+            .env("GIT_CEILING_DIRECTORIES", tmp.path().parent().unwrap())
+            .env("LC_ALL", "C");
+        if json {
+            c.arg("--json");
+        }
+        c.output().unwrap()
+    };
+    let out = run(false);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("git finds none"), "{stderr}");
+    assert!(stderr.contains("not a git repository"), "{stderr}");
+    assert!(stderr.contains("leave out --git"), "{stderr}");
+    assert!(out.stdout.is_empty(), "no report: {}", text(&out));
+    let out = run(true);
+    assert_eq!(out.status.code(), Some(2));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["error"]["kind"], "usage", "{v}");
 }

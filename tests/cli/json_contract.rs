@@ -721,7 +721,7 @@ const TABLE: &[Row] = &[
 ];
 
 /// `docs/schemas/NAME.schema.json`; `bench` is the evidence format, `docs/bench.schema.json`.
-fn schema(name: &str) -> jsonschema::Validator {
+pub(crate) fn schema(name: &str) -> jsonschema::Validator {
     let docs = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs");
     let path = if name == "bench" {
         docs.join("bench.schema.json")
@@ -733,7 +733,7 @@ fn schema(name: &str) -> jsonschema::Validator {
     jsonschema::draft202012::new(&schema).expect("a valid draft 2020-12 schema")
 }
 
-fn assert_valid(validator: &jsonschema::Validator, what: &str, value: &Value) {
+pub(crate) fn assert_valid(validator: &jsonschema::Validator, what: &str, value: &Value) {
     let errors: Vec<String> = validator
         .iter_errors(value)
         .map(|e| format!("{e} at {}", e.instance_path()))

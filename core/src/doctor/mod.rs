@@ -9,15 +9,18 @@
 //! The judgements are plain functions over facts (modes, parameters, environment values), one
 //! file per area, so they are unit-tested on any host; [`run`] gathers the facts and judges
 //! them in the report's order. What only the caller knows (the vault path it chose, its
-//! backend, its terminal, what hardening its process could not do) comes in as [`Given`].
+//! backend, its terminal, what hardening its process could not do, and with `--git` what git
+//! says of the repository) comes in as [`Given`].
 
 mod agent;
 mod contacts;
+mod git;
 mod kdf;
 mod platform;
 mod storage;
 mod vault;
 
+pub use git::{GitFacts, PROGRAM as GIT_SIGN_PROGRAM};
 pub use platform::TerminalFacts;
 pub use vault::{PathSource, path_source};
 
@@ -103,6 +106,9 @@ pub struct Given {
     pub terminal: TerminalFacts,
     /// What hardening the process could not do (empty when all of it was done).
     pub hardening_failures: Vec<String>,
+    /// With `doctor --git`: what git says about the current folder's repository, for the
+    /// checks of its setup for nexusq-git-sign, after the others.
+    pub git: Option<GitFacts>,
 }
 
 /// Every check, in order, and what the caller needs to show beside them.
@@ -208,6 +214,10 @@ pub fn run(given: &Given) -> Report {
             given.backend.as_ref().copied(),
         ),
     ]);
+    if let Some(facts) = &given.git {
+        let own = file.as_ref().map(|f| f.public.root_id());
+        checks.extend(git::git_checks(facts, own.as_ref()));
+    }
     Report {
         checks,
         identity: file.map(|f| f.public),

@@ -271,8 +271,8 @@ fn known_identities(backend: &dyn Backend) -> Result<Vec<Known>> {
     if !path.exists() {
         return Err(Error::vault(
             format!(
-                "no vault at {}: verifying checks signatures against your own vault's identity \
-                 and the contacts it signs",
+                "no vault at {}: signatures are checked against your own vault's identity \
+                 and the contacts in its book",
                 super::output::untrusted_path(&path)
             ),
             "create one (`nexusq init`) and add each signer (`nexusq contacts add NAME \

@@ -730,6 +730,16 @@ fn a_verifier_needs_only_gpg_x509_program_and_doctor_git_says_so() {
             .status
             .success()
     );
+    // Without a vault of one's own, the program says what verifying needs (it takes no
+    // options, so not `nexusq verify`'s --identity).
+    let no_vault = tmp.join("no-vault.nxq");
+    let out = git_at(&clone, &home, &no_vault, &path, &["verify-commit", "HEAD"]);
+    assert!(!out.status.success());
+    let said = text(&out);
+    assert!(said.contains("no vault at"), "{said}");
+    assert!(said.contains("nexusq init"), "{said}");
+    assert!(said.contains("nexusq contacts add"), "{said}");
+    assert!(!said.contains("--identity"), "{said}");
     let out = git(&["verify-commit", "HEAD"]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(

@@ -235,13 +235,8 @@ fn show_table(
 /// A paragraph of the table's text wrapped between words to `width`, `indent` spaces before
 /// its first line and two more before the others.
 fn wrap_paragraph(text: &str, width: usize, indent: usize) -> Vec<String> {
-    let first = " ".repeat(indent);
-    let rest = " ".repeat(if indent > 0 { indent + 2 } else { 0 });
-    output::wrap(text, width.saturating_sub(rest.len().max(indent)).max(1))
-        .into_iter()
-        .enumerate()
-        .map(|(i, l)| format!("{}{l}", if i == 0 { &first } else { &rest }))
-        .collect()
+    let rest = if indent > 0 { indent + 2 } else { 0 };
+    output::hanging(text, width, &" ".repeat(indent), rest)
 }
 
 /// "measuring <op> (k/n)" on stderr, rewritten in place; silent when stderr is not a terminal.

@@ -120,14 +120,7 @@ fn check_lines(checks: &[Check], width: usize) -> Vec<String> {
 /// `text` wrapped into `out`: its first line after `first`, the others indented by `indent`
 /// (the width of `first`), none over `width` but for a word longer than the room.
 fn block(out: &mut Vec<String>, width: usize, first: String, indent: usize, text: &str) {
-    let room = width.saturating_sub(indent).max(1);
-    for (i, line) in wrap(text, room).into_iter().enumerate() {
-        if i == 0 {
-            out.push(format!("{first}{line}"));
-        } else {
-            out.push(format!("{:indent$}{line}", ""));
-        }
-    }
+    out.extend(super::output::hanging(text, width, &first, indent));
 }
 
 /// The exit-1 error when any check is an error: names them, points at the hints.

@@ -173,6 +173,24 @@ pub fn terminal_width() -> usize {
         .unwrap_or(100)
 }
 
+/// `text` wrapped as a paragraph with a hanging indent: its first line after `first`, the
+/// others after `indent` spaces, the words in the `width - indent` columns left (a word longer
+/// than that gets a line of its own).
+pub fn hanging(text: &str, width: usize, first: &str, indent: usize) -> Vec<String> {
+    let room = width.saturating_sub(indent).max(1);
+    wrap(text, room)
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| {
+            if i == 0 {
+                format!("{first}{line}")
+            } else {
+                format!("{:indent$}{line}", "")
+            }
+        })
+        .collect()
+}
+
 /// `text` broken at spaces into lines of at most `width` characters, runs of white space
 /// collapsed. A word longer than `width` (a path, say) is never split: it gets a line of its own.
 pub fn wrap(text: &str, width: usize) -> Vec<String> {

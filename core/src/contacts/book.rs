@@ -272,9 +272,14 @@ impl Book {
         Some((id, cert))
     }
 
+    /// The names of the book's contacts closest to `typed` (a typo's likely meaning).
+    pub fn closest(&self, typed: &str) -> Vec<String> {
+        closest_names(typed, self.contacts.iter().map(|c| c.name.as_str()))
+    }
+
     /// The error for a name the book does not hold: exit 2, closest names as the hint.
     pub fn unknown(&self, name: &str) -> Error {
-        let near = closest_names(name, self.contacts.iter().map(|c| c.name.as_str()));
+        let near = self.closest(name);
         let hint = if near.is_empty() {
             "`nexusq contacts list` shows the names; `nexusq contacts add NAME FILE` adds one"
                 .to_string()

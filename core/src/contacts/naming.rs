@@ -87,11 +87,14 @@ fn looks_like_a_file(value: &str) -> bool {
 /// A value that reads as a file name, naming no file and no contact: a missing input (exit 5,
 /// docs/cli.md "Inputs"), with the contacts close to it in the hint.
 fn missing_file(b: &Book, value: &str) -> Error {
-    let unknown = b.unknown(value);
-    let hint = if unknown.hint().starts_with("did you mean") {
-        format!("check the path; or, for a contact, {}", unknown.hint())
-    } else {
+    let near = b.closest(value);
+    let hint = if near.is_empty() {
         "check the path; `nexusq contacts list` shows the contacts' names".to_string()
+    } else {
+        format!(
+            "check the path; or, for a contact, did you mean {}?",
+            near.join(", ")
+        )
     };
     Error::io(
         format!(

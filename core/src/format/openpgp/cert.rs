@@ -33,7 +33,7 @@ pub struct Contents<'a> {
     pub public: &'a PublicIdentity,
     /// The generations whose decapsulation keys the vault still holds, oldest first.
     pub decrypting: &'a [u32],
-    /// A user ID ("Name <address>"), bound by the root; `None` leaves the direct-key signature
+    /// A user ID (`"Name <address>"`), bound by the root; `None` leaves the direct-key signature
     /// alone, as v6 allows.
     pub user_id: Option<&'a str>,
 }

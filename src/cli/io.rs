@@ -9,6 +9,7 @@ use nexusq_core::fs::input::{Kind, OpenError};
 use nexusq_core::fs::output::{self, OutputFile, OutputKind};
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 /// Largest export, signature or envelope nexusq reads (they are tens of KiB).
@@ -31,38 +32,101 @@ pub fn refuse_existing(path: &Path, hint: &str) -> Result<()> {
 
 /// Read a small input (an export, signature, envelope, statement) whole: FILE, or stdin for
 /// `-`. Every option that reads one comes here, so each kind of problem gets one exit code and
-/// one wording whatever the option (docs/cli.md): missing or unreadable, or a FIFO, device or
-/// socket (which could block forever), exit 5; a folder, exit 2; empty or larger than
-/// `SMALL_FILE_LIMIT`, exit 1 (not `what`). The caller adds the "wrong kind" check (exit 1)
-/// when it decodes the bytes.
+/// one wording whatever the option (docs/cli.md): missing or unreadable, a socket or a block
+/// device, exit 5; a folder, exit 2; empty or larger than `SMALL_FILE_LIMIT`, exit 1 (not
+/// `what`). A pipe or a character device is read as `cat` reads it (`--to <(curl …)`); a pipe
+/// read earlier to tell its format ([`peek_small`]) gives the bytes read then. The caller adds
+/// the "wrong kind" check (exit 1) when it decodes the bytes.
 pub fn read_small(path: &Path, what: &str) -> Result<Vec<u8>> {
-    let (name, reader): (String, Box<dyn Read>) = if path == Path::new("-") {
-        take_stdin(what)?;
-        ("stdin".into(), Box::new(std::io::stdin().lock()))
+    let name = if path == Path::new("-") {
+        "stdin".to_string()
     } else {
-        (
-            nexusq_core::untrusted::path(path),
-            Box::new(open_small(path, what)?),
-        )
+        nexusq_core::untrusted::path(path)
     };
-    let mut bytes = Vec::new();
-    reader
-        .take(SMALL_FILE_LIMIT + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| Error::io_at(&format!("read {what} from"), path, &e))?;
-    if bytes.len() as u64 > SMALL_FILE_LIMIT {
-        return Err(Error::check(
-            format!("{name} is too large to be {what}"),
-            "check that you passed the right file",
-        ));
-    }
-    if bytes.is_empty() {
-        return Err(Error::check(
+    let read = match take_peeked(path) {
+        Some(kept) => kept,
+        None if path == Path::new("-") => {
+            take_stdin(what)?;
+            read_capped(std::io::stdin().lock(), path, what)?
+        }
+        None => read_capped(open_small(path, what)?, path, what)?,
+    };
+    whole(read, &name, what)
+}
+
+/// What was read, refused (exit 1) when there was too much (`None`) or nothing.
+fn whole(read: Option<Vec<u8>>, name: &str, what: &str) -> Result<Vec<u8>> {
+    match read {
+        Some(bytes) if !bytes.is_empty() => Ok(bytes),
+        Some(_) => Err(Error::check(
             format!("{name} is empty, not {what}"),
             "check that you passed the right file, and that it was copied whole",
-        ));
+        )),
+        None => Err(Error::check(
+            format!("{name} is too large to be {what}"),
+            "check that you passed the right file",
+        )),
     }
-    Ok(bytes)
+}
+
+/// [`read_small`] of a file nexusq found rather than one the user named (`FILE.sig` beside
+/// `FILE`): a regular file only, refused at once when it is a pipe or device, never waited on.
+pub fn read_small_beside(path: &Path, what: &str) -> Result<Vec<u8>> {
+    let file = nexusq_core::fs::input::open_regular(path)
+        .map_err(|e| Error::from(e.reading(path, what)))?;
+    whole(
+        read_capped(file, path, what)?,
+        &nexusq_core::untrusted::path(path),
+        what,
+    )
+}
+
+/// At most `SMALL_FILE_LIMIT` bytes of `reader`, or `None` when it holds more.
+fn read_capped(reader: impl Read, path: &Path, what: &str) -> Result<Option<Vec<u8>>> {
+    nexusq_core::fs::input::read_capped(reader, SMALL_FILE_LIMIT)
+        .map_err(|e| Error::io_at(&format!("read {what} from"), path, &e))
+}
+
+/// Public inputs read from a pipe or device to tell their format, kept for [`read_small`] (a
+/// pipe can be read only once): the bytes, or `None` when there were too many.
+type Peeked = (PathBuf, Option<Vec<u8>>);
+static PEEKED: std::sync::Mutex<Vec<Peeked>> = std::sync::Mutex::new(Vec::new());
+
+fn take_peeked(path: &Path) -> Option<Option<Vec<u8>>> {
+    let mut peeked = PEEKED.lock().unwrap_or_else(|e| e.into_inner());
+    let i = peeked.iter().position(|(p, _)| p == path)?;
+    Some(peeked.swap_remove(i).1)
+}
+
+/// The first bytes of a public small input named on the command line (a `--to` or
+/// `--identity` FILE), to tell its format before it is read: up to 64 bytes of a regular
+/// file; a pipe or character device is read whole here and kept for the [`read_small`] that
+/// follows. `None` when it cannot be read: reading it again says why. Never for secrets (what
+/// is kept is not zeroized).
+pub fn peek_small(path: &Path, what: &str) -> Option<Vec<u8>> {
+    const HEAD: usize = 64;
+    if path == Path::new("-") {
+        return None;
+    }
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.is_file() {
+        let mut prefix = [0u8; HEAD];
+        let n = File::open(path)
+            .and_then(|mut f| f.read(&mut prefix))
+            .ok()?;
+        return Some(prefix[..n].to_vec());
+    }
+    if !meta.file_type().is_fifo() && !meta.file_type().is_char_device() {
+        return None;
+    }
+    let mut kept = PEEKED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, read)) = kept.iter().find(|(p, _)| p == path) {
+        return read.as_ref().map(|b| b[..b.len().min(HEAD)].to_vec());
+    }
+    let read = read_capped(open_small(path, what).ok()?, path, what).ok()?;
+    let head = read.as_ref().map(|b| b[..b.len().min(HEAD)].to_vec());
+    kept.push((path.to_path_buf(), read));
+    head
 }
 
 /// Open an input FILE: a missing or unreadable one is an I/O error (exit 5), a folder a usage
@@ -77,11 +141,11 @@ fn open_file(path: &Path, what: &str) -> Result<File> {
     Ok(file)
 }
 
-/// Open a small input FILE as [`open_file`] does, and refuse what is not a regular file
-/// without waiting on it (a FIFO with no writer, a device): an I/O problem with the input,
-/// exit 5 (docs/cli.md, "Inputs").
+/// Open a small input FILE named on the command line as [`open_file`] does: a regular file, a
+/// pipe or a character device (docs/cli.md, "Inputs"); a socket or block device is an I/O
+/// problem with the input, exit 5.
 fn open_small(path: &Path, what: &str) -> Result<File> {
-    Ok(nexusq_core::fs::input::open_regular(path).map_err(|e| e.reading(path, what))?)
+    Ok(nexusq_core::fs::input::open_named(path).map_err(|e| e.reading(path, what))?)
 }
 
 /// Stdin can be read once: a second input that is also `-` is refused (exit 2).
@@ -236,22 +300,7 @@ impl Write for Sink {
 
 /// Read a small text input (`-` is stdin); zeroized after use (identity files hold keys).
 pub fn read_text(path: &Path, what: &str) -> Result<zeroize::Zeroizing<String>> {
-    let bytes = if path == Path::new("-") {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(SMALL_FILE_LIMIT)
-            .read_to_end(&mut b)
-            .map_err(|e| {
-                Error::io(
-                    format!("cannot read {what} from stdin: {e}"),
-                    "check the input",
-                )
-            })?;
-        b
-    } else {
-        read_small(path, what)?
-    };
+    let bytes = read_small(path, what)?;
     String::from_utf8(bytes)
         .map(zeroize::Zeroizing::new)
         .map_err(|e| {

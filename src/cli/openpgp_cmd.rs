@@ -120,19 +120,11 @@ pub(super) fn is_cert(to: &To<'_>) -> bool {
     }
 }
 
-/// Does this file start like an OpenPGP certificate? Only a regular file is looked into: a
-/// FIFO or a device is never opened here (it could wait forever for a writer); reading it as
-/// an export then refuses it with the usual words (docs/cli.md, "Small inputs are regular
-/// files"). Unreadable: no; opening it again says why.
+/// Does this file start like an OpenPGP certificate? A pipe (`--to <(curl …)`) is read whole
+/// to tell, and kept for the read that follows (`cli::io::peek_small`). Unreadable: no;
+/// reading it again says why.
 pub(super) fn is_cert_file(path: &Path) -> bool {
-    if path == Path::new("-") || !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return false;
-    }
-    let mut prefix = [0u8; 64];
-    let n = std::fs::File::open(path)
-        .and_then(|mut f| f.read(&mut prefix))
-        .unwrap_or(0);
-    openpgp::looks_like_cert(&prefix[..n])
+    cio::peek_small(path, "a public identity").is_some_and(|head| openpgp::looks_like_cert(&head))
 }
 
 /// Read an OpenPGP certificate file named on the command line.

@@ -15,7 +15,6 @@ use nexusq_core::contacts::{ContactKey, ContactRef};
 use nexusq_core::identity::{PublicIdentity, RootId, peer};
 use nexusq_core::recipients::{self, Peer, Recipients, Resolved};
 use serde_json::json;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// "encrypting to alice (FP, generation 3) with SUITE, from file x.asc": who, and where from.
@@ -180,17 +179,8 @@ pub(super) fn identities_named(
     Ok(vec![identity_named(ctx, value, named)?])
 }
 
-/// An export from a file, or from stdin for `-`.
+/// An export from a file, a pipe, or stdin for `-`.
 pub(super) fn read_export_bytes(path: &Path) -> Result<Vec<u8>> {
-    if path == Path::new("-") {
-        let mut b = Vec::new();
-        std::io::stdin()
-            .lock()
-            .take(cio::SMALL_FILE_LIMIT)
-            .read_to_end(&mut b)
-            .map_err(|e| Error::io(format!("cannot read stdin: {e}"), "check the input"))?;
-        return Ok(b);
-    }
     cio::read_small(path, "a public identity")
 }
 

@@ -689,11 +689,15 @@ impl TrustChoice {
     }
 }
 
-fn read_signature(path: &Path) -> Result<Signature> {
-    Ok(Signature::parse(
-        &read_small(path, "a signature")?,
-        &untrusted_path(path),
-    )?)
+/// The signature at `path`: named on the command line (`--sig`, which may be a pipe), or found
+/// beside the file it signs (`FILE.sig`, a regular file only, never waited on).
+fn read_signature(path: &Path, named: bool) -> Result<Signature> {
+    let bytes = if named {
+        read_small(path, "a signature")?
+    } else {
+        super::io::read_small_beside(path, "a signature")?
+    };
+    Ok(Signature::parse(&bytes, &untrusted_path(path))?)
 }
 
 pub fn verify(ctx: &Context, args: &VerifyArgs) -> Result<()> {
@@ -893,7 +897,7 @@ fn verify_files(ctx: &Context, args: &VerifyArgs) -> Result<()> {
                     "ask the signer for it, or name it with --sig SIG (one file) or --sig-dir DIR",
                 ));
             }
-            let sig = read_signature(&sig_path)?;
+            let sig = read_signature(&sig_path, false)?;
             let trusted = choice.for_signature(ctx, &sig, backend, &mut said)?;
             let ok = check_one(ctx, backend, &trusted, &sig, Some(file.as_path()))?;
             Ok((ok, trusted.into_owned()))
@@ -991,7 +995,7 @@ fn verify_manifest(ctx: &Context, args: &VerifyArgs) -> Result<()> {
         Some(s) => s.clone(),
         None => sig_path_for(path, None)?,
     };
-    let sig = read_signature(&sig_path)?;
+    let sig = read_signature(&sig_path, args.sig.is_some())?;
     let choice = trust_choice(ctx, args, backend)?;
     let trusted = choice.for_signature(ctx, &sig, backend, &mut None)?;
     let trust = trusted.trust();

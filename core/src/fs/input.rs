@@ -1,13 +1,22 @@
 //! Opening the files nexusq reads whole (a vault, an export, a signature, a manifest and the
-//! files it lists): never blocking, regular files only (docs/cli.md, "Inputs").
+//! files it lists) without surprises (docs/cli.md, "Inputs").
 //!
-//! A FIFO opened for reading waits for a writer, and reading a device may never end, so a
-//! plain `open` of what should be a small file could hang a command forever. Here the kind is
-//! looked at first through an `O_PATH` descriptor (which opens nothing: a device's driver is
-//! not woken, a FIFO not joined), and only a regular file is then opened for reading, with
-//! `O_NONBLOCK | O_NOCTTY`; `fstat` on that descriptor decides again, so a file swapped in
-//! between is still caught. Data that streams (the FILE of `sign`, `encrypt`…) does not come
-//! here: a FIFO is a fine source of data.
+//! Two rules, by who named the file:
+//!
+//! - **What nexusq itself keeps or another file names** (the vault, the contacts book, the files
+//!   a manifest lists) must be a regular file, and is never waited on: [`open_regular`] and
+//!   [`open_beneath`]. A FIFO opened for reading waits for a writer, and reading a device may
+//!   never end, so the kind is looked at first through an `O_PATH` descriptor (which opens
+//!   nothing: a device's driver is not woken, a FIFO not joined), and only a regular file is
+//!   then opened for reading, with `O_NONBLOCK | O_NOCTTY`; `fstat` on that descriptor decides
+//!   again, so a file swapped in between is still caught.
+//! - **What the user names on the command line** (`--to <(curl …)`, `--sig`, `identity show`)
+//!   may also be a pipe or a character device, read as `cat` reads it: [`open_named`]. A FIFO
+//!   nobody writes to then waits for a writer, as `cat` would. A pipe has no size to check
+//!   first, so whoever reads one whole caps it: [`read_capped`].
+//!
+//! Data that streams (the FILE of `sign`, `encrypt`…) does not come here: any readable file is
+//! a fine source of data.
 //!
 //! [`open_beneath`] opens a name below a folder without leaving it (the files a manifest
 //! lists, docs/signature-format.md §7): `openat2(RESOLVE_BENEATH)` where the kernel has it and
@@ -15,7 +24,7 @@
 
 use rustix::fs::{FileType, Mode, OFlags, ResolveFlags};
 use std::fs::File;
-use std::io;
+use std::io::{self, Read};
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Component, Path};
 
@@ -161,6 +170,40 @@ pub fn open_regular(path: &Path) -> Result<File, OpenError> {
     finish(probe, || {
         Ok(rustix::fs::open(path, read_flags(), Mode::empty())?)
     })
+}
+
+/// Open `path`, named by the user on the command line, for reading it whole: a regular file
+/// as [`open_regular`] opens it, or a pipe or character device (`<(curl …)`, `/dev/stdin`),
+/// opened as `cat` opens it, so a FIFO nobody writes to waits for a writer. A folder, a socket
+/// or a block device is refused without being opened. Read it with [`read_capped`].
+pub fn open_named(path: &Path) -> Result<File, OpenError> {
+    let probe = rustix::fs::open(path, OFlags::PATH | OFlags::CLOEXEC, Mode::empty())?;
+    match kind(&probe)? {
+        None => finish(probe, || {
+            Ok(rustix::fs::open(path, read_flags(), Mode::empty())?)
+        }),
+        Some(Kind::Fifo | Kind::CharDevice) => {
+            drop(probe);
+            let flags = OFlags::RDONLY | OFlags::NOCTTY | OFlags::CLOEXEC;
+            let fd = rustix::fs::open(path, flags, Mode::empty())?;
+            // Decided again on what was opened: it may have been swapped since the probe.
+            match kind(&fd)? {
+                None | Some(Kind::Fifo | Kind::CharDevice) => Ok(File::from(fd)),
+                Some(k) => Err(OpenError::NotRegular(k)),
+            }
+        }
+        Some(k) => Err(OpenError::NotRegular(k)),
+    }
+}
+
+/// `reader` to its end, or `None` as soon as it holds more than `limit` bytes (never more than
+/// `limit + 1` are read or held): how every input read whole is capped, a pipe included.
+pub fn read_capped(reader: impl Read, limit: u64) -> io::Result<Option<Vec<u8>>> {
+    let mut bytes = Vec::new();
+    reader
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok((bytes.len() as u64 <= limit).then_some(bytes))
 }
 
 /// A folder to open names beneath ([`open_beneath`]); its own path may go through links.
@@ -327,6 +370,73 @@ mod tests {
             Err(OpenError::Io(e)) => assert_eq!(e.kind(), io::ErrorKind::NotFound),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn named_inputs_may_be_pipes_and_devices_read_as_cat_reads_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        std::fs::write(d.join("f"), b"bytes").unwrap();
+        let mut s = String::new();
+        open_named(&d.join("f"))
+            .unwrap()
+            .read_to_string(&mut s)
+            .unwrap();
+        assert_eq!(s, "bytes");
+        // A FIFO: the open waits for the writer, as cat's would, then reads what it wrote.
+        let p = d.join("p");
+        fifo(&p);
+        let writer = {
+            let p = p.clone();
+            std::thread::spawn(move || std::fs::write(p, b"through a pipe").unwrap())
+        };
+        let got = read_capped(open_named(&p).unwrap(), 100).unwrap().unwrap();
+        writer.join().unwrap();
+        assert_eq!(got, b"through a pipe");
+        // An anonymous pipe named by /proc/self/fd/N, as `<(...)` names one.
+        let (r, mut w) = std::io::pipe().unwrap();
+        let fd = std::os::fd::AsRawFd::as_raw_fd(&r);
+        let named = Path::new("/proc/self/fd").join(fd.to_string());
+        std::io::Write::write_all(&mut w, b"substituted").unwrap();
+        drop(w);
+        let got = read_capped(open_named(&named).unwrap(), 100)
+            .unwrap()
+            .unwrap();
+        assert_eq!(got, b"substituted");
+        // A character device with /dev/null's numbers (root only): read, empty.
+        let node = d.join("null");
+        if rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &node,
+            FileType::CharacterDevice,
+            Mode::RUSR | Mode::WUSR,
+            rustix::fs::makedev(1, 3),
+        )
+        .is_ok()
+        {
+            let got = read_capped(open_named(&node).unwrap(), 100)
+                .unwrap()
+                .unwrap();
+            assert!(got.is_empty());
+        }
+        assert!(matches!(
+            open_named(d),
+            Err(OpenError::NotRegular(Kind::Folder))
+        ));
+        let sock = std::os::unix::net::UnixListener::bind(d.join("s")).unwrap();
+        assert!(matches!(
+            open_named(&d.join("s")),
+            Err(OpenError::NotRegular(Kind::Socket))
+        ));
+        drop(sock);
+    }
+
+    #[test]
+    fn reads_are_capped_one_byte_past_the_limit() {
+        let data = vec![7u8; 10];
+        assert_eq!(read_capped(&data[..], 10).unwrap().unwrap(), data);
+        assert!(read_capped(&data[..], 9).unwrap().is_none());
+        assert!(read_capped(std::io::repeat(0), 1 << 20).unwrap().is_none());
     }
 
     /// A folder with `in/f`, `in/sub/g`, links that stay inside and links that leave, and a

@@ -837,9 +837,14 @@ pub struct RecoverArgs {
     #[command(flatten)]
     pub words: WordsArgs,
     /// Your export (from a contact, or where you published it): every generation it certifies
-    /// comes back with the same certificates
+    /// comes back with the same certificates, and the older ones for decryption
     #[arg(long, value_name = "EXPORT")]
     pub from_export: Option<PathBuf>,
+    /// How many generations the identity had (its newest generation number, as contacts or
+    /// `identity show` of an old export tell): every one up to N comes back for decryption,
+    /// so files sent to later generations open without an export that certifies them
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub generations: Option<u32>,
     #[command(flatten)]
     pub new_password: NewPasswordArgs,
     #[command(flatten)]

@@ -172,12 +172,15 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<()> {
     let params = kdf_params(&ctx.out, &args.kdf, KdfParams::for_new_vault())?;
     let read = read_master(ctx, &args.words)?;
     let when = now();
-    let rebuilt = match &export {
+    let mut rebuilt = match &export {
         Some(e) => rebuild::with_export(read.master, e, backend)?,
-        None => rebuild::without_export(read.master, backend, when),
+        None => rebuild::without_export(read.master, backend, when, 1),
     };
+    if let Some(n) = args.generations {
+        rebuilt.extend_to(n);
+    }
     let password = ctx.new_password()?;
-    let not_in_export = rebuilt.not_in_export.clone();
+    let decryption_only = rebuilt.decryption_only.clone();
     let from_export = rebuilt.from_export;
     let created = vault::create_with(&path, &password, params, &opts, when, || {
         Ok(rebuilt.identity)
@@ -193,25 +196,32 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<()> {
         "from": read.from,
         "from_export": from_export,
         "generations": generations,
-        "not_in_export": not_in_export,
+        "decryption_only": decryption_only,
         "not_restored": ["contacts book", "agent", "revocation statement file"],
         "newest_expired": newest.not_after < when,
     });
     output::path_bytes(&mut j, &[("vault", &path)]);
     ctx.out.json(&j);
-    ctx.out.data(&format!(
+    let mut text = format!(
         "recovered {} from the {}\nfingerprint: {fp}\ngenerations: {}",
         output::untrusted_path(&path),
         read.from,
         list(&generations)
-    ));
-    if !not_in_export.is_empty() {
-        ctx.out.warn(&format!(
-            "generations {} are not in the export (a plain export carries only the newest \
-             certificate): files sent to them do not decrypt with this vault; recover again \
-             from an export made with `nexusq identity export --full-history` to bring them \
-             back",
-            list(&not_in_export)
+    );
+    if !decryption_only.is_empty() {
+        text.push_str(&format!(
+            "\nfor decryption only (no certificate): {}",
+            list(&decryption_only)
+        ));
+    }
+    ctx.out.data(&text);
+    if !decryption_only.is_empty() {
+        ctx.out.note(&format!(
+            "generations {} came back for decryption only: files sent to them open, but the \
+             vault holds no certificate of them, so `identity history` and `identity export \
+             --full-history` do not show them. To bring their certificates back, recover \
+             again from an export made with `nexusq identity export --full-history`",
+            list(&decryption_only)
         ));
     }
     if !from_export {
@@ -221,6 +231,13 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<()> {
              the new one. If you can get your export (a contact has it, or you published \
              it), recover again with --from-export EXPORT instead, into a new file",
         );
+        if args.generations.is_none() {
+            ctx.out.note(
+                "only generation 1's decryption keys came back: if you had rotated, recover \
+                 again with --generations N (your newest generation number) so files sent \
+                 to generations 2 to N open too",
+            );
+        }
     } else if newest.not_after < when {
         ctx.out.warn(&format!(
             "generation {} expired on {}: run `nexusq rotate` before you send your export",
@@ -232,7 +249,8 @@ pub fn run(ctx: &Context, args: &RecoverArgs) -> Result<()> {
         "Not brought back: the contacts book (restore contacts.nxq from a copy, or add your \
          contacts again), the key agent (start it with `nexusq agent start`), and the \
          revocation statement file `init` wrote (keep the copy you moved off the phone). \
-         Every generation's decryption key is back, including any you had retired.",
+         The decryption keys of every generation listed above are back, including any you \
+         had retired.",
     );
     Ok(())
 }

@@ -226,8 +226,11 @@ fn the_phrase_and_an_export_rebuild_the_whole_identity() {
     assert_eq!(h["generations"].as_array().unwrap().len(), 4, "{h}");
 }
 
+/// The export people actually have (plain: the newest certificate only) brings back every
+/// generation: the words derive generations 1 and 2 too, for decryption, and the file sent to
+/// generation 1 before both rotations opens.
 #[test]
-fn a_plain_export_brings_back_its_generation_and_says_what_is_missing() {
+fn a_plain_export_brings_back_every_generation_and_says_which_have_no_certificate() {
     let st = story();
     let d = st.dir.path();
     let out = recover(
@@ -238,11 +241,26 @@ fn a_plain_export_brings_back_its_generation_and_says_what_is_missing() {
             s(&st.phrase),
             "--from-export",
             s(&st.me.export()),
+            "--json",
         ],
     );
     assert!(out.status.success(), "{}", stderr(&out));
-    assert!(stderr(&out).contains("generations 1, 2 are not in the export"));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["generations"], serde_json::json!([3]), "{j}");
+    assert_eq!(j["decryption_only"], serde_json::json!([1, 2]), "{j}");
+    assert!(
+        stderr(&out).contains("generations 1, 2 came back for decryption only"),
+        "{}",
+        stderr(&out)
+    );
     let back = recovered(d, "back");
+    decrypts_old_file(&back, &st.old_file);
+    // A vault holding generations without a certificate is format 3, and unlocks.
+    assert_eq!(fs::read(&back.path).unwrap()[4..6], [0, 3]);
+    back.cmd()
+        .args(["vault", "unlock", "--password-file", s(&back.pw)])
+        .assert()
+        .success();
     let again = back.cmd().args(["identity", "export"]).output().unwrap();
     assert_eq!(again.stdout, st.plain_export);
     // Its history begins at generation 3, and says why rather than "broken".
@@ -274,6 +292,59 @@ fn without_an_export_the_root_and_generation_1_come_back() {
     // Generation 1's keys are the original ones: the old file decrypts.
     let back = recovered(d, "back");
     decrypts_old_file(&back, &st.old_file);
+    assert!(stderr(&out).contains("--generations N"), "{}", stderr(&out));
+
+    // A file sent to the newest generation (3) needs its keys: told how many generations
+    // there were, recovery brings them back without any export.
+    let new_file = d.join("new.nxe");
+    fs::write(d.join("new.txt"), "sent to generation 3\n").unwrap();
+    bin()
+        .args(["encrypt", "--to"])
+        .arg(st.me.export())
+        .arg("-o")
+        .arg(&new_file)
+        .arg(d.join("new.txt"))
+        .assert()
+        .success();
+    let decrypt = |v: &TestVault| {
+        v.cmd()
+            .args(["decrypt", "--password-file", s(&v.pw)])
+            .arg(&new_file)
+            .output()
+            .unwrap()
+    };
+    assert_eq!(decrypt(&back).status.code(), Some(1));
+    let out = recover(
+        d,
+        &d.join("all.nxq"),
+        &[
+            "--phrase-file",
+            s(&st.phrase),
+            "--generations",
+            "3",
+            "--json",
+        ],
+    );
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["generations"], serde_json::json!([1]), "{j}");
+    assert_eq!(j["decryption_only"], serde_json::json!([2, 3]), "{j}");
+    let all = recovered(d, "all");
+    decrypts_old_file(&all, &st.old_file);
+    let opened = decrypt(&all);
+    assert!(opened.status.success(), "{}", stderr(&opened));
+    assert_eq!(opened.stdout, b"sent to generation 3\n");
+    // Rotation never certifies a number the vault already holds: it goes on at 4.
+    let out = all
+        .cmd()
+        .args(["rotate", "--password-file", s(&all.pw), "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(j["generation"], 4, "{j}");
+    let opened = decrypt(&all);
+    assert!(opened.status.success(), "{}", stderr(&opened));
 }
 
 #[test]

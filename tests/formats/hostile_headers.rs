@@ -136,7 +136,7 @@ fn memory_bound_follows_device_ram() {
 #[test]
 fn versions_are_named() {
     let base = small_vault();
-    let newer = format::FORMAT_VERSION + 1;
+    let newer = format::NEWEST_READ + 1;
     let bytes = with_field(&base, 4, &newer.to_be_bytes());
     let err = format::parse(&bytes, None).unwrap_err();
     assert!(err.message().contains("made by a newer nexusq"), "{err}");

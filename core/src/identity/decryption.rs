@@ -47,18 +47,21 @@ pub enum MissingKey {
 /// names generations and suites only.
 pub struct DecryptionKeys {
     keys: Vec<DecryptionKey>,
-    /// The newest generation of the identity.
+    /// The newest certified generation of the identity.
     newest: Option<u32>,
     /// Generations whose decapsulation keys were erased.
     retired: Vec<u32>,
 }
 
 impl DecryptionKeys {
-    /// From each generation's expanded keys, in any order; an empty list is a retired
-    /// generation.
-    pub(crate) fn new(mut generations: Vec<(u32, Vec<DecapsulationKey>)>) -> Self {
+    /// From each generation's expanded keys, in any order (an empty list is a retired
+    /// generation), and the newest certified generation, the one in use: an uncertified
+    /// generation (recovered for decryption only) may be newer and is still not in use.
+    pub(crate) fn new(
+        mut generations: Vec<(u32, Vec<DecapsulationKey>)>,
+        newest: Option<u32>,
+    ) -> Self {
         generations.sort_by_key(|(g, _)| std::cmp::Reverse(*g));
-        let newest = generations.first().map(|(g, _)| *g);
         let retired = generations
             .iter()
             .filter(|(_, keys)| keys.is_empty())

@@ -2,8 +2,10 @@
 //!
 //! Plaintext encoding (sealed by the vault; docs/vault-format.md):
 //! `u32 count || count x (u32 g || u8 flags || [xwing seed(32) || mlkem1024 seed(32)] if
-//! flags & 1 || [ML-DSA xi(32) || Ed25519 secret(32)] if flags & 2)`.
+//! flags & 1 || [ML-DSA xi(32) || Ed25519 secret(32)] if flags & 2)`, in generation order.
 //! Flag 1: decapsulation seeds kept (not retired). Flag 2: signing seeds kept (newest only).
+//! Flag 4 (vault format 3): the generation has no certificate in the vault; its decapsulation
+//! seeds were derived again from the master secret at recovery, to open what was sent to it.
 
 use super::certificate::{Certificate, GenerationKeys};
 use super::decryption::DecryptionKeys;
@@ -16,6 +18,7 @@ use zeroize::Zeroizing;
 
 const FLAG_KEM: u8 = 1;
 const FLAG_SIG: u8 = 2;
+const FLAG_UNCERTIFIED: u8 = 4;
 
 /// A generation's two decapsulation seeds (docs/kem.md: each expands to a hybrid KEM key).
 pub struct KemSeeds {
@@ -59,6 +62,10 @@ pub struct GenerationSecrets {
     pub kem: Option<KemSeeds>,
     /// Signing seeds; kept by the newest generation only, erased when it is superseded.
     pub sig: Option<SigSeeds>,
+    /// No certificate of this generation is in the vault: its keys were derived again from the
+    /// master secret when the identity was recovered from an export that did not carry it
+    /// (docs/recovery.md). It decrypts and never signs.
+    pub uncertified: bool,
 }
 
 impl GenerationSecrets {
@@ -74,7 +81,15 @@ impl GenerationSecrets {
                 mldsa_xi: SecretBytes::random(),
                 ed25519: SecretBytes::random(),
             }),
+            uncertified: false,
         }
+    }
+
+    /// This generation for decryption only, without a certificate: its signing seeds dropped.
+    pub fn decryption_only(mut self) -> Self {
+        self.sig = None;
+        self.uncertified = true;
+        self
     }
 
     /// This generation's decapsulation keys, expanded, in [`KemLevel::ALL`] order; none once
@@ -130,8 +145,13 @@ impl std::fmt::Debug for GenerationSecrets {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "GenerationSecrets {{ generation: {}, kem: {}, sig: {} }}",
+            "GenerationSecrets {{ generation: {}{}, kem: {}, sig: {} }}",
             self.generation,
+            if self.uncertified {
+                " (uncertified)"
+            } else {
+                ""
+            },
             if self.kem.is_some() {
                 "kept (redacted)"
             } else {
@@ -149,7 +169,8 @@ impl std::fmt::Debug for GenerationSecrets {
 /// Every generation's seeds, oldest first.
 #[derive(Debug)]
 pub struct SecretSection {
-    /// Oldest first, one per certificate of the public section.
+    /// Oldest first: one per certificate of the public section, and any uncertified
+    /// (decryption-only) generations among them.
     pub generations: Vec<GenerationSecrets>,
 }
 
@@ -164,7 +185,8 @@ impl SecretSection {
         w.u32(self.generations.len() as u32);
         for g in &self.generations {
             let flags = if g.kem.is_some() { FLAG_KEM } else { 0 }
-                | if g.sig.is_some() { FLAG_SIG } else { 0 };
+                | if g.sig.is_some() { FLAG_SIG } else { 0 }
+                | if g.uncertified { FLAG_UNCERTIFIED } else { 0 };
             w.u32(g.generation).u8(flags);
             if let Some(k) = &g.kem {
                 w.bytes(k.xwing.expose()).bytes(k.mlkem1024_x25519.expose());
@@ -184,8 +206,13 @@ impl SecretSection {
         for _ in 0..n {
             let generation = r.u32("generation number")?;
             let flags = r.u8("generation flags")?;
-            if flags & !(FLAG_KEM | FLAG_SIG) != 0 {
+            if flags & !(FLAG_KEM | FLAG_SIG | FLAG_UNCERTIFIED) != 0 {
                 return Err(DecodeError("unknown generation flags".into()));
+            }
+            if flags & FLAG_UNCERTIFIED != 0 && flags & FLAG_SIG != 0 {
+                return Err(DecodeError(
+                    "an uncertified generation holds signing keys".into(),
+                ));
             }
             let kem = if flags & FLAG_KEM != 0 {
                 Some(KemSeeds {
@@ -203,38 +230,66 @@ impl SecretSection {
             } else {
                 None
             };
+            if generations
+                .last()
+                .is_some_and(|g: &GenerationSecrets| g.generation >= generation)
+            {
+                return Err(DecodeError(
+                    "the generations are not in increasing order".into(),
+                ));
+            }
             generations.push(GenerationSecrets {
                 generation,
                 kem,
                 sig,
+                uncertified: flags & FLAG_UNCERTIFIED != 0,
             });
         }
         r.finish("secret section")?;
         Ok(SecretSection { generations })
     }
 
-    /// The secrets belong to these certificates: same generations in the same order, every
-    /// kept seed gives the certified public key, and the newest generation keeps every seed.
-    /// Each kept seed is expanded once for the check; the expanded keys are returned, so
-    /// decrypting later need not expand them again.
+    /// Does it hold a generation without a certificate (vault format 3)?
+    pub fn has_uncertified(&self) -> bool {
+        self.generations.iter().any(|g| g.uncertified)
+    }
+
+    /// The highest generation number it holds, certified or not.
+    pub fn highest(&self) -> Option<u32> {
+        self.generations.iter().map(|g| g.generation).max()
+    }
+
+    /// The secrets belong to these certificates: the certified generations are the
+    /// certificates' generations in the same order, every kept seed gives the certified public
+    /// key, and the newest generation keeps every seed. Uncertified generations (recovered for
+    /// decryption only) have no certificate to be checked against: they hold no signing seeds
+    /// and no number a certificate holds. Each kept seed is expanded once for the check; the
+    /// expanded keys are returned, so decrypting later need not expand them again.
     pub fn check_against(
         &self,
         certs: &[Certificate],
         backend: &dyn Backend,
     ) -> DecodeResult<DecryptionKeys> {
-        if self.generations.len() != certs.len() {
+        let certified: Vec<&GenerationSecrets> =
+            self.generations.iter().filter(|g| !g.uncertified).collect();
+        if certified.len() != certs.len()
+            || certified
+                .iter()
+                .zip(certs)
+                .any(|(g, c)| g.generation != c.generation)
+        {
             return Err(DecodeError(
                 "the secret section and the public section list different generations".into(),
             ));
         }
-        let newest = self.generations.last();
+        let newest = certified.last();
         if newest.is_none_or(|g| g.kem.is_none() || g.sig.is_none()) {
             return Err(DecodeError(
                 "the newest generation is missing secret keys".into(),
             ));
         }
         // Superseded generations have their signing secrets erased.
-        let older = &self.generations[..self.generations.len() - 1];
+        let older = &certified[..certified.len() - 1];
         if let Some(g) = older.iter().find(|g| g.sig.is_some()) {
             return Err(DecodeError(format!(
                 "superseded generation {} still holds signing keys",
@@ -242,7 +297,7 @@ impl SecretSection {
             )));
         }
         let mut kept = Vec::with_capacity(self.generations.len());
-        for (g, cert) in self.generations.iter().zip(certs) {
+        for (g, cert) in certified.iter().zip(certs) {
             let keys = g.checked_keys(cert, backend).ok_or_else(|| {
                 DecodeError(format!(
                     "the secret keys of generation {} do not match its public keys",
@@ -251,17 +306,28 @@ impl SecretSection {
             })?;
             kept.push((g.generation, keys));
         }
-        Ok(DecryptionKeys::new(kept))
+        for g in self.generations.iter().filter(|g| g.uncertified) {
+            kept.push((g.generation, g.decapsulation_keys(backend)));
+        }
+        let newest = certs.last().map(|c| c.generation);
+        Ok(DecryptionKeys::new(kept, newest))
     }
 
     /// Every kept generation's decapsulation keys, expanded, without checking them against
     /// certificates (unlock uses [`SecretSection::check_against`]).
     pub fn decryption_keys(&self, backend: &dyn Backend) -> DecryptionKeys {
+        let newest = self
+            .generations
+            .iter()
+            .filter(|g| !g.uncertified)
+            .map(|g| g.generation)
+            .max();
         DecryptionKeys::new(
             self.generations
                 .iter()
                 .map(|g| (g.generation, g.decapsulation_keys(backend)))
                 .collect(),
+            newest,
         )
     }
 }
@@ -281,9 +347,10 @@ mod tests {
                     if f & FLAG_KEM == 0 {
                         g.kem = None;
                     }
-                    if f & FLAG_SIG == 0 {
+                    if f & FLAG_SIG == 0 || f & FLAG_UNCERTIFIED != 0 {
                         g.sig = None;
                     }
+                    g.uncertified = f & FLAG_UNCERTIFIED != 0;
                     g
                 })
                 .collect(),
@@ -292,7 +359,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn encode_decode_round_trip(flags in proptest::collection::vec(0u8..4, 0..6)) {
+        fn encode_decode_round_trip(flags in proptest::collection::vec(0u8..8, 0..6)) {
             let s = section(&flags);
             let bytes = s.encode();
             let back = SecretSection::decode(&bytes).unwrap();
@@ -353,5 +420,52 @@ mod tests {
         assert!(superseded.check_against(&certs, &RustCrypto).is_err());
         // Missing generations: refused.
         assert!(superseded.check_against(&certs[..1], &RustCrypto).is_err());
+
+        // Uncertified generations (recovered for decryption only) around the certified ones
+        // decrypt; the newest certified generation stays the one in use.
+        let certified = [
+            GenerationSecrets::generate(2),
+            GenerationSecrets::generate(3),
+        ];
+        let certs: Vec<Certificate> = certified
+            .iter()
+            .map(|g| {
+                let keys = g.public_keys(&RustCrypto).unwrap();
+                Certificate::issue(
+                    &root,
+                    &RustCrypto,
+                    id,
+                    g.generation,
+                    0,
+                    1,
+                    keys,
+                    [0; 32],
+                    String::new(),
+                )
+            })
+            .collect();
+        let [mut older, newest] = certified;
+        older.sig = None;
+        let generations = vec![
+            GenerationSecrets::generate(1).decryption_only(),
+            older,
+            newest,
+            GenerationSecrets::generate(4).decryption_only(),
+        ];
+        let with_uncertified = SecretSection { generations };
+        let keys = with_uncertified.check_against(&certs, &RustCrypto).unwrap();
+        assert_eq!(keys.newest_generation(), Some(3));
+        assert!(keys.find(1, KemLevel::MlKem768).is_ok());
+        assert!(keys.find(4, KemLevel::MlKem768).is_ok());
+        assert!(!keys.is_superseded(3));
+        // An uncertified generation is never one a certificate names.
+        let mut clash = SecretSection::decode(&with_uncertified.encode()).unwrap();
+        clash.generations[1].uncertified = true;
+        clash.generations[1].sig = None;
+        assert!(clash.check_against(&certs, &RustCrypto).is_err());
+        // And it holds no signing keys: refused when decoding.
+        let mut bytes = with_uncertified.encode().to_vec();
+        bytes[8] |= FLAG_SIG;
+        assert!(SecretSection::decode(&bytes).is_err());
     }
 }

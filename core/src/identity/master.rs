@@ -93,6 +93,7 @@ impl MasterSecret {
                 mldsa_xi: self.derive(label::MLDSA65, generation),
                 ed25519: self.derive(label::ED25519, generation),
             }),
+            uncertified: false,
         }
     }
 }

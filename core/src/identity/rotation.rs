@@ -153,7 +153,10 @@ pub fn rotate(
         ));
     }
     let newest = public.newest();
-    let generation = newest.generation.checked_add(1).ok_or_else(|| {
+    // Past every number the vault holds: a generation recovered for decryption only
+    // (uncertified) may be newer than the newest certificate, and its number is taken.
+    let highest = secrets.highest().unwrap_or(0).max(newest.generation);
+    let generation = highest.checked_add(1).ok_or_else(|| {
         Error::vault(
             "this vault has used every generation number",
             "create a new identity",
@@ -192,11 +195,21 @@ pub fn rotate(
             signature: Vec::new(),
         },
     );
+    // Retired: every generation older than the oldest one kept, so with the certified
+    // generations `planned` names the uncertified ones below them (docs/recovery.md).
+    let oldest_kept = planned.iter().max().map(|&g| {
+        public
+            .certificates
+            .iter()
+            .map(|c| c.generation)
+            .find(|&c| c > g)
+            .unwrap_or(generation)
+    });
     let mut retired = Vec::new();
     for g in &mut secrets.generations {
         // Superseded: signing secrets erased (SecretBytes zeroizes on drop).
         g.sig = None;
-        if planned.contains(&g.generation) && g.kem.take().is_some() {
+        if oldest_kept.is_some_and(|kept| g.generation < kept) && g.kem.take().is_some() {
             retired.push(g.generation);
         }
     }
@@ -308,6 +321,43 @@ mod tests {
             .unwrap();
         assert_eq!(public.revocations.len(), 1);
         public.verify_signatures(&RustCrypto).unwrap();
+    }
+
+    /// A vault recovered with generations 2 and 3 for decryption only (no export, `recover
+    /// --generations 3`): rotation certifies 4, never a number it holds, and retiring counts
+    /// certified generations, taking the uncertified ones below the oldest kept.
+    #[test]
+    fn rotation_goes_past_uncertified_generations_and_retires_them_with_the_rest() {
+        let NewIdentity {
+            keys: root,
+            mut public,
+            mut secrets,
+            ..
+        } = NewIdentity::generate(&RustCrypto, 100);
+        for g in 2..=3 {
+            secrets
+                .generations
+                .push(root.new_generation(g).decryption_only());
+        }
+        let r = rotate(&mut public, &mut secrets, &root, &RustCrypto, 200, &opts()).unwrap();
+        assert_eq!(r.generation, 4);
+        assert!(r.retired.is_empty());
+        let certified: Vec<u32> = public.certificates.iter().map(|c| c.generation).collect();
+        assert_eq!(certified, [1, 4]);
+        let keys = secrets
+            .check_against(&public.certificates, &RustCrypto)
+            .unwrap();
+        assert_eq!(keys.newest_generation(), Some(4));
+        assert_eq!(keys.len(), 8);
+        // Keep the newest 2 certified (4 and the new 5): 1, and 2 and 3 below 4, go.
+        let mut o = opts();
+        o.retire_older_than = Some(2);
+        let r = rotate(&mut public, &mut secrets, &root, &RustCrypto, 300, &o).unwrap();
+        assert_eq!(r.generation, 5);
+        assert_eq!(r.retired, vec![1, 2, 3]);
+        secrets
+            .check_against(&public.certificates, &RustCrypto)
+            .unwrap();
     }
 
     #[test]

@@ -3,27 +3,30 @@
 //! With an export, every generation the export certifies is derived again and must give
 //! exactly the export's public keys; the export's certificates and revocations are kept, so
 //! the rebuilt vault exports the same bytes. Without one, the root and generation 1 come back
-//! with a new certificate.
+//! with a new certificate. Either way the generations the vault cannot certify (older than the
+//! export's oldest certificate, or named by [`without_export`]'s count) come back too, for
+//! decryption only: their keys derive from the master secret, and opening a file needs no
+//! certificate.
 
 use crate::error::{Error, Result};
 use crate::identity::{MasterSecret, NewIdentity, PublicIdentity, RootKeys, SecretSection};
 use crate::suite::Backend;
 use crate::vault::Sealable;
 
-/// A rebuilt identity, ready to seal into a new vault, and what it could not bring back.
+/// A rebuilt identity, ready to seal into a new vault.
 pub struct Rebuilt {
     /// The keys, public identity and seeds for the new vault.
     pub identity: Sealable,
-    /// Generations older than the oldest certificate of the export: their keys are derivable,
-    /// but without their certificates the vault cannot hold them (an export made with
-    /// `--full-history` brings them back). Empty without an export.
-    pub not_in_export: Vec<u32>,
+    /// Generations whose decryption keys came back without their certificates (an export made
+    /// with `--full-history` brings those back too): they decrypt, and never sign.
+    pub decryption_only: Vec<u32>,
     /// Rebuilt from an export (true), or a new generation 1 (false).
     pub from_export: bool,
 }
 
 /// The identity of `master` with the certificates of `export`, which must be that identity's:
-/// same root, and every certified generation's keys equal to the keys derived for it.
+/// same root, and every certified generation's keys equal to the keys derived for it. The
+/// generations older than the export's oldest certificate come back for decryption only.
 pub fn with_export(
     master: MasterSecret,
     export: &PublicIdentity,
@@ -39,13 +42,18 @@ pub fn with_export(
                 export.root_id().fingerprint()
             ),
             "give the export of the identity these words belong to (check the fingerprint), \
-             or recover without --from-export",
+             or recover without an export",
         ));
     }
     export.check_structure()?;
     export.verify_signatures(backend)?;
     let newest = export.newest().generation;
-    let mut generations = Vec::with_capacity(export.certificates.len());
+    let oldest = export.certificates[0].generation;
+    let decryption_only: Vec<u32> = (1..oldest).collect();
+    let mut generations = Vec::with_capacity(export.certificates.len() + decryption_only.len());
+    for &g in &decryption_only {
+        generations.push(keys.new_generation(g).decryption_only());
+    }
     for cert in &export.certificates {
         let mut secrets = keys.new_generation(cert.generation);
         let derived = secrets
@@ -58,7 +66,7 @@ pub fn with_export(
                      derived from this identity's master secret",
                     cert.generation
                 ),
-                "nothing was written; recover without --from-export, or from an export made \
+                "nothing was written; recover without the export, or from an export made \
                  before that generation",
             ));
         }
@@ -68,30 +76,52 @@ pub fn with_export(
         }
         generations.push(secrets);
     }
-    let oldest = export.certificates[0].generation;
     Ok(Rebuilt {
         identity: Sealable {
             keys,
             public: export.clone(),
             secrets: SecretSection { generations },
         },
-        not_in_export: (1..oldest).collect(),
+        decryption_only,
         from_export: true,
     })
 }
 
 /// The identity of `master` with its root and generation 1 only, under a new certificate
-/// made `now` (the original certificate's bytes are not derivable: signatures are randomized).
-pub fn without_export(master: MasterSecret, backend: &dyn Backend, now: u64) -> Rebuilt {
+/// made `now` (the original certificate's bytes are not derivable: signatures are randomized),
+/// and generations 2 to `generations` for decryption only: what files sent to a rotated
+/// identity need when no export of it is at hand.
+pub fn without_export(
+    master: MasterSecret,
+    backend: &dyn Backend,
+    now: u64,
+    generations: u32,
+) -> Rebuilt {
     let identity = NewIdentity::from_master(master, backend, now);
-    Rebuilt {
+    let mut rebuilt = Rebuilt {
         identity: Sealable {
             keys: identity.keys,
             public: identity.public,
             secrets: identity.secrets,
         },
-        not_in_export: Vec::new(),
+        decryption_only: Vec::new(),
         from_export: false,
+    };
+    rebuilt.extend_to(generations);
+    rebuilt
+}
+
+impl Rebuilt {
+    /// Also bring back every generation up to `newest` that it does not hold yet, for
+    /// decryption only (`recover --generations`): newer than its certificates when they are
+    /// stale, so later generations' files open.
+    pub fn extend_to(&mut self, newest: u32) {
+        let held = self.identity.secrets.highest().unwrap_or(0);
+        for g in held + 1..=newest {
+            let secrets = self.identity.keys.new_generation(g).decryption_only();
+            self.identity.secrets.generations.push(secrets);
+            self.decryption_only.push(g);
+        }
     }
 }
 
@@ -168,16 +198,37 @@ mod tests {
         let full = id.public.export(true);
         let back = with_export(master(3), &full, &RustCrypto).unwrap();
         assert_eq!(back.identity.public, full);
-        assert!(back.not_in_export.is_empty());
+        assert!(back.decryption_only.is_empty());
         back.identity
             .secrets
             .check_against(&full.certificates, &RustCrypto)
             .expect("the rebuilt seeds are the vault's");
-        // A plain export carries the newest certificate only.
+        // A plain export carries the newest certificate only: the older generations come
+        // back for decryption, with the original keys.
         let plain = id.public.export(false);
         let back = with_export(master(3), &plain, &RustCrypto).unwrap();
-        assert_eq!(back.not_in_export, vec![1, 2]);
-        assert_eq!(back.identity.secrets.generations.len(), 1);
+        assert_eq!(back.decryption_only, vec![1, 2]);
+        let keys = back
+            .identity
+            .secrets
+            .check_against(&plain.certificates, &RustCrypto)
+            .expect("the rebuilt seeds are the vault's");
+        let original = id.secrets.decryption_keys(&RustCrypto);
+        for g in 1..=3 {
+            for level in crate::suite::hybrid_kem::KemLevel::ALL {
+                assert_eq!(
+                    keys.find(g, level).unwrap().key().public_key(),
+                    original.find(g, level).unwrap().key().public_key(),
+                    "generation {g}"
+                );
+            }
+        }
+        assert_eq!(keys.newest_generation(), Some(3));
+        assert!(
+            back.identity.secrets.generations[..2]
+                .iter()
+                .all(|g| g.sig.is_none())
+        );
     }
 
     #[test]
@@ -219,12 +270,31 @@ mod tests {
 
     #[test]
     fn without_an_export_the_root_and_generation_1_come_back() {
-        let id = rotated(6, 1);
-        let back = without_export(master(6), &RustCrypto, 5_000);
+        let id = rotated(6, 2);
+        let back = without_export(master(6), &RustCrypto, 5_000, 1);
         assert_eq!(back.identity.public.root_pk, id.public.root_pk);
         assert_eq!(
             back.identity.public.certificates[0].keys,
             id.public.certificates[0].keys
         );
+        assert!(back.decryption_only.is_empty());
+        // Told how many generations there were, the later ones come back to decrypt.
+        let back = without_export(master(6), &RustCrypto, 5_000, 3);
+        assert_eq!(back.decryption_only, vec![2, 3]);
+        let keys = back
+            .identity
+            .secrets
+            .check_against(&back.identity.public.certificates, &RustCrypto)
+            .unwrap();
+        let original = id.secrets.decryption_keys(&RustCrypto);
+        for g in 1..=3 {
+            let level = crate::suite::hybrid_kem::KemLevel::MlKem768;
+            assert_eq!(
+                keys.find(g, level).unwrap().key().public_key(),
+                original.find(g, level).unwrap().key().public_key()
+            );
+        }
+        // Generation 1 is the one in use; 2 and 3 are not "newer" in use.
+        assert_eq!(keys.newest_generation(), Some(1));
     }
 }

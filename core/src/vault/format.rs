@@ -12,12 +12,27 @@ use sha2::{Digest, Sha256};
 
 /// The file's first four bytes, `"NXQV"`.
 pub const MAGIC: &[u8; 4] = b"NXQV";
-/// The format version this library writes for a new identity and the newest it reads
-/// (docs/vault-format.md, section 10): version 2 seals a master secret in the root section.
+/// The format version this library writes for a new identity (docs/vault-format.md, section
+/// 10): version 2 seals a master secret in the root section.
 pub const FORMAT_VERSION: u16 = 2;
 /// The first format: a random root seed in the root section, no master secret. Still read,
 /// and kept when such a vault is saved.
 pub const FORMAT_V1: u16 = 1;
+/// Format 2 whose secret section may hold generations without a certificate (recovered for
+/// decryption only); written only for such a vault, so others stay readable by older builds.
+pub const FORMAT_V3: u16 = 3;
+/// The newest format this library reads.
+pub const NEWEST_READ: u16 = FORMAT_V3;
+
+/// The version a vault of `version` is saved as, holding `secrets`: format 3 once it holds a
+/// generation without a certificate, else as it was.
+pub fn version_for(version: u16, secrets: &crate::identity::SecretSection) -> u16 {
+    if version >= 2 && secrets.has_uncertified() {
+        version.max(FORMAT_V3)
+    } else {
+        version
+    }
+}
 /// Length of [`BackupRecord`] in a version 2 public section.
 pub const BACKUP_RECORD_LEN: usize = 8 + 8 + 8 + 1 + 1;
 /// `kdf_alg` for Argon2id, the only password hash a vault may name.
@@ -126,7 +141,8 @@ pub struct Header {
 /// A parsed vault file: public facts plus the two sealed sections.
 #[derive(Clone, Debug)]
 pub struct VaultFile {
-    /// The format version: [`FORMAT_V1`] (random root) or [`FORMAT_VERSION`] (master secret).
+    /// The format version: [`FORMAT_V1`] (random root), [`FORMAT_VERSION`] (master secret) or
+    /// [`FORMAT_V3`] (and generations without a certificate).
     pub version: u16,
     /// The header fields outside the public section.
     pub header: Header,
@@ -187,7 +203,7 @@ impl From<DecodeError> for Error {
 /// The public section's facts besides the identity.
 #[derive(Clone, Copy, Debug)]
 pub struct Facts {
-    /// [`FORMAT_V1`] or [`FORMAT_VERSION`].
+    /// [`FORMAT_V1`], [`FORMAT_VERSION`] or [`FORMAT_V3`].
     pub version: u16,
     /// When the vault was created.
     pub created: u64,
@@ -278,7 +294,7 @@ pub fn parse(bytes: &[u8], device_ram: Option<u64>) -> Result<VaultFile> {
         )));
     }
     let version = u16::from_be_bytes([bytes[4], bytes[5]]);
-    if version > FORMAT_VERSION {
+    if version > NEWEST_READ {
         // A newer format may lay out its checksum differently, so a mismatch here cannot tell
         // "newer" from "corrupted"; say both when the checksum does not hold.
         return Err(if checksum_ok(bytes) {

@@ -135,6 +135,12 @@ impl VaultFile {
         )
         .ok_or_else(Error::wrong_password)?;
         let secrets = SecretSection::decode(&plain)?;
+        if secrets.has_uncertified() && self.version < format::FORMAT_V3 {
+            return Err(Error::from(crate::wire::DecodeError(format!(
+                "a format {} vault holds a generation without a certificate",
+                self.version
+            ))));
+        }
         let decryption = secrets
             .check_against(&self.public.certificates, backend)
             .map_err(|e| {
@@ -263,6 +269,11 @@ pub fn seal_vault(
     };
     let secret_plain: Zeroizing<Vec<u8>> = secrets.encode();
     let secret_len = secret_plain.len() + seal::TAG_LEN;
+    // Generations without a certificate need format 3 (docs/vault-format.md, section 10).
+    let facts = &Facts {
+        version: format::version_for(facts.version, secrets),
+        ..*facts
+    };
     let header_bytes = format::encode_header(facts, &header, public, secret_len);
     // Version 2 seals the master secret (the root is derived from it), version 1 the root seed.
     debug_assert_eq!(facts.version >= 2, root.master().is_some());

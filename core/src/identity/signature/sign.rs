@@ -18,8 +18,8 @@ pub fn signing_key<'a>(
     let cert = public.newest();
     secrets
         .generations
-        .last()
-        .filter(|g| g.generation == cert.generation)
+        .iter()
+        .find(|g| g.generation == cert.generation && !g.uncertified)
         .and_then(|g| g.sig.as_ref())
         .map(|seeds| (cert, seeds))
         .ok_or_else(|| {

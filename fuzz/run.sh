@@ -14,7 +14,7 @@ seconds=${1:?usage: run.sh SECONDS|build [TARGET...]}
 shift
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(vault identity signature kem file_decrypt recovery_words native_mlkem native_mldsa native_slhdsa)
+    targets=(vault identity signature kem file_decrypt recovery_words native_mlkem native_mldsa native_slhdsa agent_protocol)
 fi
 toolchain=${NEXUSQ_FUZZ_TOOLCHAIN-nightly}
 sanitizer=${NEXUSQ_FUZZ_SANITIZER:-address}

@@ -2,11 +2,11 @@
 //! compare against, all made with the library. Run from fuzz/: `cargo run --example make_seeds`.
 //! Random keys and nonces: every run gives other bytes; commit the output of one run.
 
+use nexusq_core::format::nexusq;
 use nexusq_core::identity::envelope;
 use nexusq_core::identity::signature::{self, DetachedSignature};
 use nexusq_core::identity::{NewIdentity, RootId};
 use nexusq_core::secret::SecretBytes;
-use nexusq_core::format::nexusq;
 use nexusq_core::suite::hybrid_kem::{self, KemLevel};
 use nexusq_core::suite::rustcrypto::RustCrypto;
 use nexusq_core::vault::KeyDerivation;
@@ -35,8 +35,24 @@ fn main() {
     let key = FastKdf
         .derive(&password(VAULT_PASSWORD), &salt, &params)
         .unwrap();
-    let vault =
-        nexusq_core::vault::seal_vault(params, salt, &key, NOW, &id.public, &id.secrets, &id.root);
+    let facts = nexusq_core::vault::format::Facts {
+        version: if id.keys.master().is_some() {
+            nexusq_core::vault::format::FORMAT_VERSION
+        } else {
+            nexusq_core::vault::format::FORMAT_V1
+        },
+        created: NOW,
+        backups: Default::default(),
+    };
+    let vault = nexusq_core::vault::seal_vault(
+        params,
+        salt,
+        &key,
+        &facts,
+        &id.public,
+        &id.secrets,
+        &id.keys,
+    );
     write("fixtures", "vault.nxq", &vault);
     write("corpus/vault", "seed-vault.nxq", &vault);
     write(
@@ -124,8 +140,13 @@ fn main() {
         write("corpus/file_decrypt", &format!("seed-{name}.nxq"), &out);
     }
     let plain: Vec<u8> = (0..40).map(plaintext_byte).collect();
-    let mut armored =
-        nexusq_core::format::armor::ArmorWriter::new(Vec::new(), &nexusq_core::format::armor::Profile::nexusq(nexusq_core::format::armor::ENCRYPTED_FILE_KIND)).unwrap();
+    let mut armored = nexusq_core::format::armor::ArmorWriter::new(
+        Vec::new(),
+        &nexusq_core::format::armor::Profile::nexusq(
+            nexusq_core::format::armor::ENCRYPTED_FILE_KIND,
+        ),
+    )
+    .unwrap();
     nexusq::encrypt(
         backend,
         &[(KemLevel::MlKem768, &pk768[..])],
@@ -198,7 +219,11 @@ fn main() {
         write("corpus/native_slhdsa", "seed-any-key.bin", &any);
         let patch = [&[2u8, 0][..], &8000u16.to_le_bytes(), &[0x80; 4]].concat();
         write("corpus/native_slhdsa", "seed-patch.bin", &patch);
-        write("corpus/native_slhdsa", "seed-signing-key.bin", sk.as_bytes());
+        write(
+            "corpus/native_slhdsa",
+            "seed-signing-key.bin",
+            sk.as_bytes(),
+        );
     }
     eprintln!("seeds and fixtures written");
 }

@@ -3,24 +3,4 @@
 //! same bytes.
 #![no_main]
 
-use libfuzzer_sys::fuzz_target;
-use nexusq_core::agent::protocol::{self, Request, Response};
-
-fuzz_target!(|data: &[u8]| {
-    // As the agent reads a connection: one bounded frame, then the request.
-    let mut r = data;
-    if let Ok(body) = protocol::read_frame(&mut r, protocol::MAX_REQUEST) {
-        assert!(body.len() <= protocol::MAX_REQUEST);
-        if let Ok(req) = Request::decode(&body) {
-            assert_eq!(req.encode(), *body);
-        }
-    }
-    if let Ok(req) = Request::decode(data) {
-        assert_eq!(Request::decode(&req.encode()).unwrap(), req);
-    }
-    // As a client reads the agent's answer.
-    if let Ok(resp) = Response::decode(data) {
-        let again = resp.encode();
-        assert!(Response::decode(&again).is_ok());
-    }
-});
+libfuzzer_sys::fuzz_target!(|data: &[u8]| nexusq_fuzz::targets::agent_protocol::run(data));

@@ -1,5 +1,8 @@
-//! Fixed keys and helpers shared by the fuzz targets and by `examples/make_seeds.rs`, which
-//! writes the seed corpora and the fixtures the targets compare against.
+//! The fuzz targets' bodies ([`targets`]), and the fixed keys and helpers they share with
+//! `examples/make_seeds.rs`, which writes the seed corpora and the fixtures the targets compare
+//! against.
+
+pub mod targets;
 
 use nexusq_core::identity::RootId;
 use nexusq_core::secret::{Password, SecretBytes};

@@ -84,8 +84,11 @@ impl TestVault {
             path: dir.join(format!("{name}.nxq")),
             pw,
         };
+        // The fixture is made on the native backend (the same bytes, differentially tested
+        // in native/tests): RustCrypto's SLH-DSA takes ~0.15 s a signature and init makes
+        // two, for hundreds of vaults. The commands under test use the default backend.
         v.cmd()
-            .arg("init")
+            .args(["--backend", "native", "init"])
             .args(SMALL_KDF)
             .arg("--password-file")
             .arg(&v.pw)

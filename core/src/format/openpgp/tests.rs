@@ -19,12 +19,10 @@ use sequoia_openpgp as pgp;
 const BACKENDS: [&dyn Backend; 2] = [&RustCrypto, &Native];
 const NOW: u64 = 1_780_000_000;
 
+/// RFC 9980's Appendix A file `name`, from the known-answer vectors folder (docs/vectors.md).
 fn vector(name: &str) -> Vec<u8> {
-    let path = format!(
-        "{}/../../shared/vectors/openpgp-pqc/{name}",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    std::fs::read(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+    let path = nexusq_testkit::vector_path(&format!("openpgp-pqc/{name}"));
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// Decapsulation keys held in this process, as the vault holds them.

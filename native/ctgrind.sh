@@ -37,37 +37,62 @@ fi
 # Line tables in the release build, so reports name file and line; each build has a target
 # folder of its own (below), so the main release build is not rebuilt.
 export CARGO_PROFILE_RELEASE_DEBUG=line-tables-only
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
 
-# run LABEL COMMAND...: the canary must be reported, then each implementation must be clean.
-run() {
-    local label=$1 status imp start
-    shift
-    status=0
-    "$@" canary >"$log" 2>&1 || status=$?
-    if [ "$status" -ne 99 ] || ! grep -q "depends on uninitialised" "$log"; then
+# check LABEL IMP LOG STATUS SECONDS: what one implementation's run under memcheck said.
+check() {
+    local label=$1 imp=$2 log=$3 status=$4 took=$5
+    if grep -q "is not available" "$log"; then
+        echo "ctgrind $label $imp: not available here (or under valgrind), skipped"
+        return 0
+    fi
+    if [ "$status" -ne 0 ]; then
         cat "$log" >&2
+        echo "ctgrind.sh: $label $imp: memcheck found secret-dependent branches or addresses (exit $status), above" >&2
+        return 1
+    fi
+    echo "ctgrind $label $imp: $rounds rounds of ML-KEM-768/1024 keygen, encaps, decaps (valid and invalid), ML-DSA-65 keygen and sign, SLH-DSA-SHAKE-128f keygen and sign: no secret-dependent branch or address ($took s)"
+}
+
+# run LABEL COMMAND...: the canary must be reported, then each implementation is started; finish
+# waits for them all and checks each. valgrind runs one thread at a time, so implementations
+# (and CPU models) run side by side, at most $jobs (default: the number of CPUs) at once.
+pending=()
+run() {
+    local label=$1 status imp tag
+    shift
+    tag=${label// /_}
+    status=0
+    "$@" canary >"$logs/$tag-canary" 2>&1 || status=$?
+    if [ "$status" -ne 99 ] || ! grep -q "depends on uninitialised" "$logs/$tag-canary"; then
+        cat "$logs/$tag-canary" >&2
         echo "ctgrind.sh: $label: the canary's branch on a secret was not reported (exit $status): memcheck is not seeing the marks, so a clean run would mean nothing" >&2
         exit 1
     fi
     echo "ctgrind $label canary: reported, as it must be"
     for imp in "${imps[@]}"; do
-        start=$SECONDS
-        status=0
-        "$@" "$imp" "$rounds" >"$log" 2>&1 || status=$?
-        if grep -q "is not available" "$log"; then
-            echo "ctgrind $label $imp: not available here (or under valgrind), skipped"
-            continue
-        fi
-        if [ "$status" -ne 0 ]; then
-            cat "$log" >&2
-            echo "ctgrind.sh: $label $imp: memcheck found secret-dependent branches or addresses (exit $status), above" >&2
-            exit 1
-        fi
-        echo "ctgrind $label $imp: $rounds rounds of ML-KEM-768/1024 keygen, encaps, decaps (valid and invalid), ML-DSA-65 keygen and sign, SLH-DSA-SHAKE-128f keygen and sign: no secret-dependent branch or address ($((SECONDS - start)) s)"
+        while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+        (
+            begin=$SECONDS
+            st=0
+            "$@" "$imp" "$rounds" >"$logs/$tag-$imp" 2>&1 || st=$?
+            echo "$st $((SECONDS - begin))" >"$logs/$tag-$imp.status"
+        ) &
+        pending+=("$label|$imp|$tag")
     done
 }
+finish() {
+    local entry label imp tag status took failed=0
+    wait
+    for entry in "${pending[@]}"; do
+        IFS='|' read -r label imp tag <<<"$entry"
+        read -r status took <"$logs/$tag-$imp.status"
+        check "$label" "$imp" "$logs/$tag-$imp" "$status" "$took" || failed=1
+    done
+    [ $failed = 0 ] || exit 1
+}
+jobs=${CTGRIND_JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 # Smaller superblocks: the unrolled SIMD code overflows VEX's scratch space otherwise.
 vg_opts=(-q --error-exitcode=99 --leak-check=no --vex-guest-max-insns=20)
@@ -76,6 +101,7 @@ if [ $aarch64 = no ]; then
     cargo build -q --release --locked -p nexusq-native --example ctgrind --features ct-testing
     imps=(portable avx2)
     run x86-64 valgrind "${vg_opts[@]}" "$CARGO_TARGET_DIR/release/examples/ctgrind"
+    finish
 else
     # Statically linked: valgrind needs an unstripped dynamic loader otherwise, which the cross
     # libc does not ship. The static C library and Rust's start-up give memcheck a few false
@@ -92,4 +118,5 @@ else
             "$vg_root/usr/libexec/valgrind/memcheck-arm64-linux" "${vg_opts[@]}" \
             --suppressions=native/ctgrind-static.supp "$bin"
     done
+    finish
 fi

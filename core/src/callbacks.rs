@@ -151,3 +151,46 @@ pub trait Callbacks {
         let _ = (vault, public);
     }
 }
+
+/// The callbacks of a program that knows the vault's password (a service, a test): it answers
+/// with that password and keeps the notes, for the program to read with
+/// [`KnownPassword::notes`].
+pub struct KnownPassword {
+    password: Password,
+    notes: std::sync::Mutex<Vec<Note>>,
+}
+
+impl KnownPassword {
+    /// Answer every request with `password`.
+    pub fn new(password: &str) -> KnownPassword {
+        KnownPassword {
+            password: Password::new(zeroize::Zeroizing::new(password.to_string())),
+            notes: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The notes given so far.
+    pub fn notes(&self) -> Vec<Note> {
+        self.notes.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+}
+
+impl Callbacks for KnownPassword {
+    fn request_password(&self, _vault: &Path) -> Result<Password> {
+        let text = std::str::from_utf8(self.password.as_bytes()).expect("made from a str");
+        Ok(Password::new(zeroize::Zeroizing::new(text.to_owned())))
+    }
+
+    fn note(&self, note: &Note) {
+        self.notes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(note.clone());
+    }
+}
+
+impl fmt::Debug for KnownPassword {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("KnownPassword { password: redacted }")
+    }
+}

@@ -3,18 +3,16 @@
 //! of age files with the vault or with `-i` identity files. The format is `format::age`.
 
 use super::Context;
-use super::args::{DecryptArgs, EncryptArgs};
+use super::args::EncryptArgs;
 use super::error::{Error, Result};
 use super::io as cio;
 use super::{pipeline, recipients};
-use nexusq_core::format::age::{self, AgeError, ErrorClass, Identity, IdentityRef, Key, recipient};
+use nexusq_core::format::age::{self, AgeError, ErrorClass, recipient};
 use nexusq_core::format::armor::Profile;
 use nexusq_core::fs::{Access, atomic};
 use nexusq_core::identity::{PublicIdentity, peer};
-use nexusq_core::session::KeySource;
 use nexusq_core::suite::hybrid_kem::KemLevel;
-use serde_json::{Value, json};
-use std::io::BufRead;
+use serde_json::json;
 use std::path::Path;
 
 /// Does this `encrypt` write age v1?
@@ -284,7 +282,12 @@ pub(super) fn encrypt(
 // decrypt
 
 /// The user-facing error for an age failure; `with_vault` picks the "no match" hint.
-fn decrypt_error(e: AgeError, input: &str, output: Option<&Path>, with_vault: bool) -> Error {
+pub(super) fn decrypt_error(
+    e: AgeError,
+    input: &str,
+    output: Option<&Path>,
+    with_vault: bool,
+) -> Error {
     let damaged = "the file was damaged or tampered with; ask the sender for a new copy";
     match e.class() {
         ErrorClass::Other => match e {
@@ -320,74 +323,4 @@ fn decrypt_error(e: AgeError, input: &str, output: Option<&Path>, with_vault: bo
             _ => Error::check(format!("{input} {e}"), damaged),
         },
     }
-}
-
-/// `decrypt` of an age file (binary or armored), with the `-i` `identities` or, when none was
-/// given, the vault's keys (`key`: the key agent serving the vault, else the vault unlocked).
-pub fn decrypt(
-    ctx: &Context,
-    args: &DecryptArgs,
-    key: Option<KeySource>,
-    identities: Vec<Identity>,
-    mut reader: Box<dyn BufRead + '_>,
-    armored: bool,
-    input_name: &str,
-) -> Result<()> {
-    let output = args.output.as_deref();
-    let with_vault = key.is_some();
-    let fail = |e: AgeError| decrypt_error(e, input_name, output, with_vault);
-    // The password source was checked, and the identity files read, before the input
-    // (crypt_cmd::decrypt).
-    // A file that is not one is refused before the password is asked for.
-    let header = age::Header::read(&mut reader).map_err(fail)?;
-
-    let (opened, used) = if let Some(mut key) = key {
-        // The X-Wing keys, newest generation first: the agent's (only the stanzas' KEM
-        // ciphertexts cross its socket), else the vault's.
-        let found = key
-            .open_with(Some(KemLevel::MlKem768), ctx, |keys| {
-                let refs: Vec<IdentityRef<'_>> =
-                    keys.iter().map(|k| IdentityRef::Hybrid(*k)).collect();
-                header.open(&refs).map(|opened| {
-                    let i = opened.identity;
-                    (opened, i)
-                })
-            })
-            .map_err(|f| Error::from_failure(f, fail))?;
-        let generation = found.generation;
-        if found.superseded {
-            ctx.out.note(&format!(
-                "encrypted to generation {generation} of this identity (superseded): the sender \
-                 has an old recipient; give them your current `nexusq identity export --age`"
-            ));
-        }
-        (found.opened, json!({"generation": generation}))
-    } else {
-        let backend = ctx.backend()?;
-        let expanded: Vec<Key> = identities.iter().map(|i| i.expand(backend)).collect();
-        let refs: Vec<IdentityRef<'_>> = expanded.iter().map(Key::as_ref).collect();
-        let opened = header.open(&refs).map_err(fail)?;
-        let kind = match identities[opened.identity] {
-            Identity::Hybrid(_) => "mlkem768x25519",
-            Identity::X25519(_) => "X25519",
-        };
-        let used = json!({"identity": opened.identity + 1, "stanza_type": kind});
-        (opened, used)
-    };
-    drop(identities);
-    let written = pipeline::decrypt(ctx, input_name, output, |out| {
-        opened.decrypt_payload(&mut reader, out).map_err(fail)
-    })?;
-    ctx.out.note(&format!(
-        "decrypted {} bytes of an age file from {input_name} to {}; the file is authentic but \
-         its sender is not authenticated",
-        written.bytes,
-        written.output_name()
-    ));
-    let mut fields = json!({"format": "age", "armor": armored});
-    if let (Some(o), Value::Object(u)) = (fields.as_object_mut(), used) {
-        o.extend(u);
-    }
-    written.json(ctx, fields);
-    Ok(())
 }

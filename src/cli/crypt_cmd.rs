@@ -14,9 +14,8 @@ use super::io as cio;
 use super::{pipeline, recipients};
 use nexusq_core::format::armor::{self, ENCRYPTED_FILE_KIND, Profile};
 use nexusq_core::format::nexusq::{self as fe, FileError};
-use nexusq_core::format::{self, Encrypted};
 use nexusq_core::identity::peer;
-use nexusq_core::session::Found;
+use nexusq_core::{DecryptError, Decryptor, Format, Opened, Policy};
 use serde_json::json;
 use std::path::Path;
 
@@ -161,6 +160,47 @@ fn decrypt_error(e: FileError, input: &str, output: Option<&Path>) -> Error {
     }
 }
 
+/// What a failed decryption says, in the command line's words for each format.
+fn decrypt_failure(e: DecryptError, input: &str, output: Option<&Path>, with_vault: bool) -> Error {
+    match e {
+        DecryptError::Keys(e) => e.into(),
+        DecryptError::Nexusq(e) => decrypt_error(e, input, output),
+        DecryptError::Age(e) => super::age_cmd::decrypt_error(e, input, output, with_vault),
+        DecryptError::OpenPgp(e) => Error::from(e).context(input),
+        DecryptError::NeedsTheVault(Format::OpenPgp) => Error::usage(
+            format!("{input} is an OpenPGP message, and -i identity files decrypt only age files"),
+            "drop -i to decrypt it with the vault",
+        ),
+        DecryptError::NeedsTheVault(_) => Error::usage(
+            format!("{input} is not an age file, and -i identity files decrypt only age files"),
+            "drop -i to decrypt a nexusq file with the vault",
+        ),
+        DecryptError::NotAllowed(format) => Error::usage(
+            format!("{input} is a {format} file, which this command does not decrypt"),
+            "decrypt it with `nexusq decrypt`",
+        ),
+    }
+}
+
+/// The note a superseded generation gets, in each format's words for what the sender has.
+fn superseded_note(opened: &Opened, generation: u32) -> String {
+    let (old, fresh) = match opened.format {
+        Format::Nexusq => ("export", "give them a fresh one".to_string()),
+        Format::Age => (
+            "recipient",
+            "give them your current `nexusq identity export --age`".to_string(),
+        ),
+        Format::OpenPgp => (
+            "certificate",
+            "give them a fresh one (nexusq identity export --openpgp)".to_string(),
+        ),
+    };
+    format!(
+        "encrypted to generation {generation} of this identity (superseded): the sender has an \
+         old {old}; {fresh}"
+    )
+}
+
 pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     let output = args.output.as_deref();
     pipeline::refuse_json_to_stdout(ctx, output, "decrypt")?;
@@ -180,101 +220,101 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     let input_name = cio::input_name(args.input.as_deref());
     let input = cio::open_input(args.input.as_deref())?;
     let identities = cio::read_age_identities(&args.identity_file, data_on_stdin)?;
-    let read_error = |e: std::io::Error| {
+    let decryptor = Decryptor::new(input).map_err(|e| {
         Error::io(
             format!("cannot read {input_name}: {e}"),
             "check the input and try again",
         )
-    };
-
-    // nexusq's own format (binary "NXQF", or its armor), else age v1 (binary, or armor after
-    // optional whitespace).
-    let (mut reader, armored) = match format::open(input).map_err(read_error)? {
-        Encrypted::Age { reader, armored } => {
-            return super::age_cmd::decrypt(
-                ctx,
-                args,
-                key,
-                identities,
-                reader,
-                armored,
-                &input_name,
-            );
+    })?;
+    let format = decryptor.format();
+    let with_vault = key.is_some();
+    let fail = |e: DecryptError| decrypt_failure(e, &input_name, output, with_vault);
+    let policy = Policy::default();
+    // A file that is not one is refused before the password is asked for; the vault's keys
+    // go once the header is open (the key source is given away).
+    let mut plaintext = match key {
+        Some(key) => decryptor.decrypt(key, ctx, &policy, super::now()),
+        None => decryptor.decrypt_with_identities(&identities, ctx.backend()?, &policy),
+    }
+    .map_err(fail)?;
+    let opened = plaintext.opened().clone();
+    let stanza_type = opened.identity.map(|i| match identities[i] {
+        nexusq_core::format::age::Identity::Hybrid(_) => "mlkem768x25519",
+        nexusq_core::format::age::Identity::X25519(_) => "X25519",
+    });
+    drop(identities);
+    // OpenPGP's notes come after its payload, as they always have.
+    let notes = |ctx: &Context| {
+        if opened.classical_too {
+            ctx.out.warn(&format!(
+                "{input_name} was also encrypted to a classical key or a password: it is only \
+                 as safe as that, not post-quantum only"
+            ));
         }
-        Encrypted::OpenPgp { reader, armored } => {
-            let Some(mut key) = key else {
-                return Err(Error::usage(
-                    format!(
-                        "{input_name} is an OpenPGP message, and -i identity files decrypt only \
-                         age files"
-                    ),
-                    "drop -i to decrypt it with the vault",
-                ));
-            };
-            return super::openpgp_cmd::decrypt(
-                ctx,
-                &mut key,
-                reader,
-                armored,
-                &input_name,
-                output,
-            );
+        if let (true, Some(g)) = (opened.superseded, opened.generation) {
+            ctx.out.note(&superseded_note(&opened, g));
         }
-        Encrypted::Nexusq { reader, armored } => (reader, armored),
     };
-    let Some(mut key) = key else {
-        return Err(Error::usage(
-            format!(
-                "{input_name} is not an age file, and -i identity files decrypt only age files"
-            ),
-            "drop -i to decrypt a nexusq file with the vault",
-        ));
-    };
-    let fail = |e: FileError| decrypt_error(e, &input_name, output);
-
-    // A file that is not one is refused before the password is asked for.
-    let header = fe::Header::read(&mut reader).map_err(fail)?;
-    // The agent's keys, else the vault's (only the decapsulation keys are kept, the seeds go
-    // at once; the keys go once the header is open: the payload key is all that is needed
-    // from there on).
-    let Found {
-        opened,
-        generation,
-        level,
-        superseded,
-    } = key
-        .open_with(None, ctx, |keys| {
-            header.open(keys).map(|opened| {
-                let i = opened.candidate;
-                (opened, i)
-            })
-        })
-        .map_err(|f| Error::from_failure(f, fail))?;
-    drop(key);
-    if superseded {
-        ctx.out.note(&format!(
-            "encrypted to generation {generation} of this identity (superseded): the sender \
-             has an old export; give them a fresh one"
-        ));
+    if format != Format::OpenPgp {
+        notes(ctx);
     }
     let written = pipeline::decrypt(ctx, &input_name, output, |out| {
-        opened.decrypt_payload(&mut reader, out).map_err(fail)
+        pipeline::copy_plaintext(&mut plaintext, out, output, |e| {
+            fail(DecryptError::from_read(format, e))
+        })
     })?;
-    ctx.out.note(&format!(
-        "decrypted {} bytes from {input_name} to {} (generation {generation}, {}); the file is \
-         authentic but its sender is not authenticated",
-        written.bytes,
-        written.output_name(),
-        level.suite().name()
-    ));
-    written.json(
-        ctx,
-        json!({
-            "generation": generation,
-            "suite": level.suite().name(),
-            "armor": armored,
-        }),
-    );
+    if format == Format::OpenPgp {
+        notes(ctx);
+    }
+    let generation = opened.generation.unwrap_or(0);
+    let suite = opened.level.map(|l| l.suite().name());
+    let (said, fields) = match format {
+        Format::Nexusq => (
+            format!(
+                "decrypted {} bytes from {input_name} to {} (generation {generation}, {}); the \
+                 file is authentic but its sender is not authenticated",
+                written.bytes,
+                written.output_name(),
+                suite.unwrap_or_default()
+            ),
+            json!({"generation": generation, "suite": suite, "armor": opened.armored}),
+        ),
+        Format::Age => (
+            format!(
+                "decrypted {} bytes of an age file from {input_name} to {}; the file is \
+                 authentic but its sender is not authenticated",
+                written.bytes,
+                written.output_name()
+            ),
+            match opened.identity {
+                None => json!({"format": "age", "armor": opened.armored, "generation": generation}),
+                Some(i) => json!({
+                    "format": "age",
+                    "armor": opened.armored,
+                    "identity": i + 1,
+                    "stanza_type": stanza_type,
+                }),
+            },
+        ),
+        Format::OpenPgp => (
+            format!(
+                "decrypted {} bytes from {input_name} to {} (OpenPGP, generation {generation}, \
+                 ML-KEM-768+X25519); the message is authentic but its sender is not \
+                 authenticated",
+                written.bytes,
+                written.output_name()
+            ),
+            json!({
+                "format": "openpgp",
+                "generation": generation,
+                "suite": "ML-KEM-768+X25519",
+                "armor": opened.armored,
+                "post_quantum_only": !opened.classical_too,
+            }),
+        ),
+    };
+    ctx.out.note(&said);
+    written.json(ctx, fields);
     Ok(())
 }
 

@@ -15,9 +15,8 @@ use nexusq_core::format::openpgp::message::{self, RecipientKey};
 use nexusq_core::format::openpgp::{self, keys, signature};
 use nexusq_core::fs::Access;
 use nexusq_core::identity::PublicIdentity;
-use nexusq_core::session::{KeySource, OpenPgpKeys};
 use serde_json::json;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 /// The OpenPGP fingerprint of our certificate, as `vault open` and `identity show` print it.
@@ -250,82 +249,6 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs, to: Vec<To<'_>>) -> Result<()>
 
 // ---------------------------------------------------------------------------------------------
 // decrypt
-
-/// `decrypt` of an OpenPGP message: the session key from an algorithm 35 PKESK with the
-/// agent's or the vault's keys, then SEIPD v2 streamed out under the usual output rules.
-pub fn decrypt(
-    ctx: &Context,
-    key: &mut KeySource,
-    reader: Box<dyn Read + Send + Sync + '_>,
-    armored: bool,
-    input_name: &str,
-    output: Option<&Path>,
-) -> Result<()> {
-    let now = super::now();
-    let newest = key.public().newest().generation;
-    let mut found = None;
-    let written = pipeline::decrypt(ctx, input_name, output, |out| {
-        let mut counted = Counted { inner: out, n: 0 };
-        let mut keys = OpenPgpKeys {
-            source: key,
-            callbacks: ctx,
-        };
-        let d = message::decrypt(reader, &mut counted, &mut keys, now)
-            .map_err(|e| Error::from(e).context(input_name))?;
-        found = Some(d);
-        Ok(counted.n)
-    })?;
-    let d = found.expect("decrypted");
-    if d.classical_too {
-        ctx.out.warn(&format!(
-            "{input_name} was also encrypted to a classical key or a password: it is only as \
-             safe as that, not post-quantum only"
-        ));
-    }
-    if d.generation < newest {
-        ctx.out.note(&format!(
-            "encrypted to generation {} of this identity (superseded): the sender has an old \
-             certificate; give them a fresh one (nexusq identity export --openpgp)",
-            d.generation
-        ));
-    }
-    ctx.out.note(&format!(
-        "decrypted {} bytes from {input_name} to {} (OpenPGP, generation {}, \
-         ML-KEM-768+X25519); the message is authentic but its sender is not authenticated",
-        written.bytes,
-        written.output_name(),
-        d.generation
-    ));
-    written.json(
-        ctx,
-        json!({
-            "format": "openpgp",
-            "generation": d.generation,
-            "suite": "ML-KEM-768+X25519",
-            "armor": armored,
-            "post_quantum_only": !d.classical_too,
-        }),
-    );
-    Ok(())
-}
-
-/// Counts what goes through, for the report.
-struct Counted<'w> {
-    inner: &'w mut dyn Write,
-    n: u64,
-}
-
-impl Write for Counted<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        self.n += n as u64;
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // sign --openpgp

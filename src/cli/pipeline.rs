@@ -139,6 +139,29 @@ pub(super) fn encrypt_with<'a>(
     })
 }
 
+/// Copy a decrypted plaintext to `out`: a failed read is the plaintext's error (`read_error`
+/// says which), a failed write the output's ([`write_error`]). Returns the bytes copied.
+pub(super) fn copy_plaintext(
+    plaintext: &mut dyn Read,
+    out: &mut dyn Write,
+    output: Option<&Path>,
+    read_error: impl Fn(std::io::Error) -> Error,
+) -> Result<u64> {
+    let mut buf = vec![0u8; 64 * 1024];
+    let mut total = 0u64;
+    loop {
+        let n = match plaintext.read(&mut buf) {
+            Ok(0) => return Ok(total),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(read_error(e)),
+        };
+        out.write_all(&buf[..n])
+            .map_err(|e| write_error(&e, output))?;
+        total += n as u64;
+    }
+}
+
 /// Write the plaintext of an opened file to `output`. `run` decrypts the payload into the
 /// writer it is given, its errors already in the user's words. A regular file appears only
 /// when every chunk authenticated; stdout, a device or a FIFO receive each chunk once it has,

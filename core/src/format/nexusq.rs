@@ -505,6 +505,22 @@ impl fmt::Debug for OpenedHeader {
 }
 
 impl OpenedHeader {
+    /// The plaintext of the payload that follows the header in `input`, as a reader that
+    /// gives out each chunk only once it has authenticated (see [`Payload`]).
+    pub fn payload<R: Read>(&self, input: R) -> Payload<R> {
+        Payload {
+            cipher: cipher(&self.payload_key),
+            input,
+            buf: Zeroizing::new(vec![0u8; SEALED_CHUNK_LEN]),
+            carry: None,
+            counter: 0,
+            start: 0,
+            end: 0,
+            done: false,
+            total: 0,
+        }
+    }
+
     /// Decrypt the chunks that follow the header, writing each to `output` only once it has
     /// authenticated. Returns the plaintext length. On error, `output` may already hold the
     /// authentic chunks before the failing one: a caller writing to a file discards it, a
@@ -514,53 +530,120 @@ impl OpenedHeader {
         input: &mut R,
         output: &mut W,
     ) -> Result<u64, FileError> {
-        let cipher = cipher(&self.payload_key);
-        let mut buf = Zeroizing::new(vec![0u8; SEALED_CHUNK_LEN]);
-        let mut carry: Option<u8> = None;
-        let mut counter: u128 = 0;
-        let mut total: u64 = 0;
-        loop {
-            let (filled, last) =
-                read_chunk(input, &mut buf[..], &mut carry).map_err(FileError::Read)?;
-            if filled < TAG_LEN {
-                // Every chunk has a tag; the input ended inside one, or before the first.
-                return Err(FileError::Truncated { chunks: counter });
-            }
-            let (ct, tag) = buf[..filled].split_at_mut(filled - TAG_LEN);
-            let tag = Tag::try_from(&tag[..]).expect("16 bytes");
-            let try_open = |ct: &mut [u8], last: bool| -> Result<bool, FileError> {
-                let nonce = Nonce::from(chunk_nonce(counter, last)?);
-                Ok(cipher
-                    .decrypt_inout_detached(&nonce, &[], ct.into(), &tag)
-                    .is_ok())
-            };
-            if !try_open(ct, last)? {
-                // Not authentic as read. Tell a cut or an append from damage: AES-GCM leaves the
-                // buffer untouched when the tag does not match, so it can be tried again.
-                return Err(if try_open(ct, !last)? {
-                    if last {
-                        FileError::Truncated {
-                            chunks: counter + 1,
-                        }
-                    } else {
-                        FileError::TrailingData
+        let mut payload = self.payload(input);
+        while let Some(chunk) = payload.next_chunk()? {
+            output.write_all(chunk).map_err(FileError::Write)?;
+        }
+        Ok(payload.total)
+    }
+}
+
+/// An opened file's plaintext, chunk by chunk: a chunk is given out only once it has
+/// authenticated, and the end only once the final chunk has. As a [`Read`], a failure is an
+/// `io::Error` carrying the [`FileError`] ([`FileError::of`] takes it back out); the bytes
+/// read before it were authentic, but the file is not whole.
+pub struct Payload<R> {
+    cipher: Aes256Gcm,
+    input: R,
+    buf: Zeroizing<Vec<u8>>,
+    carry: Option<u8>,
+    counter: u128,
+    /// The authentic plaintext not read yet: `buf[start..end]`.
+    start: usize,
+    end: usize,
+    done: bool,
+    total: u64,
+}
+
+impl<R: Read> Payload<R> {
+    /// Plaintext bytes authenticated so far.
+    pub fn bytes(&self) -> u64 {
+        self.total
+    }
+
+    /// The next authentic chunk (the whole of it), or `None` after the final one.
+    fn next_chunk(&mut self) -> Result<Option<&[u8]>, FileError> {
+        if self.done {
+            return Ok(None);
+        }
+        let counter = self.counter;
+        let (filled, last) = read_chunk(&mut self.input, &mut self.buf[..], &mut self.carry)
+            .map_err(FileError::Read)?;
+        if filled < TAG_LEN {
+            // Every chunk has a tag; the input ended inside one, or before the first.
+            return Err(FileError::Truncated { chunks: counter });
+        }
+        let cipher = &self.cipher;
+        let (ct, tag) = self.buf[..filled].split_at_mut(filled - TAG_LEN);
+        let tag = Tag::try_from(&tag[..]).expect("16 bytes");
+        let try_open = |ct: &mut [u8], last: bool| -> Result<bool, FileError> {
+            let nonce = Nonce::from(chunk_nonce(counter, last)?);
+            Ok(cipher
+                .decrypt_inout_detached(&nonce, &[], ct.into(), &tag)
+                .is_ok())
+        };
+        if !try_open(ct, last)? {
+            // Not authentic as read. Tell a cut or an append from damage: AES-GCM leaves the
+            // buffer untouched when the tag does not match, so it can be tried again.
+            return Err(if try_open(ct, !last)? {
+                if last {
+                    FileError::Truncated {
+                        chunks: counter + 1,
                     }
                 } else {
-                    FileError::ChunkNotAuthentic { chunk: counter }
-                });
-            }
-            if last && ct.is_empty() && counter > 0 {
-                return Err(FileError::Malformed(
-                    "an empty final chunk follows other chunks (not made by nexusq)",
-                ));
-            }
-            output.write_all(ct).map_err(FileError::Write)?;
-            total += ct.len() as u64;
-            if last {
-                return Ok(total);
-            }
-            counter += 1;
+                    FileError::TrailingData
+                }
+            } else {
+                FileError::ChunkNotAuthentic { chunk: counter }
+            });
         }
+        if last && ct.is_empty() && counter > 0 {
+            return Err(FileError::Malformed(
+                "an empty final chunk follows other chunks (not made by nexusq)",
+            ));
+        }
+        let len = ct.len();
+        self.total += len as u64;
+        self.done = last;
+        self.counter += 1;
+        Ok(Some(&self.buf[..len]))
+    }
+}
+
+impl<R: Read> Read for Payload<R> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.start == self.end {
+            match self.next_chunk() {
+                Ok(Some(chunk)) => {
+                    let len = chunk.len();
+                    self.start = 0;
+                    self.end = len;
+                }
+                Ok(None) => return Ok(0),
+                Err(e) => return Err(io::Error::other(e)),
+            }
+        }
+        let n = out.len().min(self.end - self.start);
+        out[..n].copy_from_slice(&self.buf[self.start..self.start + n]);
+        self.start += n;
+        Ok(n)
+    }
+}
+
+impl<R> fmt::Debug for Payload<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "Payload {{ chunks: {}, bytes: {}, done: {}, key: redacted }}",
+            self.counter, self.total, self.done
+        )
+    }
+}
+
+impl FileError {
+    /// The [`FileError`] a [`Payload`] read failed with, if `e` is one.
+    pub fn of(e: &io::Error) -> Option<&FileError> {
+        e.get_ref()?.downcast_ref::<FileError>()
     }
 }
 

@@ -99,6 +99,11 @@ impl AgeError {
         }
     }
 
+    /// The [`AgeError`] a [`super::stream::Payload`] read failed with, if `e` is one.
+    pub fn of(e: &io::Error) -> Option<&AgeError> {
+        e.get_ref()?.downcast_ref::<AgeError>()
+    }
+
     /// A read error, unless it is an armor defect carried through `io::Error`.
     pub fn from_read(e: io::Error) -> AgeError {
         match crate::format::armor::armor_error(&e) {

@@ -163,6 +163,12 @@ impl Header {
 }
 
 impl Opened {
+    /// The plaintext of the payload that follows the header in `input`, as a reader that gives
+    /// out each chunk once it has authenticated.
+    pub fn payload<R: Read>(&self, input: R) -> stream::Payload<R> {
+        stream::Payload::new(&self.payload_key, input)
+    }
+
     /// Decrypt the payload that follows the header. On error, `output` holds exactly the
     /// authentic chunks before the failing one.
     pub fn decrypt_payload<R: Read + ?Sized, W: Write + ?Sized>(

@@ -89,16 +89,65 @@ pub fn decrypt<R: Read + ?Sized, W: Write + ?Sized>(
     input: &mut R,
     output: &mut W,
 ) -> Result<u64, AgeError> {
-    let cipher = cipher(key);
-    let mut buf = Zeroizing::new(vec![0u8; SEALED_CHUNK_LEN]);
-    let mut carry = None;
-    let mut counter: u128 = 0;
-    let mut total = 0u64;
-    let fail = |p| Err(AgeError::Payload(p));
-    loop {
-        let (filled, last) =
-            read_chunk(input, &mut buf[..], &mut carry).map_err(AgeError::from_read)?;
+    let mut payload = Payload::new(key, input);
+    while let Some(chunk) = payload.next_chunk()? {
+        output.write_all(chunk).map_err(AgeError::Write)?;
+    }
+    Ok(payload.total)
+}
+
+/// An age payload's plaintext, chunk by chunk, each given out once it authenticates. As a
+/// [`Read`], a failure is an `io::Error` carrying the [`AgeError`] ([`AgeError::of`]).
+pub struct Payload<R> {
+    cipher: ChaCha20Poly1305,
+    input: R,
+    buf: Zeroizing<Vec<u8>>,
+    carry: Option<u8>,
+    counter: u128,
+    /// The authentic plaintext not read yet: `buf[start..end]`.
+    start: usize,
+    end: usize,
+    done: bool,
+    /// The error to give once the chunk released before it has been read.
+    pending: Option<AgeError>,
+    total: u64,
+}
+
+impl<R: Read> Payload<R> {
+    /// The payload sealed under `key` in `input`.
+    pub fn new(key: &SecretBytes<32>, input: R) -> Payload<R> {
+        Payload {
+            cipher: cipher(key),
+            input,
+            buf: Zeroizing::new(vec![0u8; SEALED_CHUNK_LEN]),
+            carry: None,
+            counter: 0,
+            start: 0,
+            end: 0,
+            done: false,
+            pending: None,
+            total: 0,
+        }
+    }
+
+    /// Plaintext bytes authenticated so far.
+    pub fn bytes(&self) -> u64 {
+        self.total
+    }
+
+    /// The next authentic chunk, or `None` after the final one.
+    fn next_chunk(&mut self) -> Result<Option<&[u8]>, AgeError> {
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
+        if self.done {
+            return Ok(None);
+        }
+        let counter = self.counter;
+        let (filled, last) = read_chunk(&mut self.input, &mut self.buf[..], &mut self.carry)
+            .map_err(AgeError::from_read)?;
         let chunks = counter as u64;
+        let fail = |p| Err(AgeError::Payload(p));
         if filled < TAG_LEN {
             // The input ended inside a tag, or before the first chunk.
             return fail(if filled == 0 && counter > 0 {
@@ -107,7 +156,8 @@ pub fn decrypt<R: Read + ?Sized, W: Write + ?Sized>(
                 PayloadError::NotAuthentic { chunk: chunks }
             });
         }
-        let (ct, tag) = buf[..filled].split_at_mut(filled - TAG_LEN);
+        let cipher = &self.cipher;
+        let (ct, tag) = self.buf[..filled].split_at_mut(filled - TAG_LEN);
         let tag = Tag::try_from(&tag[..]).expect("16 bytes");
         let open = |ct: &mut [u8], last: bool| -> Result<bool, AgeError> {
             Ok(cipher
@@ -120,26 +170,58 @@ pub fn decrypt<R: Read + ?Sized, W: Write + ?Sized>(
             if !open(ct, !last)? {
                 return fail(PayloadError::NotAuthentic { chunk: chunks });
             }
-            // A full-size chunk could have been either; when it authenticates under the other
-            // flag it is released before the error (the testkit's rule: what decrypted is
-            // output). A short chunk is always the last: sealed as non-final it is refused.
-            if ct.len() == CHUNK_LEN {
-                output.write_all(ct).map_err(AgeError::Write)?;
-            }
-            return fail(if last {
+            let error = AgeError::Payload(if last {
                 PayloadError::Truncated { chunks: chunks + 1 }
             } else {
                 PayloadError::TrailingData
             });
+            // A full-size chunk could have been either; when it authenticates under the other
+            // flag it is released before the error (the testkit's rule: what decrypted is
+            // output). A short chunk is always the last: sealed as non-final it is refused.
+            if ct.len() != CHUNK_LEN {
+                return Err(error);
+            }
+            self.pending = Some(error);
+            self.done = true;
+            return Ok(Some(&self.buf[..CHUNK_LEN]));
         }
         if last && ct.is_empty() && counter > 0 {
             return fail(PayloadError::EmptyLastChunk);
         }
-        output.write_all(ct).map_err(AgeError::Write)?;
-        total += ct.len() as u64;
-        if last {
-            return Ok(total);
+        let len = ct.len();
+        self.total += len as u64;
+        self.done = last;
+        self.counter += 1;
+        Ok(Some(&self.buf[..len]))
+    }
+}
+
+impl<R: Read> Read for Payload<R> {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        while self.start == self.end {
+            match self.next_chunk() {
+                Ok(Some(chunk)) => {
+                    let len = chunk.len();
+                    self.start = 0;
+                    self.end = len;
+                }
+                Ok(None) => return Ok(0),
+                Err(e) => return Err(std::io::Error::other(e)),
+            }
         }
-        counter += 1;
+        let n = out.len().min(self.end - self.start);
+        out[..n].copy_from_slice(&self.buf[self.start..self.start + n]);
+        self.start += n;
+        Ok(n)
+    }
+}
+
+impl<R> std::fmt::Debug for Payload<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Payload {{ chunks: {}, bytes: {}, done: {}, key: redacted }}",
+            self.counter, self.total, self.done
+        )
     }
 }

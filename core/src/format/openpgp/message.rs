@@ -116,6 +116,9 @@ impl Write for Spool {
     }
 }
 
+/// The policy messages are read under (Sequoia's standard one).
+static POLICY: StandardPolicy<'static> = StandardPolicy::new();
+
 /// Plaintext Sequoia may hold before releasing it (SEIPD v2's chunks are authenticated one
 /// by one whatever this is).
 const STREAM_BUFFER: usize = 64 * 1024;
@@ -131,6 +134,12 @@ pub trait SessionKeys {
     /// unwrapped it; `Ok(None)`: no key did. `Err`: the keys could not be had (a wrong
     /// password, a damaged vault).
     fn open(&mut self, unwrap: &Unwrap) -> Result<Option<(Unwrapped, u32)>>;
+}
+
+impl<T: SessionKeys + ?Sized> SessionKeys for &mut T {
+    fn open(&mut self, unwrap: &Unwrap) -> Result<Option<(Unwrapped, u32)>> {
+        (**self).open(unwrap)
+    }
 }
 
 /// A session key unwrapped from a PKESK, and the symmetric algorithm a v3 PKESK names.
@@ -159,7 +168,63 @@ pub fn decrypt<R: Read + Send + Sync>(
     keys: &mut dyn SessionKeys,
     now: u64,
 ) -> Result<Decrypted> {
-    let policy = StandardPolicy::new();
+    let mut message = open(input, Box::new(keys), now)?;
+    io::copy(&mut message, output).map_err(|e| message_error(&e))?;
+    Ok(message.decrypted())
+}
+
+/// An OpenPGP message whose session key is unwrapped: its plaintext, read as SEIPD v2's
+/// chunks authenticate. A failure while reading is an `io::Error` carrying this library's
+/// [`Error`] (see [`message_error`]).
+pub struct Opened<'a> {
+    reader: pgp::parse::stream::Decryptor<'a, Helper<'a>>,
+}
+
+impl Opened<'_> {
+    /// What was found while opening it: the generation whose key unwrapped the session key,
+    /// and whether a classical key or a password could open it too.
+    pub fn decrypted(&self) -> Decrypted {
+        let helper = self.reader.helper_ref();
+        Decrypted {
+            generation: helper.found.expect("the decryptor opened the message"),
+            classical_too: helper.classical_too,
+        }
+    }
+}
+
+impl Read for Opened<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.reader
+            .read(buf)
+            .map_err(|e| io::Error::other(message_error(&e)))
+    }
+}
+
+impl std::fmt::Debug for Opened<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Opened {{ {:?} }}", self.decrypted())
+    }
+}
+
+/// The library's error for a failure while reading a [`Opened`]'s plaintext: the one it
+/// carries, else "damaged or altered".
+pub fn message_error(e: &io::Error) -> Error {
+    if let Some(ours) = e.get_ref().and_then(|i| i.downcast_ref::<Error>()) {
+        return ours.clone();
+    }
+    Error::check(
+        format!("the OpenPGP message is damaged or was altered: {e}"),
+        "nothing of it was kept; ask the sender for the file again",
+    )
+}
+
+/// Open an OpenPGP message (armored or binary) from `input`: the session key is unwrapped by
+/// `keys` from an algorithm 35 PKESK; what is returned reads the plaintext.
+pub fn open<'a, R: Read + Send + Sync + 'a>(
+    input: R,
+    keys: Box<dyn SessionKeys + 'a>,
+    now: u64,
+) -> Result<Opened<'a>> {
     let placeholder = Key6::new(
         std::time::UNIX_EPOCH,
         PublicKeyAlgorithm::MLKEM768_X25519,
@@ -187,31 +252,17 @@ pub fn decrypt<R: Read + Send + Sync>(
             )
         })?
         .buffer_size(STREAM_BUFFER);
-    let mut reader = match builder.with_policy(&policy, Some(system_time(now)), helper) {
-        Ok(r) => r,
-        Err(e) => {
-            return Err(match e.downcast::<HelperError>() {
-                Ok(HelperError(e)) => e,
-                Err(e) => pgp_error(
-                    "could not decrypt the OpenPGP message",
-                    &e,
-                    "the message is damaged, or not for this identity",
-                ),
-            });
-        }
-    };
-    io::copy(&mut reader, output).map_err(|e| {
-        Error::check(
-            format!("the OpenPGP message is damaged or was altered: {e}"),
-            "nothing of it was kept; ask the sender for the file again",
-        )
-    })?;
-    let helper = reader.into_helper();
-    let generation = helper.found.expect("the decryptor opened the message");
-    Ok(Decrypted {
-        generation,
-        classical_too: helper.classical_too,
-    })
+    match builder.with_policy(&POLICY, Some(system_time(now)), helper) {
+        Ok(reader) => Ok(Opened { reader }),
+        Err(e) => Err(match e.downcast::<HelperError>() {
+            Ok(HelperError(e)) => e,
+            Err(e) => pgp_error(
+                "could not decrypt the OpenPGP message",
+                &e,
+                "the message is damaged, or not for this identity",
+            ),
+        }),
+    }
 }
 
 /// Our error, carried through Sequoia's `anyhow` and taken back out.
@@ -226,8 +277,9 @@ impl std::fmt::Display for HelperError {
 
 impl std::error::Error for HelperError {}
 
-struct Helper<'k> {
-    keys: &'k mut dyn SessionKeys,
+/// Sequoia's helper: unwraps the session key with the caller's keys.
+pub struct Helper<'k> {
+    keys: Box<dyn SessionKeys + 'k>,
     /// Any algorithm 35 key: Sequoia asks a decryptor for its public key's algorithm only.
     placeholder: Key<PublicParts, UnspecifiedRole>,
     found: Option<u32>,

@@ -58,6 +58,9 @@ pub enum Setting {
     Backend,
     /// Saving a vault in Android shared storage anyway.
     AllowSharedStorage,
+    /// Signing for, or handing out an age recipient of, a revoked identity anyway
+    /// ([`Policy::allow_revoked`](crate::Policy::allow_revoked)).
+    AllowRevoked,
 }
 
 /// A result whose error is [`Error`].

@@ -121,6 +121,7 @@ pub mod suite;
 pub mod time;
 pub mod untrusted;
 pub mod vault;
+pub mod verifier;
 pub mod wire;
 
 pub use callbacks::{Callbacks, KnownPassword, Note};
@@ -132,3 +133,4 @@ pub use secret::Password;
 pub use session::KeySource;
 pub use suite::{Backend, BackendChoice};
 pub use vault::KdfParams;
+pub use verifier::{Trusted, Verifier};

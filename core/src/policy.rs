@@ -68,6 +68,24 @@ impl Policy {
         self.formats.contains(&format)
     }
 
+    /// Refused when `identity` is revoked, unless [`Policy::allow_revoked`]: others refuse
+    /// `what` it makes ("its signatures", "its age recipient"), so making one anyway is for its
+    /// owner's own use. (The agent never signs for a revoked identity.)
+    pub fn check_not_revoked(
+        &self,
+        identity: &crate::PublicIdentity,
+        what: &str,
+    ) -> crate::Result<()> {
+        if self.allow_revoked || !crate::identity::peer::is_revoked(identity) {
+            return Ok(());
+        }
+        let e = crate::identity::peer::revoked_owner(&identity.root_id(), what);
+        let hint = format!("{}; doing it anyway is for your own use only", e.hint());
+        Err(e
+            .reworded_hint(hint)
+            .about(crate::error::Setting::AllowRevoked))
+    }
+
     /// `format`, refused when this policy does not allow it.
     pub fn check_format(&self, format: Format) -> crate::Result<()> {
         if self.allows(format) {

@@ -165,6 +165,7 @@ pub fn setting_words(setting: Setting) -> &'static str {
         Setting::SignerIdentity => "--identity FILE",
         Setting::Backend => "--backend rustcrypto",
         Setting::AllowSharedStorage => "--allow-shared-storage",
+        Setting::AllowRevoked => "--force",
         _ => "",
     }
 }

@@ -11,15 +11,15 @@
 
 use super::error::{Error, Result};
 use super::password;
-use super::sign_cmd::own_identity;
 use nexusq_core::callbacks::{Callbacks, Note};
 use nexusq_core::gitsign::{self, Invocation, Outcome};
-use nexusq_core::identity::signature::{self, Refusal, Signature, Trust};
-use nexusq_core::identity::{Fingerprint, PublicIdentity};
+use nexusq_core::identity::Fingerprint;
+use nexusq_core::identity::signature::{self, Refusal, Signature};
 use nexusq_core::secret::Password;
 use nexusq_core::session::{AgentUse, KeySource};
 use nexusq_core::suite::Backend;
 use nexusq_core::vault::storage;
+use nexusq_core::{Policy, Trusted, Verifier};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -212,23 +212,25 @@ fn sign(status_fd: u32, key: &str) -> Result<i32> {
              to this vault's fingerprint",
         ));
     }
-    // As `nexusq sign` refuses: others refuse a revoked identity's signatures anyway, and a
-    // commit signed by one would look fine here. Through the agent too.
-    if super::state::identity_revoked(key.public()) {
-        let e = nexusq_core::identity::peer::revoked_owner(&own, "its signatures");
-        let hint = format!(
-            "{}, and set git's user.signingkey to its fingerprint",
-            e.hint()
-        );
-        return Err(e.reworded_hint(hint).into());
-    }
+    // As `nexusq sign` refuses, without a way to force it: others refuse a revoked
+    // identity's signatures, and a commit signed by one would look fine here.
+    key.may_sign(&Policy::default()).map_err(|e| {
+        let hint = "make a new identity, in a new vault at another path, and set git's \
+                    user.signingkey to its fingerprint";
+        Error::check(e.message(), hint)
+    })?;
     for failure in super::hardening::harden_process() {
         eprintln!("{NAME}: warning: could not harden the process: {failure}");
     }
     let digest = payload_digest()?;
     let sig = Signature::Compact(
-        key.sign(&digest, nexusq_core::time::now(), &GitPrompt)?
-            .compact(),
+        key.sign(
+            &digest,
+            nexusq_core::time::now(),
+            &Policy::default(),
+            &GitPrompt,
+        )?
+        .compact(),
     );
     drop(key);
     let signed_at = sig.signed_at();
@@ -250,22 +252,12 @@ fn sign(status_fd: u32, key: &str) -> Result<i32> {
     Ok(0)
 }
 
-/// An identity whose signatures can be checked here.
-struct Known {
-    identity: PublicIdentity,
-    /// The user id for gpg's status lines.
-    uid: String,
-    /// TRUST_FULLY (own, verified contact) or TRUST_UNDEFINED.
-    trusted: bool,
-    /// The contact, for the line people read.
-    contact: Option<nexusq_core::contacts::ContactRef>,
-}
-
-/// The identities whose signatures can be checked here, and whether each is fully trusted:
-/// this vault's own and verified contacts (TRUST_FULLY); contacts added with `--yes` and not
-/// verified since are known but not trusted (TRUST_UNDEFINED). A contacts book that cannot be
-/// trusted is left out with a warning: one's own signatures still verify.
-fn known_identities(backend: &dyn Backend) -> Result<Vec<Known>> {
+/// The identities whose signatures can be checked here (`nexusq_core::Verifier`): this
+/// vault's own and the book's contacts; verified contacts and the own identity are fully
+/// trusted (TRUST_FULLY), contacts added with `--yes` and not verified since are known but not
+/// trusted (TRUST_UNDEFINED). A contacts book that cannot be trusted is left out with a
+/// warning: one's own signatures still verify.
+fn verifier(backend: &dyn Backend) -> Result<Verifier> {
     let path = vault_path()?;
     // git passes no options: `nexusq verify`'s hint (--identity, --vault) would not apply.
     if !path.exists() {
@@ -279,46 +271,34 @@ fn known_identities(backend: &dyn Backend) -> Result<Vec<Known>> {
              THEIR-EXPORT.asc`), or set NEXUSQ_VAULT to your vault",
         ));
     }
-    let own = own_identity(&path, backend)?;
-    let uid = format!("nexusq identity {} (your own)", own.root_id().fingerprint());
-    let book_path = nexusq_core::contacts::store::default_path(&path);
-    let book = match nexusq_core::contacts::store::load(&book_path, Some(&own), backend) {
-        Ok(loaded) => loaded.book,
+    let verifier = Verifier::for_vault(&path, backend)?;
+    match verifier.clone().with_default_book(backend) {
+        Ok(with_book) => Ok(with_book),
         Err(e) => {
             eprintln!(
                 "{NAME}: warning: contacts left out: {}",
                 nexusq_core::untrusted::scrub(e.message())
             );
-            Default::default()
-        }
-    };
-    let mut known = vec![Known {
-        identity: own,
-        uid,
-        trusted: true,
-        contact: None,
-    }];
-    for c in &book.contacts {
-        if let Some(id) = c.identity() {
-            let uid = format!(
-                "{} (nexusq contact {}, {})",
-                c.name,
-                id.root_id().fingerprint(),
-                if c.verified {
-                    "verified"
-                } else {
-                    "not verified"
-                }
-            );
-            known.push(Known {
-                identity: id.clone(),
-                uid,
-                trusted: c.verified,
-                contact: Some(nexusq_core::contacts::ContactRef::of(c)),
-            });
+            Ok(verifier)
         }
     }
-    Ok(known)
+}
+
+/// The user id of a trusted identity, for gpg's status lines.
+fn uid(trusted: &Trusted) -> String {
+    let fp = trusted.fingerprint();
+    match &trusted.contact {
+        None => format!("nexusq identity {fp} (your own)"),
+        Some(c) => format!(
+            "{} (nexusq contact {fp}, {})",
+            c.name,
+            if c.verified {
+                "verified"
+            } else {
+                "not verified"
+            }
+        ),
+    }
 }
 
 /// `--status-fd=N --verify SIGFILE -`: NEWSIG, one result line (and VALIDSIG + TRUST_ when
@@ -343,14 +323,7 @@ fn verify(status_fd: u32, sig_file: &Path) -> Result<i32> {
     };
     let signer = sig.root_id().fingerprint().to_string();
     let backend = backend()?;
-    let known = known_identities(backend)?;
-    let Some(Known {
-        identity,
-        uid,
-        trusted,
-        contact,
-    }) = known.iter().find(|k| k.identity.root_id() == sig.root_id())
-    else {
+    let Ok(known) = verifier(backend)?.signer_of(&sig) else {
         status.push_str(&gitsign::outcome_lines(
             Outcome::Error,
             &signer,
@@ -369,26 +342,27 @@ fn verify(status_fd: u32, sig_file: &Path) -> Result<i32> {
         );
     };
     let digest = payload_digest()?;
-    let trust = Trust::Identity {
-        identity,
-        expected: None,
-    };
+    let (uid, trusted) = (uid(&known), known.is_fully_trusted());
     let signed_at = sig.signed_at();
-    match signature::verify_classified(backend, trust, &sig, &digest) {
+    match signature::verify_classified(backend, known.trust(), &sig, &digest) {
         Ok(ok) => {
             status.push_str(&gitsign::outcome_lines(
                 Outcome::Good,
                 &signer,
-                uid,
+                &uid,
                 ok.signed_at,
-                *trusted,
+                trusted,
             ));
             finish(
                 &status,
                 Outcome::Good,
                 &format!(
                     "good signature from {}, signed at {} (claimed)",
-                    nexusq_core::recipients::who(&ok.root_id, ok.generation, contact.as_ref()),
+                    nexusq_core::recipients::who(
+                        &ok.root_id,
+                        ok.generation,
+                        known.contact.as_ref()
+                    ),
                     nexusq_core::time::rfc3339(ok.signed_at)
                 ),
             )
@@ -401,7 +375,7 @@ fn verify(status_fd: u32, sig_file: &Path) -> Result<i32> {
                 Refusal::NoKey => Outcome::Error,
             };
             status.push_str(&gitsign::outcome_lines(
-                outcome, &signer, uid, signed_at, *trusted,
+                outcome, &signer, &uid, signed_at, trusted,
             ));
             finish(&status, outcome, r.error.message())
         }

@@ -16,20 +16,6 @@ pub struct ExportOptions {
     pub force: bool,
 }
 
-/// `sign` and `identity export` of a revoked identity are refused unless forced (exit 1).
-pub(super) fn refuse_if_revoked(
-    public: &nexusq_core::identity::PublicIdentity,
-    what: &str,
-    force: bool,
-) -> Result<()> {
-    if force || !super::state::identity_revoked(public) {
-        return Ok(());
-    }
-    let e = nexusq_core::identity::peer::revoked_owner(&public.root_id(), what);
-    let hint = format!("{}; pass --force to do it anyway", e.hint());
-    Err(e.reworded_hint(hint).into())
-}
-
 pub fn export(ctx: &Context, output: Option<&Path>, opts: ExportOptions) -> Result<()> {
     let ExportOptions {
         full_history,
@@ -42,7 +28,11 @@ pub fn export(ctx: &Context, output: Option<&Path>, opts: ExportOptions) -> Resu
     // A revoked identity's export is exactly what its owner must hand out: it carries the
     // revocation. Only its age recipient, which carries nothing, is refused.
     if age {
-        refuse_if_revoked(&file.public, "its age recipient", force)?;
+        let policy = nexusq_core::Policy {
+            allow_revoked: force,
+            ..Default::default()
+        };
+        policy.check_not_revoked(&file.public, "its age recipient")?;
     }
     let with_password = unlock || !ctx.password_source().is_terminal();
     let backend = ctx.backend()?;

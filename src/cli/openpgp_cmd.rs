@@ -294,12 +294,16 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
         ctx.check_password_source(cio::is_stdio(input), "the data to sign")?;
     }
     let mut reader = cio::open_input(input)?;
-    super::identity_cmd::refuse_if_revoked(key.public(), "its signatures", args.force)?;
+    let policy = nexusq_core::Policy {
+        allow_revoked: args.force,
+        ..Default::default()
+    };
+    key.may_sign(&policy)?;
     let now = super::now();
     let newest = key.public().newest().clone();
     let mut generation = 0;
     let text = signature::sign(&mut reader, &newest, now, |digest| {
-        let s = key.sign_openpgp(digest, now, ctx)?;
+        let s = key.sign_openpgp(digest, now, &policy, ctx)?;
         generation = s.generation;
         Ok(s.signature)
     })?;

@@ -10,9 +10,9 @@
 use super::Context;
 use super::error::{Error, Result};
 use super::io as cio;
+use nexusq_core::contacts::ContactKey;
 use nexusq_core::contacts::naming::{self, AtPath, Named};
-use nexusq_core::contacts::{ContactKey, ContactRef};
-use nexusq_core::identity::{PublicIdentity, RootId, peer};
+use nexusq_core::identity::peer;
 use nexusq_core::recipients::{self, Peer, Recipients, Resolved};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -111,18 +111,6 @@ pub(super) fn known_age_key(
         allow_expired,
         ctx,
     )?)
-}
-
-/// The contact the book holds under this root, if any (for a signer found by its signature).
-pub(super) fn contact_of(
-    ctx: &Context,
-    root: &RootId,
-) -> Result<Option<(PublicIdentity, ContactRef)>> {
-    Ok(ctx
-        .book()?
-        .book
-        .by_root(root)
-        .and_then(|c| Some((c.identity()?.clone(), ContactRef::of(c)))))
 }
 
 /// Read the identity a `--to` / `--identity` / `identity show` value names: a checked export

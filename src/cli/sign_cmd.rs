@@ -7,14 +7,15 @@ use super::args::{SignArgs, VerifyArgs};
 use super::error::{Error, Exit, Result};
 use super::io::{create_output, input_name, is_stdio, open_input, read_small};
 use super::output::untrusted_path;
-use nexusq_core::contacts::ContactRef;
 use nexusq_core::fs::Access;
 use nexusq_core::identity::Fingerprint;
-use nexusq_core::identity::signature::{self, Signature, Trust};
+use nexusq_core::identity::signature::{self, Signature};
 use nexusq_core::identity::{PublicIdentity, peer};
 use nexusq_core::manifest;
 use nexusq_core::session::KeySource;
 use nexusq_core::suite::Backend;
+use nexusq_core::verifier::{self, MissingGeneration, Origin};
+use nexusq_core::{Policy, Verifier};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -46,9 +47,12 @@ fn key_source(ctx: &Context, no_agent: bool, stdin_is_data: bool, what: &str) ->
     Ok(key)
 }
 
-/// A revoked identity signs nothing unless `--force`.
-fn refuse_if_revoked(key: &KeySource, force: bool) -> Result<()> {
-    super::identity_cmd::refuse_if_revoked(key.public(), "its signatures", force)
+/// What signing allows: a revoked identity signs only with `--force`.
+fn policy(force: bool) -> Policy {
+    Policy {
+        allow_revoked: force,
+        ..Policy::default()
+    }
 }
 
 /// Sign the data whose SHA-512 is `digest`, now: full, or compact.
@@ -57,8 +61,9 @@ fn sign_digest(
     key: &mut KeySource,
     digest: &[u8; 64],
     compact: bool,
+    policy: &Policy,
 ) -> Result<Signature> {
-    let full = key.sign(digest, super::now(), ctx)?;
+    let full = key.sign(digest, super::now(), policy, ctx)?;
     Ok(if compact {
         Signature::Compact(full.compact())
     } else {
@@ -138,9 +143,9 @@ fn sign_one(ctx: &Context, args: &SignArgs, input: Option<&PathBuf>) -> Result<(
     let mut key = key_source(ctx, args.no_agent, is_stdio(input), "the data to sign")?;
     // Open the data first, so a missing FILE fails before the password is asked for.
     let reader = open_input(input)?;
-    refuse_if_revoked(&key, args.force)?;
+    key.may_sign(&policy(args.force))?;
     let digest = hash_input(input, reader)?;
-    let sig = sign_digest(ctx, &mut key, &digest, args.compact)?;
+    let sig = sign_digest(ctx, &mut key, &digest, args.compact, &policy(args.force))?;
     drop(key);
     let text = sig.to_armor();
     let fp = sig.root_id().fingerprint().to_string();
@@ -233,11 +238,17 @@ fn sign_files(ctx: &Context, args: &SignArgs, files: &[PathBuf]) -> Result<()> {
         ));
     }
     let mut key = key_source(ctx, args.no_agent, false, "the files to sign")?;
-    refuse_if_revoked(&key, args.force)?;
+    key.may_sign(&policy(args.force))?;
     let mut done = Vec::new();
     let mut last = None;
     for (file, target) in files.iter().zip(&targets) {
-        let sig = sign_digest(ctx, &mut key, &hash_file(file)?, args.compact)?;
+        let sig = sign_digest(
+            ctx,
+            &mut key,
+            &hash_file(file)?,
+            args.compact,
+            &policy(args.force),
+        )?;
         write_signature(target, &sig.to_armor())?;
         ctx.out.note(&format!(
             "signed {} -> {}",
@@ -436,8 +447,14 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
         (None, dir) => sig_path_for(path, dir.as_deref())?,
     };
     let mut key = key_source(ctx, args.no_agent, false, "the manifest")?;
-    refuse_if_revoked(&key, args.force)?;
-    let sig = sign_digest(ctx, &mut key, &signature::digest(&text), args.compact)?;
+    key.may_sign(&policy(args.force))?;
+    let sig = sign_digest(
+        ctx,
+        &mut key,
+        &signature::digest(&text),
+        args.compact,
+        &policy(args.force),
+    )?;
     drop(key);
     write_signature(&target, &sig.to_armor())?;
     let fp = sig.root_id().fingerprint().to_string();
@@ -462,87 +479,43 @@ fn sign_manifest(ctx: &Context, args: &SignArgs, path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Where the verifier's trusted root comes from, owned.
-#[derive(Clone)]
-pub enum TrustSource {
-    Identity(PublicIdentity, Option<Fingerprint>),
-    Fingerprint(Fingerprint),
-}
-
-impl TrustSource {
-    pub fn trust(&self) -> Trust<'_> {
-        match self {
-            TrustSource::Identity(identity, expected) => Trust::Identity {
-                identity,
-                expected: *expected,
-            },
-            TrustSource::Fingerprint(fp) => Trust::Fingerprint(*fp),
-        }
-    }
-}
-
 /// The vault's own public identity, its root signatures checked (no password).
 pub fn own_identity(path: &Path, backend: &dyn Backend) -> Result<PublicIdentity> {
-    if !path.exists() {
-        return Err(Error::vault(
-            format!(
-                "no vault at {}, so no identity to verify against",
-                untrusted_path(path)
-            ),
+    verifier::own_identity(path, backend).map_err(|e| {
+        if path.exists() {
+            return Error::from(e);
+        }
+        Error::from(e.reworded_hint(
             "pass the signer's export with --identity FILE (or --expect-fingerprint FP), or \
              point --vault at your vault",
-        ));
-    }
-    let identity = nexusq_core::vault::open(path)?.public;
-    identity.verify_signatures(backend).map_err(|e| {
-        Error::vault(
-            format!("the vault's public identity does not verify: {}", e.0),
-            "the vault is damaged or was tampered with; restore it from a backup",
-        )
-    })?;
-    Ok(identity)
+        ))
+    })
 }
 
-/// The identity a signature is checked against, the contact it is (when the book knows it),
-/// and where it came from.
+/// The identity a signature is checked against (`nexusq_core::Verifier` chose it), and how
+/// people are told where it came from.
 #[derive(Clone)]
 pub struct Trusted {
-    source: TrustSource,
-    contact: Option<ContactRef>,
+    trusted: nexusq_core::Trusted,
     /// For people: "this vault's own, PATH", "contact alice", "from file x.asc", ...
     said: String,
-    /// For `--json`: "vault", "contact", "file" or "fingerprint".
-    origin: &'static str,
 }
 
 impl Trusted {
-    pub fn trust(&self) -> Trust<'_> {
-        self.source.trust()
-    }
-
-    fn fingerprint(&self) -> Fingerprint {
-        match &self.source {
-            TrustSource::Identity(identity, _) => identity.root_id().fingerprint(),
-            TrustSource::Fingerprint(fp) => *fp,
-        }
-    }
-
-    fn identity(&self) -> Option<&PublicIdentity> {
-        match &self.source {
-            TrustSource::Identity(identity, _) => Some(identity),
-            TrustSource::Fingerprint(_) => None,
-        }
-    }
-
-    /// The identity's newest generation known here (None: only a fingerprint is trusted).
-    fn newest_known(&self) -> Option<u32> {
-        self.identity().map(|id| id.newest().generation)
+    /// As the verifier found it: this vault's own identity or a contact.
+    fn found(trusted: nexusq_core::Trusted) -> Trusted {
+        let said = match (&trusted.origin, &trusted.contact) {
+            (Origin::Vault(path), _) => format!("this vault's own, {}", untrusted_path(path)),
+            (_, Some(c)) => c.label(),
+            _ => String::new(),
+        };
+        Trusted { trusted, said }
     }
 
     fn announce(&self, ctx: &Context) {
         ctx.out.note(&format!(
             "verifying with identity {} ({})",
-            self.fingerprint(),
+            self.trusted.fingerprint(),
             self.said
         ));
     }
@@ -564,29 +537,27 @@ fn trust_choice(ctx: &Context, args: &VerifyArgs, backend: &dyn Backend) -> Resu
     let trusted = match (&args.identity, expected) {
         (Some(value), _) => {
             let resolved = super::recipients::read_identity(ctx, value)?;
-            Trusted {
-                said: format!("from {}", resolved.source()),
-                origin: if resolved.file.is_some() {
-                    "file"
-                } else {
-                    "contact"
-                },
-                contact: resolved.contact,
-                source: TrustSource::Identity(resolved.identity, expected),
-            }
+            let said = format!("from {}", resolved.source());
+            let origin = match &resolved.file {
+                Some(file) => Origin::File(file.clone()),
+                None => Origin::Contact,
+            };
+            let trusted = nexusq_core::Trusted::identity(
+                resolved.identity,
+                expected,
+                resolved.contact,
+                origin,
+            );
+            Trusted { trusted, said }
         }
         (None, Some(fp)) => match known_by_fingerprint(ctx, &fp, backend)? {
-            Some(mut known) => {
+            Some(trusted) => {
+                let mut known = Trusted::found(trusted);
                 known.said.push_str(", which --expect-fingerprint names");
-                if let TrustSource::Identity(_, e) = &mut known.source {
-                    *e = Some(fp);
-                }
                 known
             }
             None => Trusted {
-                source: TrustSource::Fingerprint(fp),
-                contact: None,
-                origin: "fingerprint",
+                trusted: nexusq_core::Trusted::fingerprint_only(fp),
                 said: "carried by the signature, accepted because it matches \
                        --expect-fingerprint"
                     .into(),
@@ -599,70 +570,41 @@ fn trust_choice(ctx: &Context, args: &VerifyArgs, backend: &dyn Backend) -> Resu
 }
 
 /// This vault's identity, or a contact's, when its fingerprint is `fp`: then what the vault or
-/// the book knows (revocations, newer generations) applies to `--expect-fingerprint` too.
+/// the book knows (revocations, newer generations) applies to `--expect-fingerprint` too. The
+/// book is read only when the vault's own identity is not the one.
 fn known_by_fingerprint(
     ctx: &Context,
     fp: &Fingerprint,
     backend: &dyn Backend,
-) -> Result<Option<Trusted>> {
+) -> Result<Option<nexusq_core::Trusted>> {
     let path = ctx.vault_path()?;
     if !path.exists() {
         return Ok(None);
     }
-    let own = own_identity(&path, backend)?;
-    if fp.matches(&own.root_id()) {
-        return Ok(Some(own_trusted(own, &path)));
+    let verifier = Verifier::new().with_own(own_identity(&path, backend)?, &path);
+    if let Some(own) = verifier.by_fingerprint(fp) {
+        return Ok(Some(own));
     }
-    let book = &ctx.book()?.book;
-    let Some((c, identity)) = book.contacts.iter().find_map(|c| {
-        let id = c.identity()?;
-        fp.matches(&id.root_id()).then_some((c, id.clone()))
-    }) else {
-        return Ok(None);
-    };
-    Ok(Some(contact_trusted(identity, ContactRef::of(c))))
-}
-
-fn own_trusted(own: PublicIdentity, path: &Path) -> Trusted {
-    Trusted {
-        source: TrustSource::Identity(own, None),
-        contact: None,
-        said: format!("this vault's own, {}", untrusted_path(path)),
-        origin: "vault",
-    }
-}
-
-fn contact_trusted(identity: PublicIdentity, contact: ContactRef) -> Trusted {
-    Trusted {
-        said: contact.label(),
-        contact: Some(contact),
-        source: TrustSource::Identity(identity, None),
-        origin: "contact",
-    }
+    Ok(verifier.with_book(&ctx.book()?.book).by_fingerprint(fp))
 }
 
 /// Without `--identity` or `--expect-fingerprint`: the identity the signature names, if it is
 /// this vault's own or a contact's; anyone else's signature cannot be checked here.
 fn signer_trust(ctx: &Context, sig: &Signature, backend: &dyn Backend) -> Result<Trusted> {
     let path = ctx.vault_path()?;
-    let own = own_identity(&path, backend)?;
-    let signer = sig.root_id();
-    if own.root_id() == signer {
-        return Ok(own_trusted(own, &path));
+    let mut verifier = Verifier::new().with_own(own_identity(&path, backend)?, &path);
+    if verifier.known(&sig.root_id()).is_none() {
+        verifier = verifier.with_book(&ctx.book()?.book);
     }
-    if let Some((identity, contact)) = super::recipients::contact_of(ctx, &signer)? {
-        return Ok(contact_trusted(identity, contact));
+    match verifier.signer_of(sig) {
+        Ok(trusted) => Ok(Trusted::found(trusted)),
+        Err(unknown) => Err(Error::check(
+            unknown.to_string(),
+            "if you trust that identity, add it after comparing its fingerprint with its owner \
+             (`nexusq contacts add NAME THEIR-EXPORT.asc`), or pass its export with --identity \
+             FILE",
+        )),
     }
-    Err(Error::check(
-        format!(
-            "the signature was made by identity {}, which is neither this vault's ({}) nor a \
-             contact in your book",
-            signer.fingerprint(),
-            own.root_id().fingerprint()
-        ),
-        "if you trust that identity, add it after comparing its fingerprint with its owner \
-         (`nexusq contacts add NAME THEIR-EXPORT.asc`), or pass its export with --identity FILE",
-    ))
 }
 
 impl TrustChoice {
@@ -679,9 +621,10 @@ impl TrustChoice {
             TrustChoice::Fixed(t) => Ok(std::borrow::Cow::Borrowed(t)),
             TrustChoice::BySigner => {
                 let t = signer_trust(ctx, sig, backend)?;
-                if *said != Some(t.fingerprint()) {
+                let fp = t.trusted.fingerprint();
+                if *said != Some(fp) {
                     t.announce(ctx);
-                    *said = Some(t.fingerprint());
+                    *said = Some(fp);
                 }
                 Ok(std::borrow::Cow::Owned(t))
             }
@@ -722,7 +665,7 @@ pub fn verify(ctx: &Context, args: &VerifyArgs) -> Result<()> {
 fn good_line(ok: &signature::Verified, trusted: &Trusted) -> String {
     let mut line = format!(
         "good signature from {}, signed at {} (claimed)",
-        nexusq_core::recipients::who(&ok.root_id, ok.generation, trusted.contact.as_ref()),
+        nexusq_core::recipients::who(&ok.root_id, ok.generation, trusted.trusted.contact.as_ref()),
         nexusq_core::time::rfc3339(ok.signed_at)
     );
     if ok.superseded {
@@ -745,9 +688,9 @@ fn verified_json(ok: &signature::Verified, trusted: &Trusted) -> serde_json::Map
         "newest_generation": ok.newest_known,
         "not_after": nexusq_core::time::rfc3339(ok.not_after),
         "expired": ok.not_after < super::now(),
-        "contact": trusted.contact.as_ref().map(|c| c.name.clone()),
-        "contact_verified": trusted.contact.as_ref().map(|c| c.verified),
-        "trusted_from": trusted.origin,
+        "contact": trusted.trusted.contact.as_ref().map(|c| c.name.clone()),
+        "contact_verified": trusted.trusted.contact.as_ref().map(|c| c.verified),
+        "trusted_from": trusted.trusted.origin.name(),
     });
     match v {
         Value::Object(m) => m,
@@ -763,68 +706,46 @@ fn check_one(
     sig: &Signature,
     input: Option<&Path>,
 ) -> Result<signature::Verified> {
-    if let Some(c) = &trusted.contact {
-        missing_generation(c, trusted, sig)?;
-    }
-    let trust = trusted.trust();
-    signature::check_any_signer(trust, sig)?;
+    precheck(trusted, sig)?;
     let reader = open_input(input)?;
     let digest = hash_input(input, reader)?;
-    let ok = signature::verify_signature(backend, trust, sig, &digest)?;
-    if let Some(c) = &trusted.contact
-        && trusted.newest_known().is_some_and(|n| ok.generation > n)
-    {
+    let checked = trusted.trusted.verify_digest(backend, sig, &digest)?;
+    if let (true, Some(c)) = (checked.newer_than_book, &trusted.trusted.contact) {
         ctx.out.note(&format!(
             "{} signed with generation {}, newer than the contacts book knows; `nexusq contacts \
              update {} FILE` with their newest export records it",
-            c.name, ok.generation, c.name
+            c.name, checked.verified.generation, c.name
         ));
     }
-    Ok(ok)
+    Ok(checked.verified)
+}
+
+/// The refusals that need no data, in the command line's words.
+fn precheck(trusted: &Trusted, sig: &Signature) -> Result<()> {
+    if let Some(missing) = trusted.trusted.missing_generation(sig) {
+        return Err(missing_generation(&missing));
+    }
+    Ok(trusted.trusted.precheck(sig)?)
 }
 
 /// A compact signature by a generation of a contact that the book does not hold: the way out
 /// is `contacts update` (the book is where the contact's certificates live), not `--identity`.
-fn missing_generation(c: &ContactRef, trusted: &Trusted, sig: &Signature) -> Result<()> {
-    let (Signature::Compact(cs), Some(id)) = (sig, trusted.identity()) else {
-        return Ok(());
-    };
-    if cs.root_id != id.root_id()
-        || id
-            .certificates
-            .iter()
-            .any(|x| x.generation == cs.generation)
-    {
-        return Ok(());
-    }
-    let known: Vec<String> = id
-        .certificates
-        .iter()
-        .map(|x| x.generation.to_string())
-        .collect();
-    let g = cs.generation;
-    Err(Error::check(
-        format!(
-            "this compact signature was made with generation {g} of {} ({}), but the contacts \
-             book holds the certificate of generation(s) {} only",
-            c.name,
-            cs.root_id.fingerprint(),
-            known.join(", ")
-        ),
-        if g > id.newest().generation {
+fn missing_generation(missing: &MissingGeneration) -> Error {
+    let name = &missing.contact;
+    Error::check(
+        missing.to_string(),
+        if missing.is_newer() {
             format!(
-                "{} has rotated since the book last heard: get their newest export (`nexusq \
-                 identity export`) and run `nexusq contacts update {} FILE`",
-                c.name, c.name
+                "{name} has rotated since the book last heard: get their newest export (`nexusq \
+                 identity export`) and run `nexusq contacts update {name} FILE`"
             )
         } else {
             format!(
-                "get an export of {} that holds the older generations (`nexusq identity export \
-                 --full-history`) and run `nexusq contacts update {} FILE`",
-                c.name, c.name
+                "get an export of {name} that holds the older generations (`nexusq identity \
+                 export --full-history`) and run `nexusq contacts update {name} FILE`"
             )
         },
-    ))
+    )
 }
 
 /// `verify [FILE|-] --sig SIG`: one input, one signature.
@@ -998,12 +919,14 @@ fn verify_manifest(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     let sig = read_signature(&sig_path, args.sig.is_some())?;
     let choice = trust_choice(ctx, args, backend)?;
     let trusted = choice.for_signature(ctx, &sig, backend, &mut None)?;
-    let trust = trusted.trust();
-    signature::check_any_signer(trust, &sig)?;
+    precheck(&trusted, &sig)?;
     // The bytes that are verified are the bytes that are parsed.
     let text = read_small(path, "a manifest")?;
-    let ok = match signature::verify_signature(backend, trust, &sig, &signature::digest(&text)) {
-        Ok(ok) => ok,
+    let ok = match trusted
+        .trusted
+        .verify_digest(backend, &sig, &signature::digest(&text))
+    {
+        Ok(checked) => checked.verified,
         Err(e) => return Err(Error::from(e).with_json("valid", json!(false))),
     };
     let count = parse_manifest(path, &text)?;

@@ -131,7 +131,7 @@ pub fn revoked_owner(root_id: &RootId, what: &str) -> Error {
             "identity {} is revoked, so others refuse {what}",
             root_id.fingerprint()
         ),
-        "make a new identity with `nexusq init` at a new vault path",
+        "make a new identity, in a new vault at another path",
     )
     .about(Setting::VaultPath)
 }

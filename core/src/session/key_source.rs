@@ -6,6 +6,7 @@ use crate::error::Result;
 use crate::identity::PublicIdentity;
 use crate::identity::decryption::{DecryptionKeys, MissingKey};
 use crate::identity::signature::{self, DetachedSignature};
+use crate::policy::Policy;
 use crate::secret::{SecretBytes, random_array};
 use crate::suite::Backend;
 use crate::suite::hybrid_kem::{Decapsulate, KemError, KemLevel};
@@ -148,8 +149,10 @@ impl KeySource {
         &mut self,
         digest: &[u8; 64],
         signed_at: u64,
+        policy: &Policy,
         callbacks: &dyn Callbacks,
     ) -> Result<DetachedSignature> {
+        self.may_sign(policy)?;
         if let Some(agent) = &self.agent {
             match agent.sign(self.backend, &self.public, digest, signed_at) {
                 Ok(sig) => return Ok(sig),
@@ -160,6 +163,13 @@ impl KeySource {
         let backend = self.backend;
         self.signing_key(callbacks)?
             .sign(backend, digest, signed_at, &rnd)
+    }
+
+    /// Refused when the identity is revoked and the policy does not allow signing for it
+    /// ([`Policy::check_not_revoked`]): [`KeySource::sign`] and [`KeySource::sign_openpgp`]
+    /// ask this first; a caller asks it before doing work whose only use is a signature.
+    pub fn may_sign(&self, policy: &Policy) -> Result<()> {
+        policy.check_not_revoked(&self.public, "its signatures")
     }
 
     /// The vault's signing key, unlocking the vault and expanding the key on first use.
@@ -186,8 +196,10 @@ impl KeySource {
         &mut self,
         digest: &[u8],
         signed_at: u64,
+        policy: &Policy,
         callbacks: &dyn Callbacks,
     ) -> Result<OpenPgpSigned> {
+        self.may_sign(policy)?;
         if let Some(agent) = &self.agent {
             match agent.sign_openpgp(self.backend, &self.public, digest, signed_at) {
                 Ok((generation, signature)) => {
@@ -394,6 +406,56 @@ mod tests {
     }
 
     #[test]
+    fn a_revoked_identity_signs_nothing_unless_the_policy_allows_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("vault.nxq");
+        let params = KdfParams {
+            memory_kib: crate::vault::kdf::MIN_MEMORY_KIB,
+            iterations: 1,
+            parallelism: 1,
+        };
+        let password = Password::new(Zeroizing::new("pw".to_string()));
+        let opts = SaveOptions::default();
+        let statement = RefCell::new(None);
+        crate::vault::create(&path, &password, params, &opts, &RustCrypto, NOW, |r| {
+            *statement.borrow_mut() = Some(r.clone());
+            Ok(())
+        })
+        .unwrap();
+        let revocation = statement.into_inner().unwrap();
+        crate::vault::publish_revocation(&path, &password, &opts, revocation, &RustCrypto).unwrap();
+
+        let caller = Caller::new("pw");
+        let mut key = open(&path, &caller).unwrap();
+        let digest = signature::digest(b"after the theft");
+        let e = key
+            .sign(&digest, NOW, &Policy::default(), &caller)
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::CheckFailed);
+        assert!(
+            e.message()
+                .contains("is revoked, so others refuse its signatures")
+        );
+        let e = key
+            .sign_openpgp(&[1; 32], NOW, &Policy::default(), &caller)
+            .unwrap_err();
+        assert_eq!(e.kind(), ErrorKind::CheckFailed);
+        assert_eq!(
+            caller.asked.get(),
+            0,
+            "refused before any password is asked for"
+        );
+
+        // The owner's own use: the policy allows it, and the signature is made.
+        let anyway = Policy {
+            allow_revoked: true,
+            ..Policy::default()
+        };
+        let sig = key.sign(&digest, NOW, &anyway, &caller).unwrap();
+        assert_eq!(sig.certificate.generation, 1);
+    }
+
+    #[test]
     fn one_password_signs_many_digests_and_each_signature_verifies() {
         let dir = tempfile::tempdir().unwrap();
         let path = vault(dir.path());
@@ -403,7 +465,7 @@ mod tests {
         assert_eq!(caller.asked.get(), 0, "nothing asked before it is needed");
         for data in [&b"one"[..], b"two", b"three"] {
             let digest = signature::digest(data);
-            let sig = key.sign(&digest, NOW, &caller).unwrap();
+            let sig = key.sign(&digest, NOW, &Policy::default(), &caller).unwrap();
             let trust = Trust::Identity {
                 identity: key.public(),
                 expected: None,
@@ -424,7 +486,9 @@ mod tests {
         let cert = key.public().newest().clone();
         for n in [32, 48, 64] {
             let digest = vec![n as u8; n];
-            let signed = key.sign_openpgp(&digest, NOW, &caller).unwrap();
+            let signed = key
+                .sign_openpgp(&digest, NOW, &Policy::default(), &caller)
+                .unwrap();
             assert_eq!(signed.generation, cert.generation);
             assert!(hybrid_sig::verify_openpgp(
                 &RustCrypto,
@@ -434,25 +498,32 @@ mod tests {
             ));
         }
         // A nexusq signature from the same unlock: still one password.
-        key.sign(&signature::digest(b"x"), NOW, &caller).unwrap();
+        key.sign(&signature::digest(b"x"), NOW, &Policy::default(), &caller)
+            .unwrap();
         assert_eq!(caller.asked.get(), 1, "asked once for every signature");
 
         // Refused as `sign` refuses: a time the certificate does not cover, a digest of
         // another length.
         let late = cert.not_after + crate::identity::certificate::CLOCK_SKEW_SECS + 1;
-        let e = key.sign_openpgp(&[1; 32], late, &caller).unwrap_err();
+        let e = key
+            .sign_openpgp(&[1; 32], late, &Policy::default(), &caller)
+            .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Usage);
         assert!(e.message().contains("expired"), "{}", e.message());
         let e = key
-            .sign(&signature::digest(b"x"), late, &caller)
+            .sign(&signature::digest(b"x"), late, &Policy::default(), &caller)
             .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Usage);
         let early = cert.created - crate::identity::certificate::CLOCK_SKEW_SECS - 1;
-        let e = key.sign_openpgp(&[1; 32], early, &caller).unwrap_err();
+        let e = key
+            .sign_openpgp(&[1; 32], early, &Policy::default(), &caller)
+            .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Usage);
         assert!(e.message().contains("clock"), "{}", e.message());
         for n in [0, 20, 31, 65] {
-            let e = key.sign_openpgp(&vec![1; n], NOW, &caller).unwrap_err();
+            let e = key
+                .sign_openpgp(&vec![1; n], NOW, &Policy::default(), &caller)
+                .unwrap_err();
             assert_eq!(e.kind(), ErrorKind::Usage, "{n}");
         }
         assert!(caller.notes.borrow().is_empty());
@@ -465,7 +536,9 @@ mod tests {
         let caller = Caller::new("not it");
         let mut key = open(&path, &caller).unwrap();
         let digest = signature::digest(b"data");
-        let e = key.sign(&digest, NOW, &caller).unwrap_err();
+        let e = key
+            .sign(&digest, NOW, &Policy::default(), &caller)
+            .unwrap_err();
         assert_eq!(e.kind(), ErrorKind::WrongPassword);
         let e = key.vault_keys(&caller).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::WrongPassword);

@@ -1,16 +1,105 @@
 //! nexusq-core: the library behind the `nexusq` command line, a vault for one person's
-//! post-quantum identity. It holds the identity (an SLH-DSA root key that never changes and the
-//! key generations it certifies), the password-protected vault file that keeps it, the formats
-//! nexusq reads and writes (encrypted files, age v1, signatures, exports, the contacts book),
-//! and the key sources that decrypt and sign for it: an unlocked vault, or the key agent.
+//! post-quantum identity: an SLH-DSA root key that never changes and the key generations it
+//! certifies (X-Wing and ML-KEM-1024 + X25519 for encryption, ML-DSA-65 + Ed25519 for
+//! signatures), kept in one password-protected file.
 //!
-//! Data flows one way: the command line (crate `nexusq`) -> `identity` / `vault` / `contacts` /
-//! `agent` -> `suite` -> backend. Nothing here prints, parses flags or chooses an exit code, and
-//! nothing below `suite` knows about files (docs/architecture.md). Every failure is an [`Error`]
-//! that carries its message, a hint in the library's words and its class
-//! ([`ErrorKind`]), which the command line maps to an exit code.
+//! # Four tasks
+//!
+//! Each is a handful of calls on the front door: [`Encryptor`] and [`Recipient`],
+//! [`Decryptor`], [`Signer`] and [`Verifier`], with keys from a [`KeySource`] (the key agent
+//! when it serves the vault, else the vault unlocked through your [`Callbacks`]) and one
+//! [`Policy`] (expiry, revocation, formats) passed in. The runnable versions are in
+//! `core/examples/` (`cargo run -p nexusq-core --example NAME -- ARGS`).
+//!
+//! **Encrypt to a contact** (`encrypt_to_contact`): the format follows the recipients,
+//! nexusq's own for an identity, age for an age key, OpenPGP for a certificate; a mix is an
+//! [`EncryptError::Mixed`].
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use nexusq_core::contacts::store;
+//! use nexusq_core::recipients::Recipients;
+//! use nexusq_core::suite::hybrid_kem::KemLevel;
+//! use nexusq_core::{BackendChoice, Encryptor, KnownPassword, Policy};
+//! let (backend, now) = (BackendChoice::default().backend()?, nexusq_core::time::now());
+//! let vault = std::path::Path::new("vault.nxq");
+//! let own = nexusq_core::vault::open(vault)?.public;
+//! let book = store::load(&store::default_path(vault), Some(&own), backend)?.book;
+//! let mut to = Recipients::new(Vec::new());
+//! to.add_contact(book.get("bob").ok_or("no bob")?, now, &KnownPassword::new(""))?;
+//! let to = to.finish_all()?;
+//! let encryptor = Encryptor::new(&to.all(), None, KemLevel::MlKem768, now, &Policy::default())?;
+//! let mut out = std::fs::File::create("letter.nxq")?;
+//! encryptor.encrypt(backend, &mut &b"meet at noon"[..], &mut out, false)?;
+//! # Ok(()) }
+//! ```
+//!
+//! **Decrypt a file of any of the three formats** (`decrypt_anything`), armored or not: the
+//! plaintext is a reader of authenticated bytes, and what was learned comes back as data.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use nexusq_core::session::AgentUse;
+//! use nexusq_core::{BackendChoice, Decryptor, KeySource, KnownPassword, Policy};
+//! let backend = BackendChoice::default().backend()?;
+//! let callbacks = KnownPassword::new("correct horse battery staple");
+//! let vault = std::path::Path::new("vault.nxq");
+//! let mut keys = KeySource::open(vault, backend, AgentUse::IfRunning, &callbacks)?;
+//! let decryptor = Decryptor::new(std::fs::File::open("letter.age")?)?;
+//! let now = nexusq_core::time::now();
+//! let mut plaintext = decryptor.decrypt(&mut keys, &callbacks, &Policy::default(), now)?;
+//! std::io::copy(&mut plaintext, &mut std::io::stdout())?;
+//! let opened = plaintext.opened();
+//! eprintln!("{}, generation {:?}, superseded: {}", opened.format, opened.generation, opened.superseded);
+//! # Ok(()) }
+//! ```
+//!
+//! **Sign through the agent** (`sign_with_agent`): no password while the agent runs; a
+//! revoked identity signs nothing unless the policy allows it, on every path.
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use nexusq_core::session::AgentUse;
+//! use nexusq_core::{BackendChoice, KeySource, KnownPassword, Policy, Signer};
+//! let backend = BackendChoice::default().backend()?;
+//! let callbacks = KnownPassword::new("asked for only if the agent cannot serve");
+//! let vault = std::path::Path::new("vault.nxq");
+//! let mut keys = KeySource::open(vault, backend, AgentUse::IfRunning, &callbacks)?;
+//! let now = nexusq_core::time::now();
+//! let sig = Signer::new(&mut keys, Policy::default()).sign(std::fs::File::open("notes.txt")?, now, &callbacks)?;
+//! std::fs::write("notes.txt.sig", sig.to_armor())?;
+//! # Ok(()) }
+//! ```
+//!
+//! **Verify against the book** (`verify_with_book`): the signer must be the vault's own
+//! identity or a contact, as the book knows it (revocations and newer generations applied).
+//!
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use nexusq_core::identity::signature::Signature;
+//! use nexusq_core::{BackendChoice, Verifier};
+//! let backend = BackendChoice::default().backend()?;
+//! let vault = std::path::Path::new("vault.nxq");
+//! let verifier = Verifier::for_vault(vault, backend)?.with_default_book(backend)?;
+//! let sig = Signature::parse(&std::fs::read("notes.txt.sig")?, "notes.txt.sig")?;
+//! let trusted = verifier.signer_of(&sig)?;
+//! let ok = trusted.verify(backend, &sig, std::fs::File::open("notes.txt")?)?;
+//! println!("good signature, generation {}", ok.verified.generation);
+//! # Ok(()) }
+//! ```
+//!
+//! Data flows one way: the command line (crate `nexusq`) -> the front door and the services
+//! (`contacts`, `agent`, `session`, `recipients`, `recovery`) -> `identity` / `vault` /
+//! `format` -> `suite` -> backend. Nothing here prints, parses flags or chooses an exit code,
+//! and nothing below `suite` knows about files (docs/architecture.md). Every failure is an
+//! [`Error`] that carries its message, a hint in the library's words and its class
+//! ([`ErrorKind`]); the front door's own failures are typed ([`DecryptError`],
+//! [`EncryptError`], [`verifier::UnknownSigner`]).
 //!
 //! # Modules
+//!
+//! The front door: [`encryptor`], [`decryptor`], [`signer`], [`verifier`], [`policy`],
+//! [`callbacks`].
 //!
 //! The identity and its keys:
 //!
@@ -28,8 +117,7 @@
 //! - [`agent`]: the key agent, which holds an unlocked vault's working keys so commands need no
 //!   password while it runs (docs/agent.md).
 //! - [`session`]: where a command's keys come from ([`session::KeySource`]: the agent serving
-//!   the vault, else the vault unlocked) and what the library asks of its caller
-//!   ([`callbacks::Callbacks`]: the password, notes).
+//!   the vault, else the vault unlocked).
 //!
 //! Formats:
 //!
@@ -52,51 +140,7 @@
 //! The rules behind the code (what is checked, what is promised, and what is not) are in
 //! docs/security.md.
 //!
-//! # The common path
-//!
-//! Open and unlock a vault, encrypt to an export and decrypt with the vault, sign and verify.
-//! `examples/open_encrypt_verify.rs` runs the same steps on a throwaway vault
-//! (`cargo run -p nexusq-core --example open_encrypt_verify`).
-//!
-//! ```no_run
-//! use nexusq_core::format::nexusq as encrypted_file;
-//! use nexusq_core::identity::{peer, signature};
-//! use nexusq_core::suite::hybrid_kem::KemLevel;
-//! use nexusq_core::vault::{self, Argon2id};
-//! use nexusq_core::{BackendChoice, Password};
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! let backend = BackendChoice::default().backend()?;
-//! let now = nexusq_core::time::now();
-//! let password = Password::new(String::from("correct horse battery staple").into());
-//!
-//! // Open (the public part, no password), then unlock (Argon2id, then AES-GCM).
-//! let unlocked = vault::open("vault.nxq".as_ref())?.unlock(&password, &Argon2id, backend)?;
-//!
-//! // An export, read as `--to` reads one: strict armor, structure, every root signature.
-//! let export = unlocked.file.public.export(false).to_armor();
-//! let them = peer::parse_export(export.as_bytes(), "the export", backend)?;
-//!
-//! // Encrypt to its newest X-Wing key; decrypt with the vault's keys.
-//! let (_, key) = peer::encryption_key(&them, KemLevel::MlKem768, now, false)?;
-//! let mut file = Vec::new();
-//! encrypted_file::encrypt(backend, &[(KemLevel::MlKem768, key)], &mut &b"hi"[..], &mut file)?;
-//! let mut input = &file[..];
-//! let header = encrypted_file::Header::read(&mut input)?;
-//! let (opened, _) = unlocked.decryption_keys().open_file_header(&header)?;
-//! let mut plain = Vec::new();
-//! opened.decrypt_payload(&mut input, &mut plain)?;
-//!
-//! // Sign with the newest generation; verify under a root the verifier trusts.
-//! let digest = signature::digest(b"data");
-//! let rnd = nexusq_core::secret::random_array();
-//! let secrets = &unlocked.secrets;
-//! let sig = signature::sign_newest(backend, &unlocked.file.public, secrets, &digest, now, &rnd)?;
-//! let trust = signature::Trust::Identity { identity: &them, expected: None };
-//! let verified = signature::verify(backend, trust, &sig, &digest)?;
-//! println!("good signature by {}", verified.fingerprint());
-//! # Ok(())
-//! # }
-//! ```
+
 #![warn(missing_docs)]
 
 pub mod agent;
@@ -105,6 +149,7 @@ pub mod callbacks;
 pub mod contacts;
 pub mod decryptor;
 pub mod doctor;
+pub mod encryptor;
 pub mod error;
 pub mod format;
 pub mod fs;
@@ -117,6 +162,7 @@ pub mod recovery;
 pub mod report;
 pub mod secret;
 pub mod session;
+pub mod signer;
 pub mod suite;
 pub mod time;
 pub mod untrusted;
@@ -126,11 +172,13 @@ pub mod wire;
 
 pub use callbacks::{Callbacks, KnownPassword, Note};
 pub use decryptor::{DecryptError, Decryptor, Opened, Plaintext};
+pub use encryptor::{EncryptError, Encryptor, Recipient};
 pub use error::{Error, ErrorKind, Result};
 pub use identity::PublicIdentity;
 pub use policy::{Format, Policy};
 pub use secret::Password;
 pub use session::KeySource;
+pub use signer::Signer;
 pub use suite::{Backend, BackendChoice};
 pub use vault::KdfParams;
 pub use verifier::{Trusted, Verifier};

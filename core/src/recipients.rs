@@ -8,6 +8,7 @@
 
 use crate::callbacks::{Callbacks, Note};
 use crate::contacts::{Book, Contact, ContactKey, ContactRef};
+use crate::encryptor::{AgeRecipient, CertRecipient, Recipient};
 use crate::error::{Error, Result};
 use crate::format::nexusq::MAX_RECIPIENTS;
 use crate::identity::{Certificate, Fingerprint, PublicIdentity, RootId, peer};
@@ -31,6 +32,17 @@ pub struct Resolved {
 }
 
 impl Resolved {
+    /// An identity read from the export at `path`, unknown to the book (pass it through
+    /// [`apply_book`] to learn what the book knows).
+    pub fn file(identity: PublicIdentity, path: &Path) -> Resolved {
+        Resolved {
+            identity,
+            contact: None,
+            file: Some(path.to_path_buf()),
+            own: false,
+        }
+    }
+
     /// "file x.asc", or "stdin".
     pub fn file_label(&self) -> Option<String> {
         self.file.as_deref().map(source_of)
@@ -253,10 +265,50 @@ impl Peer {
     }
 }
 
-/// The recipients of one file, gathered one identity at a time.
+/// The recipients of one file, gathered one at a time: identities (collapsed, checked against
+/// the expected fingerprints), age keys and OpenPGP certificates.
 pub struct Recipients {
     peers: Vec<Peer>,
     expected: Vec<Fingerprint>,
+    others: Vec<Other>,
+}
+
+/// A recipient that is not a nexusq identity, with how people are told of it.
+enum Other {
+    Age(AgeRecipient, String),
+    Cert(Box<CertRecipient>),
+}
+
+/// Every recipient of one file, gathered ([`Recipients::finish_all`]).
+pub struct Gathered {
+    /// The nexusq identities, one per identity.
+    pub peers: Vec<Peer>,
+    /// The age keys, each with how to name it ("contact bob", "an age1pq1 recipient").
+    pub age: Vec<(AgeRecipient, String)>,
+    /// The OpenPGP certificates.
+    pub certs: Vec<CertRecipient>,
+}
+
+impl Gathered {
+    /// Every recipient, for [`Encryptor::new`](crate::Encryptor::new): the age keys and
+    /// certificates in the order added, then the identities.
+    pub fn all(&self) -> Vec<&dyn Recipient> {
+        let mut all: Vec<&dyn Recipient> = Vec::new();
+        all.extend(self.age.iter().map(|(r, _)| r as &dyn Recipient));
+        all.extend(self.certs.iter().map(|r| r as &dyn Recipient));
+        all.extend(self.peers.iter().map(|r| r as &dyn Recipient));
+        all
+    }
+
+    /// How recipient `index` of [`Gathered::all`] is named for people.
+    pub fn label(&self, index: usize) -> String {
+        let (a, c) = (self.age.len(), self.certs.len());
+        match index {
+            i if i < a => self.age[i].1.clone(),
+            i if i < a + c => self.certs[i - a].source.clone(),
+            i => self.peers[i - a - c].resolved.source(),
+        }
+    }
 }
 
 impl Recipients {
@@ -266,6 +318,46 @@ impl Recipients {
         Recipients {
             peers: Vec::new(),
             expected,
+            others: Vec::new(),
+        }
+    }
+
+    /// Add an age key, named `label` for people. One of a contact's certified X-Wing keys
+    /// is that contact, with what the book knows ([`known_age_key`]) when the caller passes
+    /// the book through it first.
+    pub fn add_age(&mut self, recipient: AgeRecipient, label: String) {
+        self.others.push(Other::Age(recipient, label));
+    }
+
+    /// Add an OpenPGP certificate.
+    pub fn add_cert(&mut self, recipient: CertRecipient) {
+        self.others.push(Other::Cert(Box::new(recipient)));
+    }
+
+    /// Add the contact `c` of the book, whatever its key is: its identity as the book knows
+    /// it, its age key, or its OpenPGP certificate as of `now` (an unverified contact is
+    /// noted).
+    pub fn add_contact(&mut self, c: &Contact, now: u64, callbacks: &dyn Callbacks) -> Result<()> {
+        match &c.key {
+            ContactKey::Identity(_) => self.add(contact_identity(c, callbacks)?, callbacks),
+            ContactKey::Age(pk) => {
+                warn_unverified(c, callbacks);
+                let label = ContactRef::of(c).label();
+                self.add_age(
+                    AgeRecipient {
+                        public_key: pk.clone(),
+                    },
+                    label,
+                );
+                Ok(())
+            }
+            ContactKey::OpenPgp(bytes) => {
+                warn_unverified(c, callbacks);
+                let source = format!("contact {}", c.name);
+                let cert = crate::format::openpgp::cert::parse(bytes, &source, now)?;
+                self.add_cert(CertRecipient { cert, source });
+                Ok(())
+            }
         }
     }
 
@@ -350,9 +442,25 @@ impl Recipients {
     /// The recipients, once every expected fingerprint is among them. The caller checks the
     /// file's whole list of recipients, these and any others, with [`check_cap`].
     pub fn finish(self) -> Result<Vec<Peer>> {
+        Ok(self.finish_all()?.peers)
+    }
+
+    /// Every recipient, once every expected fingerprint is among the identities.
+    pub fn finish_all(self) -> Result<Gathered> {
         let ids: Vec<_> = self.peers.iter().map(|p| p.identity().root_id()).collect();
         peer::check_all_expected_present(&ids, &self.expected)?;
-        Ok(self.peers)
+        let mut gathered = Gathered {
+            peers: self.peers,
+            age: Vec::new(),
+            certs: Vec::new(),
+        };
+        for other in self.others {
+            match other {
+                Other::Age(r, label) => gathered.age.push((r, label)),
+                Other::Cert(c) => gathered.certs.push(*c),
+            }
+        }
+        Ok(gathered)
     }
 }
 

@@ -3,26 +3,16 @@
 //! of age files with the vault or with `-i` identity files. The format is `format::age`.
 
 use super::Context;
-use super::args::EncryptArgs;
 use super::error::{Error, Result};
-use super::io as cio;
-use super::{pipeline, recipients};
+use super::pipeline;
 use nexusq_core::format::age::{self, AgeError, ErrorClass, recipient};
-use nexusq_core::format::armor::Profile;
 use nexusq_core::fs::{Access, atomic};
 use nexusq_core::identity::{PublicIdentity, peer};
 use nexusq_core::suite::hybrid_kem::KemLevel;
 use serde_json::json;
 use std::path::Path;
 
-/// Does this `encrypt` write age v1?
-pub fn wants_age(args: &EncryptArgs) -> bool {
-    args.age
-        || !args.recipients_file.is_empty()
-        || args.to.iter().any(|t| recipients::is_key_string(t))
-}
-
-fn key_error(what: &str, e: &recipient::KeyError) -> Error {
+pub(super) fn key_error(what: &str, e: &recipient::KeyError) -> Error {
     let hint = match e {
         recipient::KeyError::ClassicRecipient
         | recipient::KeyError::SshKey
@@ -134,149 +124,6 @@ pub fn export_plugin_identity(ctx: &Context, output: Option<&Path>) -> Result<()
 
 // ---------------------------------------------------------------------------------------------
 // encrypt
-
-/// `encrypt` to age recipients; `to` are the `--to` values, each already resolved once.
-pub(super) fn encrypt(
-    ctx: &Context,
-    args: &EncryptArgs,
-    to: Vec<recipients::To<'_>>,
-) -> Result<()> {
-    if args.suite != super::args::KemSuiteArg::MlKem768X25519 {
-        return Err(Error::usage(
-            "age files use ML-KEM-768 + X25519 (X-Wing) only",
-            "drop --suite, or drop --age and the age recipients",
-        ));
-    }
-    let stdin_used = args
-        .recipients_file
-        .iter()
-        .filter(|p| *p == Path::new("-"))
-        .count();
-    if stdin_used > 1 || (stdin_used == 1 && cio::is_stdio(args.input.as_deref())) {
-        return Err(Error::usage(
-            "stdin cannot carry both the data and a recipients file (or two recipients files)",
-            "pass the data or the recipients as a file",
-        ));
-    }
-    let backend = ctx.backend()?;
-    let now = super::now();
-    let mut keys: Vec<(Vec<u8>, String)> = Vec::new();
-    let mut exports: Vec<recipients::To<'_>> = Vec::new();
-    // An age1pq1 key that is one of a contact's certified keys is that contact, with what the
-    // book knows about it (docs/contacts.md, "The book is the source of truth").
-    let known = |pk: Vec<u8>, what: String| -> Result<(Vec<u8>, String)> {
-        Ok(
-            super::recipients::known_age_key(ctx, &pk, now, args.peer.allow_expired)?
-                .unwrap_or((pk, what)),
-        )
-    };
-    for t in to {
-        if recipients::is_key_string(&t.value) {
-            let s = t.value.to_string_lossy();
-            let pk = recipient::parse_recipient(&s).map_err(|e| key_error("--to recipient", &e))?;
-            keys.push(known(pk, "an age1pq1 recipient".into())?);
-        } else if let Some(key) = super::recipients::age_contact_key(ctx, &t.named) {
-            keys.push(key);
-        } else {
-            exports.push(t);
-        }
-    }
-    for file in &args.recipients_file {
-        let text = cio::read_text(file, "an age recipients file")?;
-        let pks = recipient::parse_recipients_file(&text)
-            .map_err(|e| key_error(&format!("{}, line {}:", file.display(), e.line), &e.error))?;
-        if pks.is_empty() {
-            return Err(Error::usage(
-                format!("{} holds no recipient", file.display()),
-                "add one age1pq1… line per recipient",
-            ));
-        }
-        for pk in pks {
-            keys.push(known(pk, file.display().to_string())?);
-        }
-    }
-    if !keys.is_empty() && !args.peer.expect_fingerprint.is_empty() {
-        return Err(Error::usage(
-            "--expect-fingerprint cannot check an age1pq1 recipient: it carries no nexusq identity",
-            "compare the age1pq1 line with its owner out of band, or encrypt to their nexusq export",
-        ));
-    }
-    // nexusq exports: checked, collapsed and with their expiry and revocation as for
-    // nexusq's own format; the newest valid generation's X-Wing key.
-    let peers =
-        recipients::read_recipients(ctx, &exports, &args.peer.expect_fingerprint, args.to_self)?;
-    let mut summary = Vec::new();
-    for p in &peers {
-        let (cert, pk) = peer::encryption_key(
-            p.identity(),
-            KemLevel::MlKem768,
-            now,
-            args.peer.allow_expired,
-        )
-        .map_err(|e| e.context(p.resolved.source()))?;
-        let fp = p.identity().root_id().fingerprint().to_string();
-        ctx.out.note(&recipients::recipient_line(
-            "encrypting",
-            &p.resolved,
-            cert.generation,
-            "age mlkem768x25519",
-        ));
-        let mut row = json!({"fingerprint": fp, "generation": cert.generation});
-        recipients::json_into(&p.resolved, &mut row);
-        summary.push(row);
-        keys.push((pk.to_vec(), p.resolved.source()));
-    }
-    // The same key twice would only make the header longer.
-    let mut unique: Vec<(Vec<u8>, String)> = Vec::new();
-    for k in keys {
-        if !unique.iter().any(|u| u.0 == k.0) {
-            unique.push(k);
-        }
-    }
-    nexusq_core::recipients::check_cap(unique.len())?;
-    let pks: Vec<&[u8]> = unique.iter().map(|k| k.0.as_slice()).collect();
-
-    let output = args.output.as_deref();
-    let armor = args.armor.then(Profile::age);
-    let written = pipeline::encrypt(
-        args.input.as_deref(),
-        output,
-        armor.as_ref(),
-        |input, out, input_name| {
-            age::encrypt(backend, &pks, input, out).map_err(|e| match e {
-                AgeError::Read(e) => Error::io(
-                    format!("cannot read {input_name}: {e}"),
-                    "check the input; nothing was written",
-                ),
-                AgeError::Write(e) => pipeline::write_error(&e, output),
-                AgeError::InvalidRecipient { index, error } => Error::check(
-                    format!("recipient from {}: {error}", unique[index].1),
-                    "the recipient is unusable; ask its owner for a fresh one",
-                ),
-                other => Error::usage(format!("cannot encrypt: {other}"), "check the recipients"),
-            })
-        },
-    )?;
-    if let Some(out) = written.file {
-        ctx.out.note(&format!(
-            "encrypted {} bytes from {} to {} age recipient(s): {}",
-            written.bytes,
-            written.input_name,
-            pks.len(),
-            super::output::untrusted_path(out)
-        ));
-    }
-    written.json(
-        ctx,
-        json!({
-            "format": "age",
-            "armor": args.armor,
-            "recipients": pks.len(),
-            "identities": summary,
-        }),
-    );
-    Ok(())
-}
 
 // ---------------------------------------------------------------------------------------------
 // decrypt

@@ -11,11 +11,19 @@ use super::Context;
 use super::args::{DecryptArgs, EncryptArgs};
 use super::error::{Error, Result};
 use super::io as cio;
+use super::output::untrusted;
+use super::recipients::To;
 use super::{pipeline, recipients};
-use nexusq_core::format::armor::{self, ENCRYPTED_FILE_KIND, Profile};
-use nexusq_core::format::nexusq::{self as fe, FileError};
+use nexusq_core::contacts::ContactKey;
+use nexusq_core::contacts::naming::Named;
+use nexusq_core::encryptor::{self, AgeRecipient, CertRecipient, Key, RecipientKind};
+use nexusq_core::format::age::recipient;
+use nexusq_core::format::armor;
+use nexusq_core::format::nexusq::FileError;
+use nexusq_core::format::openpgp::keys;
 use nexusq_core::identity::peer;
-use nexusq_core::{DecryptError, Decryptor, Format, Opened, Policy};
+use nexusq_core::recipients::{Gathered, Recipients};
+use nexusq_core::{DecryptError, Decryptor, EncryptError, Encryptor, Format, Opened, Policy};
 use serde_json::json;
 use std::path::Path;
 
@@ -26,89 +34,382 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     pipeline::refuse_json_to_stdout(ctx, args.output.as_deref(), "encrypt")?;
     // Each --to value is resolved once, here, for whichever format it leads to.
     let to = recipients::name_all(ctx, &args.to)?;
-    if args.openpgp || to.iter().any(super::openpgp_cmd::is_cert) {
-        return super::openpgp_cmd::encrypt(ctx, args, to);
-    }
-    if super::age_cmd::wants_age(args)
-        || to
-            .iter()
-            .any(|t| super::recipients::is_age_contact(&t.named))
-    {
-        return super::age_cmd::encrypt(ctx, args, to);
-    }
-    let backend = ctx.backend()?;
-    let level = args.suite.level();
-    let peers = recipients::read_recipients(ctx, &to, &args.peer.expect_fingerprint, args.to_self)?;
-    nexusq_core::recipients::check_cap(peers.len())?;
-    let now = nexusq_core::time::now();
-    let mut keys: Vec<fe::Recipient<'_>> = Vec::with_capacity(peers.len());
-    let mut summary = Vec::with_capacity(peers.len());
-    for p in &peers {
-        let (cert, pk) = peer::encryption_key(p.identity(), level, now, args.peer.allow_expired)
-            .map_err(|e| e.context(p.resolved.source()))?;
-        let fp = p.identity().root_id().fingerprint().to_string();
-        if cert.is_expired(now) {
-            ctx.out.warn(&format!(
-                "generation {} of {fp} expired on {}; encrypting to it anyway (--allow-expired)",
-                cert.generation,
-                nexusq_core::time::rfc3339(cert.not_after)
-            ));
-        }
-        ctx.out.note(&recipients::recipient_line(
-            "encrypting",
-            &p.resolved,
-            cert.generation,
-            level.suite().name(),
+    let kinds: Vec<RecipientKind> = to.iter().map(kind_of).collect();
+    let wants_age = args.age || !args.recipients_file.is_empty();
+    let certs = args.openpgp || kinds.contains(&RecipientKind::Certificate);
+    if certs && wants_age {
+        return Err(Error::usage(
+            "--age / -R and OpenPGP recipients do not mix",
+            "encrypt to OpenPGP certificates and age recipients in separate runs",
         ));
-        let mut row = json!({
-            "fingerprint": fp,
-            "generation": cert.generation,
-            "expired": cert.is_expired(now),
-        });
-        recipients::json_into(&p.resolved, &mut row);
-        summary.push(row);
-        keys.push((level, pk));
     }
+    let asked = if args.openpgp {
+        Some(Format::OpenPgp)
+    } else if wants_age {
+        Some(Format::Age)
+    } else {
+        None
+    };
+    let format = encryptor::format_for(&kinds, asked).map_err(|e| refused(e, &to, None))?;
+    let level = args.suite.level();
+    encryptor::check_level(format, level).map_err(|e| refused(e, &to, None))?;
+    if format == Format::Age {
+        check_recipients_files(args)?;
+    }
+    let now = super::now();
+    let policy = Policy {
+        allow_expired: args.peer.allow_expired,
+        ..Policy::default()
+    };
+    let gathered = gather(ctx, args, to, format, &policy, now)?;
+    let all = gathered.all();
+    let encryptor = Encryptor::new(&all, Some(format), level, now, &policy)
+        .map_err(|e| refused(e, &[], Some(&gathered)))?;
 
+    let summary = announce(ctx, &gathered, &encryptor, now);
     let output = args.output.as_deref();
-    let armor = args.armor.then(|| Profile::nexusq(ENCRYPTED_FILE_KIND));
+    let backend = ctx.backend()?;
     let written = pipeline::encrypt(
         args.input.as_deref(),
         output,
-        armor.as_ref(),
+        !args.armor,
         |input, out, input_name| {
-            fe::encrypt(backend, &keys, input, out).map_err(|e| match e {
-                FileError::Read(e) => Error::io(
-                    format!("cannot read {input_name}: {e}"),
-                    "check the input; nothing was written",
-                ),
-                FileError::Write(e) => pipeline::write_error(&e, output),
-                FileError::InvalidRecipient { index, error } => Error::check(
-                    format!("{}: {error}", peers[index].resolved.source()),
-                    "the export is unusable; ask its owner for a fresh one",
-                ),
-                other => Error::usage(format!("cannot encrypt: {other}"), "check the recipients"),
-            })
+            encryptor
+                .encrypt(backend, input, out, args.armor)
+                .map_err(|e| match e {
+                    EncryptError::Read(e) => Error::io(
+                        format!("cannot read {input_name}: {e}"),
+                        "check the input; nothing was written",
+                    ),
+                    EncryptError::Write(e) => pipeline::write_error(&e, output),
+                    EncryptError::Other(e) if format == Format::OpenPgp => {
+                        Error::from(e).context(input_name)
+                    }
+                    e => refused(e, &[], Some(&gathered)),
+                })
         },
     )?;
+    let count = encryptor.key_count();
     if let Some(out) = written.file {
+        let what = match format {
+            Format::Nexusq => format!("to {count} recipient(s)"),
+            Format::Age => format!("to {count} age recipient(s)"),
+            Format::OpenPgp => format!("as an OpenPGP message to {count} key(s)"),
+        };
         ctx.out.note(&format!(
-            "encrypted {} bytes from {} to {} recipient(s): {}",
+            "encrypted {} bytes from {} {what}: {}",
             written.bytes,
             written.input_name,
-            keys.len(),
             super::output::untrusted_path(out)
         ));
     }
     written.json(
         ctx,
-        json!({
-            "armor": args.armor,
-            "suite": level.suite().name(),
-            "recipients": summary,
-        }),
+        match format {
+            Format::Nexusq => json!({
+                "armor": args.armor,
+                "suite": level.suite().name(),
+                "recipients": summary,
+            }),
+            Format::Age => json!({
+                "format": "age",
+                "armor": args.armor,
+                "recipients": count,
+                "identities": summary,
+            }),
+            Format::OpenPgp => json!({
+                "format": "openpgp",
+                "armor": args.armor,
+                "suite": "ML-KEM-768+X25519",
+                "recipients": summary,
+            }),
+        },
     );
     Ok(())
+}
+
+/// What a `--to` value is, for the format rule: a file that starts like an OpenPGP
+/// certificate or a contact holding one, an age key or age contact, else a nexusq identity.
+fn kind_of(to: &To<'_>) -> RecipientKind {
+    match &to.named {
+        Named::AgeKey => RecipientKind::AgeKey,
+        Named::File(path) if super::openpgp_cmd::is_cert_file(path) => RecipientKind::Certificate,
+        Named::File(_) => RecipientKind::Identity { own: false },
+        Named::Contact(c) => match c.key {
+            ContactKey::Age(_) => RecipientKind::AgeKey,
+            ContactKey::OpenPgp(_) => RecipientKind::Certificate,
+            ContactKey::Identity(_) => RecipientKind::Identity { own: false },
+        },
+    }
+}
+
+/// stdin carries the data or one recipients file, not both.
+fn check_recipients_files(args: &EncryptArgs) -> Result<()> {
+    let stdin_used = args
+        .recipients_file
+        .iter()
+        .filter(|p| *p == Path::new("-"))
+        .count();
+    if stdin_used > 1 || (stdin_used == 1 && cio::is_stdio(args.input.as_deref())) {
+        return Err(Error::usage(
+            "stdin cannot carry both the data and a recipients file (or two recipients files)",
+            "pass the data or the recipients as a file",
+        ));
+    }
+    Ok(())
+}
+
+/// Read every recipient the options name, for a file of `format` (which every one fits):
+/// exports and identity contacts through the library's `Recipients` (repeats collapsed,
+/// forks refused, `--expect-fingerprint` checked both ways), age keys with what the book
+/// knows of them, certificates, and the vault's own identity with `--to-self`.
+fn gather(
+    ctx: &Context,
+    args: &EncryptArgs,
+    to: Vec<To<'_>>,
+    format: Format,
+    policy: &Policy,
+    now: u64,
+) -> Result<Gathered> {
+    let mut all = Recipients::new(peer::parse_fingerprints(&args.peer.expect_fingerprint)?);
+    // An age1pq1 key that is one of a contact's certified keys is that contact, with what the
+    // book knows about it (docs/contacts.md, "The book is the source of truth").
+    let known = |pk: Vec<u8>, what: String| -> Result<(AgeRecipient, String)> {
+        let (public_key, label) =
+            recipients::known_age_key(ctx, &pk, now, policy.allow_expired)?.unwrap_or((pk, what));
+        Ok((AgeRecipient { public_key }, label))
+    };
+    let mut age_keys = 0;
+    for t in &to {
+        match &t.named {
+            Named::AgeKey => {
+                let s = t.value.to_string_lossy();
+                let pk = recipient::parse_recipient(&s)
+                    .map_err(|e| super::age_cmd::key_error("--to recipient", &e))?;
+                let (r, label) = known(pk, "an age1pq1 recipient".into())?;
+                all.add_age(r, label);
+                age_keys += 1;
+            }
+            Named::File(path) if format == Format::OpenPgp => {
+                let source = super::output::untrusted_path(path);
+                let cert = super::openpgp_cmd::read_cert(path, now)?;
+                all.add_cert(CertRecipient { cert, source });
+            }
+            Named::Contact(c) if !matches!(c.key, ContactKey::Identity(_)) => {
+                age_keys += usize::from(matches!(c.key, ContactKey::Age(_)));
+                all.add_contact(c, now, ctx)?;
+            }
+            // A file (which may hold several concatenated exports: a team's keys in one
+            // file), or a contact by name (docs/contacts.md); either way with what the book
+            // knows applied.
+            _ => {
+                for resolved in recipients::identities_named(ctx, &t.value, &t.named)? {
+                    all.add(resolved, ctx)?;
+                }
+            }
+        }
+    }
+    for file in &args.recipients_file {
+        let text = cio::read_text(file, "an age recipients file")?;
+        let pks = recipient::parse_recipients_file(&text).map_err(|e| {
+            super::age_cmd::key_error(&format!("{}, line {}:", file.display(), e.line), &e.error)
+        })?;
+        if pks.is_empty() {
+            return Err(Error::usage(
+                format!("{} holds no recipient", file.display()),
+                "add one age1pq1… line per recipient",
+            ));
+        }
+        for pk in pks {
+            let (r, label) = known(pk, file.display().to_string())?;
+            all.add_age(r, label);
+            age_keys += 1;
+        }
+    }
+    if age_keys > 0 && !args.peer.expect_fingerprint.is_empty() {
+        return Err(Error::usage(
+            "--expect-fingerprint cannot check an age1pq1 recipient: it carries no nexusq identity",
+            "compare the age1pq1 line with its owner out of band, or encrypt to their nexusq export",
+        ));
+    }
+    if args.to_self {
+        let path = ctx.vault_path()?;
+        let identity = nexusq_core::vault::open(&path)?.public;
+        all.add_own(identity, &path, ctx.backend()?)?;
+    }
+    Ok(all.finish_all()?)
+}
+
+/// Tell people whom the file is for, one line per recipient, and give `--json`'s rows.
+fn announce(
+    ctx: &Context,
+    gathered: &Gathered,
+    encryptor: &Encryptor,
+    now: u64,
+) -> Vec<serde_json::Value> {
+    let format = encryptor.format();
+    let mut summary = Vec::new();
+    let (age, certs) = (gathered.age.len(), gathered.certs.len());
+    for (index, key) in encryptor.keys().iter().enumerate() {
+        if index < age {
+            continue;
+        }
+        if index < age + certs {
+            let cert = &gathered.certs[index - age];
+            let Key::OpenPgp { keys: found } = key else {
+                continue;
+            };
+            let fp = keys::display(&cert.cert.fingerprint());
+            let who = match cert.cert.user_id(now) {
+                Some(uid) => format!("{} ({fp})", untrusted(&uid)),
+                None => fp.clone(),
+            };
+            ctx.out.note(&format!(
+                "encrypting to {who} with ML-KEM-768+X25519 ({} subkey(s)), from {}",
+                found.len(),
+                cert.source
+            ));
+            summary.push(json!({
+                "openpgp_fingerprint": cert.cert.fingerprint().to_hex(),
+                "subkeys": found.iter().map(|k| k.fingerprint().to_hex()).collect::<Vec<_>>(),
+                "identity": cert_value(ctx, cert),
+            }));
+            continue;
+        }
+        let p = &gathered.peers[index - age - certs];
+        let fp = p.identity().root_id().fingerprint().to_string();
+        match key {
+            Key::OpenPgp { keys: own } => {
+                let public = p.identity();
+                ctx.out.note(&format!(
+                    "encrypting to your own identity ({}), generation {}",
+                    super::openpgp_cmd::fingerprint(public),
+                    public.newest().generation
+                ));
+                summary.push(json!({
+                    "openpgp_fingerprint": keys::fingerprint(public).to_hex(),
+                    "subkeys": own.iter().map(|k| k.fingerprint().to_hex()).collect::<Vec<_>>(),
+                    "own": true,
+                }));
+            }
+            Key::Age { generation, .. } => {
+                let generation = generation.unwrap_or(0);
+                ctx.out.note(&recipients::recipient_line(
+                    "encrypting",
+                    &p.resolved,
+                    generation,
+                    "age mlkem768x25519",
+                ));
+                let mut row = json!({"fingerprint": fp, "generation": generation});
+                recipients::json_into(&p.resolved, &mut row);
+                summary.push(row);
+            }
+            Key::Nexusq {
+                level,
+                generation,
+                not_after,
+                ..
+            } => {
+                let expired = *not_after < now;
+                if expired {
+                    ctx.out.warn(&format!(
+                        "generation {generation} of {fp} expired on {}; encrypting to it anyway \
+                         (--allow-expired)",
+                        nexusq_core::time::rfc3339(*not_after)
+                    ));
+                }
+                ctx.out.note(&recipients::recipient_line(
+                    "encrypting",
+                    &p.resolved,
+                    *generation,
+                    level.suite().name(),
+                ));
+                let mut row = json!({
+                    "fingerprint": fp,
+                    "generation": generation,
+                    "expired": expired,
+                });
+                recipients::json_into(&p.resolved, &mut row);
+                summary.push(row);
+            }
+        }
+    }
+    if format == Format::OpenPgp {
+        // Certificates as given first, then the own identity: the order they were named.
+        let own = summary.iter().position(|r| r.get("own").is_some());
+        if let Some(i) = own {
+            let row = summary.remove(i);
+            summary.push(row);
+        }
+    }
+    summary
+}
+
+/// The `--to` value a certificate came from, for `--json`: the file as given, or `@NAME`.
+fn cert_value(_ctx: &Context, cert: &CertRecipient) -> String {
+    match cert.source.strip_prefix("contact ") {
+        Some(name) => format!("@{name}"),
+        None => cert.source.clone(),
+    }
+}
+
+/// An encryption refused, in the command line's words: `to` names the values for a format
+/// mix, `gathered` the recipients for a key or recipient error.
+fn refused(e: EncryptError, to: &[To<'_>], gathered: Option<&Gathered>) -> Error {
+    let label = |index: usize| gathered.map(|g| g.label(index)).unwrap_or_default();
+    match e {
+        EncryptError::Mixed { index, kind, .. } => {
+            let t = &to[index];
+            let shown = super::output::untrusted_path(&t.value);
+            let what = match (&t.named, kind) {
+                (Named::AgeKey, _) => format!("the age recipient {shown}"),
+                (Named::Contact(c), _) => {
+                    format!("contact {} (not an OpenPGP certificate)", c.name)
+                }
+                (_, _) => format!("{shown} (not an OpenPGP certificate)"),
+            };
+            Error::usage(
+                format!("{what} cannot be a recipient of an OpenPGP message"),
+                "encrypt OpenPGP certificates and nexusq exports (or age recipients) in separate \
+                 runs; every --to of one run is the same format",
+            )
+        }
+        EncryptError::Level(Format::OpenPgp) => Error::usage(
+            "OpenPGP has no ML-KEM-1024 + X25519 algorithm (RFC 9980 pairs ML-KEM-1024 with X448)",
+            "drop --suite: OpenPGP messages use ML-KEM-768 + X25519",
+        ),
+        EncryptError::Level(_) => Error::usage(
+            "age files use ML-KEM-768 + X25519 (X-Wing) only",
+            "drop --suite, or drop --age and the age recipients",
+        ),
+        EncryptError::NoRecipient(Format::OpenPgp) => Error::usage(
+            "no recipient for the OpenPGP message",
+            "name a certificate with --to CERT.asc, or pass --to-self",
+        ),
+        EncryptError::Key { index, error } => {
+            let is_peer = gathered.is_some_and(|g| index >= g.age.len() + g.certs.len());
+            if is_peer {
+                Error::from(error.context(label(index)))
+            } else {
+                Error::from(error)
+            }
+        }
+        EncryptError::InvalidRecipient { index, error } => {
+            let is_age = gathered.is_some_and(|g| index < g.age.len());
+            if is_age {
+                Error::check(
+                    format!("recipient from {}: {error}", label(index)),
+                    "the recipient is unusable; ask its owner for a fresh one",
+                )
+            } else {
+                Error::check(
+                    format!("{}: {error}", label(index)),
+                    "the export is unusable; ask its owner for a fresh one",
+                )
+            }
+        }
+        other => Error::from(nexusq_core::Error::from(other)),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

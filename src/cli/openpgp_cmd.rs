@@ -3,15 +3,12 @@
 //! The commands' own modules decide when a file or a recipient is OpenPGP and hand it here.
 
 use super::Context;
-use super::args::{EncryptArgs, SignArgs};
+use super::args::SignArgs;
 use super::error::{Error, Result};
 use super::io as cio;
 use super::output::{untrusted, untrusted_path};
-use super::pipeline;
-use super::recipients::To;
 use nexusq_core::contacts::naming::Named;
 use nexusq_core::format::openpgp::cert::{self, PeerCert};
-use nexusq_core::format::openpgp::message::{self, RecipientKey};
 use nexusq_core::format::openpgp::{self, keys, signature};
 use nexusq_core::fs::Access;
 use nexusq_core::identity::PublicIdentity;
@@ -109,16 +106,6 @@ fn join(gs: &[u32]) -> String {
 // ---------------------------------------------------------------------------------------------
 // encrypt
 
-/// Is this `--to` value an OpenPGP certificate: a file that starts like one, or a contact
-/// holding one?
-pub(super) fn is_cert(to: &To<'_>) -> bool {
-    match &to.named {
-        Named::File(path) => is_cert_file(path),
-        Named::Contact(c) => nexusq_core::recipients::openpgp_contact(c).is_some(),
-        Named::AgeKey => false,
-    }
-}
-
 /// Does this file start like an OpenPGP certificate? A pipe (`--to <(curl …)`) is read whole
 /// to tell, and kept for the read that follows (`cli::io::peek_small`). Unreadable: no;
 /// reading it again says why.
@@ -131,120 +118,6 @@ pub(super) fn read_cert(path: &Path, now: u64) -> Result<PeerCert> {
     let what = untrusted_path(path);
     let bytes = cio::read_small(path, "an OpenPGP certificate")?;
     Ok(cert::parse(&bytes, &what, now)?)
-}
-
-/// `encrypt` to OpenPGP certificates (`--to CERT.asc`, `--openpgp`): every recipient must be
-/// one (or this vault with `--to-self`); a nexusq export or an age recipient among them is
-/// refused rather than silently left out.
-pub fn encrypt(ctx: &Context, args: &EncryptArgs, to: Vec<To<'_>>) -> Result<()> {
-    let mixed = |what: &str| {
-        Error::usage(
-            format!("{what} cannot be a recipient of an OpenPGP message"),
-            "encrypt OpenPGP certificates and nexusq exports (or age recipients) in separate \
-             runs; every --to of one run is the same format",
-        )
-    };
-    if args.age || !args.recipients_file.is_empty() {
-        return Err(Error::usage(
-            "--age / -R and OpenPGP recipients do not mix",
-            "encrypt to OpenPGP certificates and age recipients in separate runs",
-        ));
-    }
-    if args.suite != super::args::KemSuiteArg::MlKem768X25519 {
-        return Err(Error::usage(
-            "OpenPGP has no ML-KEM-1024 + X25519 algorithm (RFC 9980 pairs ML-KEM-1024 with X448)",
-            "drop --suite: OpenPGP messages use ML-KEM-768 + X25519",
-        ));
-    }
-    let now = super::now();
-    let mut keys: Vec<RecipientKey> = Vec::new();
-    let mut summary = Vec::new();
-    for t in &to {
-        let shown = untrusted_path(&t.value);
-        let peer = match &t.named {
-            Named::File(path) if is_cert(t) => read_cert(path, now)?,
-            Named::File(_) => return Err(mixed(&format!("{shown} (not an OpenPGP certificate)"))),
-            Named::AgeKey => return Err(mixed(&format!("the age recipient {shown}"))),
-            Named::Contact(c) => {
-                let Some(bytes) = nexusq_core::recipients::openpgp_contact(c) else {
-                    return Err(mixed(&format!(
-                        "contact {} (not an OpenPGP certificate)",
-                        c.name
-                    )));
-                };
-                nexusq_core::recipients::warn_unverified(c, ctx);
-                cert::parse(bytes, &format!("contact {}", c.name), now)?
-            }
-        };
-        let found = peer.encryption_keys(&shown, now)?;
-        let fp = keys::display(&peer.fingerprint());
-        let who = match peer.user_id(now) {
-            Some(uid) => format!("{} ({fp})", untrusted(&uid)),
-            None => fp.clone(),
-        };
-        ctx.out.note(&format!(
-            "encrypting to {who} with ML-KEM-768+X25519 ({} subkey(s)), from {shown}",
-            found.len()
-        ));
-        summary.push(json!({
-            "openpgp_fingerprint": peer.fingerprint().to_hex(),
-            "subkeys": found.iter().map(|k| k.fingerprint().to_hex()).collect::<Vec<_>>(),
-            "identity": t.value.display().to_string(),
-        }));
-        keys.extend(found);
-    }
-    if args.to_self {
-        let path = ctx.vault_path()?;
-        let public = nexusq_core::vault::open(&path)?.public;
-        let own = keys::encryption_subkey(public.newest()).role_into_unspecified();
-        ctx.out.note(&format!(
-            "encrypting to your own identity ({}), generation {}",
-            fingerprint(&public),
-            public.newest().generation
-        ));
-        summary.push(json!({
-            "openpgp_fingerprint": keys::fingerprint(&public).to_hex(),
-            "subkeys": [own.fingerprint().to_hex()],
-            "own": true,
-        }));
-        keys.push(own);
-    }
-    if keys.is_empty() {
-        return Err(Error::usage(
-            "no recipient for the OpenPGP message",
-            "name a certificate with --to CERT.asc, or pass --to-self",
-        ));
-    }
-    nexusq_core::recipients::check_cap(keys.len())?;
-    let output = args.output.as_deref();
-    let written = pipeline::encrypt_with(
-        args.input.as_deref(),
-        output,
-        !args.armor,
-        |input, out, input_name| {
-            message::encrypt(&keys, args.armor, input, out)
-                .map_err(|e| Error::from(e).context(input_name))
-        },
-    )?;
-    if let Some(out) = written.file {
-        ctx.out.note(&format!(
-            "encrypted {} bytes from {} as an OpenPGP message to {} key(s): {}",
-            written.bytes,
-            written.input_name,
-            keys.len(),
-            untrusted_path(out)
-        ));
-    }
-    written.json(
-        ctx,
-        json!({
-            "format": "openpgp",
-            "armor": args.armor,
-            "suite": "ML-KEM-768+X25519",
-            "recipients": summary,
-        }),
-    );
-    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ use super::Context;
 use super::error::{Error, Result};
 use super::io as cio;
 use super::output::TerminalGuard;
-use nexusq_core::format::armor::{ArmorWriter, Profile};
+
 use nexusq_core::fs::Access;
 use nexusq_core::fs::paths::folder_is_shared_storage;
 use serde_json::Value;
@@ -84,43 +84,10 @@ impl Written<'_> {
     }
 }
 
-/// Encrypt `input` (none or `-`: stdin) to `output`, in armor of `armor`'s profile when given.
-/// `run` is the format's encryption over (plaintext, ciphertext, input name), with its errors
-/// already put in the user's words. A file output appears only when all of it is written.
-pub(super) fn encrypt<'a>(
-    input: Option<&Path>,
-    output: Option<&'a Path>,
-    armor: Option<&Profile>,
-    run: impl FnOnce(&mut dyn Read, &mut dyn Write, &str) -> Result<u64>,
-) -> Result<Written<'a>> {
-    let input_name = cio::input_name(input);
-    let mut reader = cio::open_input(input)?;
-    let sink = cio::create_output(output, armor.is_none(), Access::Private)?;
-    let (bytes, sink) = match armor {
-        Some(profile) => {
-            let mut w = ArmorWriter::new(sink, profile).map_err(|e| write_error(&e, output))?;
-            let n = run(&mut reader, &mut w, &input_name)?;
-            (n, w.finish().map_err(|e| write_error(&e, output))?)
-        }
-        None => {
-            let mut sink = sink;
-            let n = run(&mut reader, &mut sink, &input_name)?;
-            (n, sink)
-        }
-    };
-    let to_file = sink.is_file();
-    sink.commit()?;
-    Ok(Written {
-        bytes,
-        input_name,
-        file: output.filter(|_| to_file),
-    })
-}
-
-/// Encrypt for a format that writes its own armor (OpenPGP): `binary` output is refused at a
-/// terminal unless forced, as [`encrypt`]'s is. A file output appears only when all of it is
+/// Encrypt `input` to `output` with `run` (which writes its own armor): `binary` output is
+/// refused at a terminal unless forced. A file output appears only when all of it is
 /// written.
-pub(super) fn encrypt_with<'a>(
+pub(super) fn encrypt<'a>(
     input: Option<&Path>,
     output: Option<&'a Path>,
     binary: bool,

@@ -10,10 +10,9 @@
 use super::Context;
 use super::error::{Error, Result};
 use super::io as cio;
-use nexusq_core::contacts::ContactKey;
 use nexusq_core::contacts::naming::{self, AtPath, Named};
 use nexusq_core::identity::peer;
-use nexusq_core::recipients::{self, Peer, Recipients, Resolved};
+use nexusq_core::recipients::{self, Resolved};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -81,19 +80,6 @@ pub(super) fn resolve<'c>(ctx: &'c Context, value: &Path) -> Result<Named<'c>> {
     Ok(naming::resolve(s, at_path(value), || {
         Ok(&ctx.book()?.book)
     })?)
-}
-
-/// Does this name an age-recipient contact (so `encrypt` writes age)?
-pub(super) fn is_age_contact(named: &Named<'_>) -> bool {
-    matches!(named, Named::Contact(c) if matches!(c.key, ContactKey::Age(_)))
-}
-
-/// The X-Wing key of an age-recipient contact, if `named` is one.
-pub(super) fn age_contact_key(ctx: &Context, named: &Named<'_>) -> Option<(Vec<u8>, String)> {
-    match named {
-        Named::Contact(c) => recipients::age_contact_key(c, ctx),
-        _ => None,
-    }
 }
 
 /// An age1pq1 key that is one of a contact's certified X-Wing keys is that contact, with what
@@ -186,28 +172,4 @@ pub(super) fn json_into(r: &Resolved, row: &mut serde_json::Value) {
         (None, Some(c)) => row["identity"] = json!(format!("@{}", c.name)),
         (None, None) => {}
     }
-}
-
-/// Read every export the `--to` values name (and the vault's own identity with `to_self`),
-/// collapsing repeats of one identity.
-pub(super) fn read_recipients(
-    ctx: &Context,
-    to: &[To<'_>],
-    expect_fingerprint: &[String],
-    to_self: bool,
-) -> Result<Vec<Peer>> {
-    let mut all = Recipients::new(peer::parse_fingerprints(expect_fingerprint)?);
-    for t in to {
-        // A file (which may hold several concatenated exports: a team's keys in one file), or
-        // a contact by name (docs/contacts.md); either way with what the book knows applied.
-        for resolved in identities_named(ctx, &t.value, &t.named)? {
-            all.add(resolved, ctx)?;
-        }
-    }
-    if to_self {
-        let path = ctx.vault_path()?;
-        let identity = nexusq_core::vault::open(&path)?.public;
-        all.add_own(identity, &path, ctx.backend()?)?;
-    }
-    Ok(all.finish()?)
 }

@@ -15,7 +15,7 @@ use nexusq_core::manifest;
 use nexusq_core::session::KeySource;
 use nexusq_core::suite::Backend;
 use nexusq_core::verifier::{self, MissingGeneration, Origin};
-use nexusq_core::{Policy, Verifier};
+use nexusq_core::{Policy, Signer, Verifier};
 use serde_json::{Value, json};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -63,12 +63,9 @@ fn sign_digest(
     compact: bool,
     policy: &Policy,
 ) -> Result<Signature> {
-    let full = key.sign(digest, super::now(), policy, ctx)?;
-    Ok(if compact {
-        Signature::Compact(full.compact())
-    } else {
-        Signature::Full(full)
-    })
+    Ok(Signer::new(key, policy.clone())
+        .compact(compact)
+        .sign_digest(digest, super::now(), ctx)?)
 }
 
 /// `DIR/<name>.sig`, or `FILE.sig` beside FILE.

@@ -2,16 +2,16 @@
 //! (decapsulation both with the key kept expanded, as an unlocked vault has it, and from the
 //! seed, expanding it each time), and the throughput of file encryption on 100 MiB, in the library (file to file) and end to
 //! end through the release binary. Alternating rounds; median and p95 of the pooled samples.
-//! The operations and the sampling are `nexusq_core::bench` (shared with `nexusq bench`); only the
+//! The operations and the sampling are `nexusq_core::tools::bench` (shared with `nexusq bench`); only the
 //! end-to-end runs of the binary are here.
 
-use nexusq_core::bench::ops::{self, Op};
-use nexusq_core::bench::stats::{Summary, pool, summarize};
 use nexusq_core::secret::SecretBytes;
 use nexusq_core::suite::Backend;
 use nexusq_core::suite::hybrid_kem::{self, KemLevel};
 use nexusq_core::suite::native::Native;
 use nexusq_core::suite::rustcrypto::RustCrypto;
+use nexusq_core::tools::bench::ops::{self, Op};
+use nexusq_core::tools::bench::stats::{Summary, pool, summarize};
 use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;

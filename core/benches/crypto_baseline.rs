@@ -1,13 +1,13 @@
 //! `cargo bench --bench crypto_baseline [-- --nocapture]`: the 12-row baseline table of
 //! `nexusq bench` (BENCHMARKS.md, "Baseline table"), from the same code
-//! (`nexusq_core::bench::baseline`), with the default counts, the default KDF and the rustcrypto
+//! (`nexusq_core::tools::bench::baseline`), with the default counts, the default KDF and the rustcrypto
 //! backend. `-- --markdown` prints the Markdown form. The throwaway vault lives in $TMPDIR and is
 //! removed, also on Ctrl-C.
 
-use nexusq_core::bench::baseline::{self, Config};
-use nexusq_core::bench::report::{self, Style};
-use nexusq_core::bench::scratch;
 use nexusq_core::suite::BackendChoice;
+use nexusq_core::tools::bench::baseline::{self, Config};
+use nexusq_core::tools::bench::report::{self, Style};
+use nexusq_core::tools::bench::scratch;
 use std::io::{IsTerminal, Write};
 
 fn main() {

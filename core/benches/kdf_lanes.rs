@@ -5,8 +5,8 @@
 //!
 //! `NEXUSQ_KDF_ROUNDS` (default 5) rounds of `NEXUSQ_KDF_PER_ROUND` (default 4) samples each.
 
-use nexusq_core::bench::stats::{Summary, summarize};
 use nexusq_core::secret::Password;
+use nexusq_core::tools::bench::stats::{Summary, summarize};
 use nexusq_core::vault::kdf::{self, Argon2id, CalibrationLimits, KdfParams, KeyDerivation};
 use std::time::{Duration, Instant};
 

@@ -1,12 +1,12 @@
 //! `cargo bench --bench vault_open_unlock`: `vault open` on a fresh vault, and `vault unlock`
 //! against bare Argon2id at the same (default) parameters, in alternating rounds.
 //! Reported as median / p95 and the unlock / Argon2id ratio from this one run. The operations
-//! and the sampling are `nexusq_core::bench` (shared with `nexusq bench`).
+//! and the sampling are `nexusq_core::tools::bench` (shared with `nexusq bench`).
 
-use nexusq_core::bench::ops;
-use nexusq_core::bench::scratch::ThrowawayVault;
-use nexusq_core::bench::stats::{Summary, summarize};
 use nexusq_core::suite::rustcrypto::RustCrypto;
+use nexusq_core::tools::bench::ops;
+use nexusq_core::tools::bench::scratch::ThrowawayVault;
+use nexusq_core::tools::bench::stats::{Summary, summarize};
 use nexusq_core::vault::kdf::KdfParams;
 
 const ROUNDS: usize = 5;

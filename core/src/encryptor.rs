@@ -5,8 +5,8 @@
 //! ([`EncryptError::Mixed`]), never silently left out.
 //!
 //! The recipients are nexusq identities ([`recipients::Peer`], read from exports or the
-//! contacts book with the book's knowledge applied), age keys ([`AgeRecipient`]) and OpenPGP
-//! certificates ([`CertRecipient`]); a contact of the book is one of the three, and
+//! contacts book with the book's knowledge applied), age keys ([`recipients::AgeRecipient`]) and
+//! OpenPGP certificates ([`recipients::CertRecipient`]); a contact of the book is one of the three, and
 //! [`recipients::Recipients`] gathers them all, a contact resolved once
 //! ([`Recipients::add_contact`](recipients::Recipients::add_contact)).
 //!
@@ -35,175 +35,12 @@ use crate::error::Error;
 use crate::format::age::{self, AgeError};
 use crate::format::armor::{ArmorWriter, ENCRYPTED_FILE_KIND, Profile};
 use crate::format::nexusq::{self as fe, FileError};
-use crate::format::openpgp::cert::PeerCert;
-use crate::format::openpgp::keys;
 use crate::format::openpgp::message::{self, RecipientKey};
-use crate::identity::peer;
 use crate::policy::{Format, Policy};
-use crate::recipients::{self, Peer};
+use crate::recipients::{self, Key, Recipient, RecipientKind};
 use crate::suite::Backend;
 use crate::suite::hybrid_kem::KemLevel;
 use std::io::{Read, Write};
-
-/// What a recipient is, which decides the formats it can be written in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RecipientKind {
-    /// A nexusq identity: nexusq's format, or age (its newest X-Wing key); the vault's own
-    /// identity (`own`) goes into an OpenPGP message too.
-    Identity {
-        /// The vault's own identity.
-        own: bool,
-    },
-    /// An age1pq1 key: age only.
-    AgeKey,
-    /// An OpenPGP certificate: OpenPGP only.
-    Certificate,
-}
-
-impl RecipientKind {
-    /// The format a recipient of this kind calls for, when it calls for one.
-    pub fn calls_for(self) -> Option<Format> {
-        match self {
-            RecipientKind::Identity { .. } => None,
-            RecipientKind::AgeKey => Some(Format::Age),
-            RecipientKind::Certificate => Some(Format::OpenPgp),
-        }
-    }
-
-    /// Can a file of `format` be encrypted to it?
-    pub fn fits(self, format: Format) -> bool {
-        match self {
-            RecipientKind::Identity { own } => format != Format::OpenPgp || own,
-            RecipientKind::AgeKey => format == Format::Age,
-            RecipientKind::Certificate => format == Format::OpenPgp,
-        }
-    }
-}
-
-/// The key a recipient gives a file of one format.
-#[derive(Clone, Debug)]
-pub enum Key {
-    /// A hybrid KEM key of a nexusq identity's newest generation.
-    Nexusq {
-        /// The hybrid KEM.
-        level: KemLevel,
-        /// Its encapsulation key.
-        public_key: Vec<u8>,
-        /// The generation whose key it is.
-        generation: u32,
-        /// When that generation's certificate expires (Unix seconds): encrypting to an
-        /// expired one takes [`Policy::allow_expired`].
-        not_after: u64,
-    },
-    /// An X-Wing key for an age stanza.
-    Age {
-        /// The X-Wing encapsulation key.
-        public_key: Vec<u8>,
-        /// The generation whose key it is, for a nexusq identity.
-        generation: Option<u32>,
-    },
-    /// The encryption subkeys of an OpenPGP certificate.
-    OpenPgp {
-        /// Each subkey the message is encrypted to.
-        keys: Vec<RecipientKey>,
-    },
-}
-
-/// Someone a file can be encrypted to.
-pub trait Recipient {
-    /// What it is, which decides the format.
-    fn kind(&self) -> RecipientKind;
-
-    /// Its key for a file of `format` (one its kind [fits](RecipientKind::fits)), as of `now`:
-    /// refused when it is revoked, or expired unless the policy allows that.
-    fn key(&self, format: Format, level: KemLevel, now: u64, policy: &Policy)
-    -> crate::Result<Key>;
-}
-
-impl Recipient for Peer {
-    fn kind(&self) -> RecipientKind {
-        RecipientKind::Identity {
-            own: self.resolved.own,
-        }
-    }
-
-    fn key(
-        &self,
-        format: Format,
-        level: KemLevel,
-        now: u64,
-        policy: &Policy,
-    ) -> crate::Result<Key> {
-        let identity = self.identity();
-        if format == Format::OpenPgp {
-            let own = keys::encryption_subkey(identity.newest()).role_into_unspecified();
-            return Ok(Key::OpenPgp { keys: vec![own] });
-        }
-        let (cert, pk) = peer::encryption_key(identity, level, now, policy.allow_expired)?;
-        Ok(match format {
-            Format::Age => Key::Age {
-                public_key: pk.to_vec(),
-                generation: Some(cert.generation),
-            },
-            _ => Key::Nexusq {
-                level,
-                public_key: pk.to_vec(),
-                generation: cert.generation,
-                not_after: cert.not_after,
-            },
-        })
-    }
-}
-
-/// An age1pq1 recipient: an X-Wing key (docs/age.md).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AgeRecipient {
-    /// The X-Wing encapsulation key.
-    pub public_key: Vec<u8>,
-}
-
-impl AgeRecipient {
-    /// The recipient an `age1pq1…` string names.
-    pub fn parse(s: &str) -> Result<AgeRecipient, age::recipient::KeyError> {
-        Ok(AgeRecipient {
-            public_key: age::recipient::parse_recipient(s)?,
-        })
-    }
-}
-
-impl Recipient for AgeRecipient {
-    fn kind(&self) -> RecipientKind {
-        RecipientKind::AgeKey
-    }
-
-    fn key(&self, _: Format, _: KemLevel, _: u64, _: &Policy) -> crate::Result<Key> {
-        Ok(Key::Age {
-            public_key: self.public_key.clone(),
-            generation: None,
-        })
-    }
-}
-
-/// An OpenPGP certificate (RFC 9580 with RFC 9980's ML-KEM-768 + X25519 subkeys), and how
-/// its errors name it.
-pub struct CertRecipient {
-    /// The certificate.
-    pub cert: PeerCert,
-    /// Where it came from, for errors ("contact bob", a file's name).
-    pub source: String,
-}
-
-impl Recipient for CertRecipient {
-    fn kind(&self) -> RecipientKind {
-        RecipientKind::Certificate
-    }
-
-    fn key(&self, _: Format, _: KemLevel, now: u64, _: &Policy) -> crate::Result<Key> {
-        Ok(Key::OpenPgp {
-            keys: self.cert.encryption_keys(&self.source, now)?,
-        })
-    }
-}
 
 /// Why an encryption could not be made.
 #[derive(Debug)]

@@ -134,8 +134,7 @@
 //!
 //! Around them: [`error`], [`fs`] (atomic saves, strict inputs, `-o` outputs, cleanup on
 //! signals), [`untrusted`] (text from others, escaped before it reaches a terminal), [`time`],
-//! and the measuring code: [`bench`](mod@bench) (benchmarks and their evidence,
-//! docs/evidence.md) and [`report`] (the HTML page of that evidence).
+//! and, apart from the identity API, the [`tools`] of `nexusq bench`, `doctor` and `report`.
 //!
 //! The rules behind the code (what is checked, what is promised, and what is not) are in
 //! docs/security.md.
@@ -144,11 +143,9 @@
 #![warn(missing_docs)]
 
 pub mod agent;
-pub mod bench;
 pub mod callbacks;
 pub mod contacts;
 pub mod decryptor;
-pub mod doctor;
 pub mod encryptor;
 pub mod error;
 pub mod format;
@@ -159,12 +156,12 @@ pub mod manifest;
 pub mod policy;
 pub mod recipients;
 pub mod recovery;
-pub mod report;
 pub mod secret;
 pub mod session;
 pub mod signer;
 pub mod suite;
 pub mod time;
+pub mod tools;
 pub mod untrusted;
 pub mod vault;
 pub mod verifier;
@@ -172,10 +169,11 @@ pub mod wire;
 
 pub use callbacks::{Callbacks, KnownPassword, Note};
 pub use decryptor::{DecryptError, Decryptor, Opened, Plaintext};
-pub use encryptor::{EncryptError, Encryptor, Recipient};
+pub use encryptor::{EncryptError, Encryptor};
 pub use error::{Error, ErrorKind, Result};
 pub use identity::PublicIdentity;
 pub use policy::{Format, Policy};
+pub use recipients::Recipient;
 pub use secret::Password;
 pub use session::KeySource;
 pub use signer::Signer;

@@ -1,4 +1,4 @@
-//! Text that others control, made safe to show on a terminal.
+//! Text that others control, made safe to show on a terminal, or in an HTML page ([`html`]).
 //!
 //! Certificate and revocation reasons, lines of a hostile file and file names can hold terminal
 //! escapes (ESC, CSI, CR, backspace) or Unicode bidi controls that make a terminal show
@@ -212,6 +212,59 @@ impl TextStream {
         self.carry = bytes[at..].to_vec();
         Ok(())
     }
+}
+
+/// `text` with `& < > " '` replaced by character references, and every character that a
+/// browser would not show as itself written as its code point, `<U+202E>`: the controls and
+/// bidi controls that [`escape`] escapes on a terminal (a right-to-left override in a
+/// CPU name can make the text after it read backwards), and the invisible format characters
+/// (`is_invisible`). Tab and line feed stay. The result holds no markup, so it may go into
+/// an attribute too.
+pub fn html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    html_into(&mut out, text);
+    out
+}
+
+/// [`html`], appended to `out`: no string of its own, for text that must not be copied (the
+/// recovery kit's words, written straight into its zeroizing page).
+pub fn html_into(out: &mut String, text: &str) {
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' => out.push(c),
+            c if is_hidden_control(c) || is_invisible(c) => {
+                out.push_str("&lt;");
+                out.push_str(&describe(c));
+                out.push_str("&gt;");
+            }
+            c => out.push(c),
+        }
+    }
+}
+
+/// Format characters that draw nothing, so text could hide in them or be split by them
+/// unseen: the soft hyphen, the combining grapheme joiner, the Mongolian vowel separator,
+/// zero-width space, non-joiner and joiner, the word joiner and invisible operators, the
+/// deprecated format controls, the byte order mark, the interlinear annotation marks, and the
+/// tag characters (which can spell a hidden ASCII text).
+fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{034F}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200D}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{206A}'..='\u{206F}'
+            | '\u{FEFF}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{E0000}'..='\u{E007F}'
+    )
 }
 
 #[cfg(test)]

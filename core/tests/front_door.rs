@@ -3,9 +3,8 @@
 //! alice and bob, each with the other in the contacts book.
 
 use nexusq_core::contacts::{ContactKey, store};
-use nexusq_core::encryptor::{AgeRecipient, RecipientKind};
 use nexusq_core::identity::signature::Signature;
-use nexusq_core::recipients::Recipients;
+use nexusq_core::recipients::{AgeRecipient, RecipientKind, Recipients};
 use nexusq_core::session::AgentUse;
 use nexusq_core::suite::hybrid_kem::KemLevel;
 use nexusq_core::vault::{self, Argon2id, SaveOptions};

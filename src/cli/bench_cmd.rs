@@ -1,5 +1,5 @@
 //! `nexusq bench` (BENCHMARKS.md, "Baseline table"): the baseline table, or `--compare` of the two
-//! backends. The measuring is in `nexusq_core::bench`; this checks the options, shows progress on a
+//! backends. The measuring is in `nexusq_core::tools::bench`; this checks the options, shows progress on a
 //! terminal and prints the results: JSON lines, Markdown, or the table laid out for the
 //! terminal's width.
 
@@ -7,12 +7,12 @@ use super::Context;
 use super::args::BenchArgs;
 use super::error::{Error, Result};
 use super::output;
-use nexusq_core::bench::baseline::{self, Progress};
-use nexusq_core::bench::environment::{Build, Environment};
-use nexusq_core::bench::evidence::{Gate, Record};
-use nexusq_core::bench::report::{self, Style};
-use nexusq_core::bench::{compare, scratch};
 use nexusq_core::suite::BackendChoice;
+use nexusq_core::tools::bench::baseline::{self, Progress};
+use nexusq_core::tools::bench::environment::{Build, Environment};
+use nexusq_core::tools::bench::evidence::{Gate, Record};
+use nexusq_core::tools::bench::report::{self, Style};
+use nexusq_core::tools::bench::{compare, scratch};
 use nexusq_core::vault::{KdfParams, kdf};
 use std::io::{IsTerminal, Write};
 

@@ -16,13 +16,15 @@ use super::recipients::To;
 use super::{pipeline, recipients};
 use nexusq_core::contacts::ContactKey;
 use nexusq_core::contacts::naming::Named;
-use nexusq_core::encryptor::{self, AgeRecipient, CertRecipient, Key, RecipientKind};
+use nexusq_core::encryptor;
 use nexusq_core::format::age::recipient;
 use nexusq_core::format::armor;
 use nexusq_core::format::nexusq::FileError;
 use nexusq_core::format::openpgp::keys;
 use nexusq_core::identity::peer;
-use nexusq_core::recipients::{Gathered, Recipients};
+use nexusq_core::recipients::{
+    AgeRecipient, CertRecipient, Gathered, Key, RecipientKind, Recipients,
+};
 use nexusq_core::{DecryptError, Decryptor, EncryptError, Encryptor, Format, Opened, Policy};
 use serde_json::json;
 use std::path::Path;

@@ -1,6 +1,6 @@
 //! `nexusq doctor`: check this installation and say what to do about anything that is off.
 //!
-//! The facts and checks are `nexusq_core::doctor`'s, which reads only (no password, no lock,
+//! The facts and checks are `nexusq_core::tools::doctor`'s, which reads only (no password, no lock,
 //! no write). Here: what only the command line knows (its vault path, backend, contacts book,
 //! terminal and process hardening), the report as a table or as `--json`, and the exit code:
 //! 1 when a check is an error and 0 otherwise (warnings included); on exit 1 the `--json`
@@ -10,7 +10,9 @@ use super::Context;
 use super::args::DoctorArgs;
 use super::error::{Error, Result};
 use super::output::wrap;
-use nexusq_core::doctor::{self, Check, GitFacts, PathSource, Report, Status, TerminalFacts};
+use nexusq_core::tools::doctor::{
+    self, Check, GitFacts, PathSource, Report, Status, TerminalFacts,
+};
 use serde_json::{Value, json};
 use std::process::Command;
 

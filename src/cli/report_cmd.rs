@@ -1,12 +1,12 @@
 //! `nexusq report EVIDENCE.jsonl... [-o report.html]`: read the evidence files, render the page
-//! (`nexusq_core::report`), write it whole.
+//! (`nexusq_core::tools::report`), write it whole.
 
 use super::Context;
 use super::args::ReportArgs;
 use super::error::{Error, Result};
 use super::io::{create_output, read_small};
-use nexusq_core::bench::evidence;
 use nexusq_core::fs::Access;
+use nexusq_core::tools::bench::evidence;
 use std::io::Write;
 
 pub fn run(ctx: &Context, args: &ReportArgs) -> Result<()> {
@@ -29,7 +29,7 @@ pub fn run(ctx: &Context, args: &ReportArgs) -> Result<()> {
         })?;
         datasets.extend(found);
     }
-    let page = nexusq_core::report::render(&datasets);
+    let page = nexusq_core::tools::report::render(&datasets);
     let mut sink = create_output(args.output.as_deref(), false, Access::Public)?;
     sink.write_all(page.as_bytes()).map_err(|e| {
         Error::io(

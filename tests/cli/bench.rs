@@ -8,8 +8,8 @@
 use crate::common;
 use crate::common::{BIN, private_file};
 use assert_cmd::Command;
-use nexusq_core::bench::evidence::{Gate, Record};
-use nexusq_core::bench::{baseline, compare, environment, report};
+use nexusq_core::tools::bench::evidence::{Gate, Record};
+use nexusq_core::tools::bench::{baseline, compare, environment, report};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -303,7 +303,7 @@ fn json_lines_validate_against_the_schema() {
         }
     }
     // The library reads back what the binary wrote, as `nexusq report` does.
-    let datasets = nexusq_core::bench::evidence::parse("out", &stdout_of(&out)).unwrap();
+    let datasets = nexusq_core::tools::bench::evidence::parse("out", &stdout_of(&out)).unwrap();
     assert_eq!(datasets.len(), 1);
     assert_eq!(datasets[0].results.len(), 12);
     env.assert_clean();

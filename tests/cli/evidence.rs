@@ -7,8 +7,8 @@
 
 use crate::common;
 use crate::evidence_schema::{assert_valid, schema};
-use nexusq_core::bench::environment::{Build, Environment};
-use nexusq_core::bench::evidence::{
+use nexusq_core::tools::bench::environment::{Build, Environment};
+use nexusq_core::tools::bench::evidence::{
     self, Dataset, Gate, GateCheck, Measurement, Record, Subject, Warmup, Workload,
 };
 use serde_json::Value;

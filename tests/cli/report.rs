@@ -37,7 +37,7 @@ fn the_page_renders_in_chromium_at_phone_and_desktop_width() {
     let mut datasets = Vec::new();
     for p in &evidence {
         let text = std::fs::read_to_string(p).unwrap();
-        datasets.extend(nexusq_core::bench::evidence::parse("x", &text).unwrap());
+        datasets.extend(nexusq_core::tools::bench::evidence::parse("x", &text).unwrap());
     }
     let bars: usize = datasets.iter().map(|d| d.results.len()).sum();
     let url = format!("file://{}", page.display());

@@ -5,7 +5,7 @@
 //! (nexusq's hybrid KEM on both backends against RustCrypto `x-wing`); with `--features
 //! openssl`, OpenSSL 3.5.5 in the ML-KEM, ML-DSA and SLH-DSA rows, and with `--features boring`,
 //! BoringSSL in the ML-KEM, ML-DSA and X-Wing rows. Writes nexusq's evidence format
-//! (`nexusq_core::bench`, docs/bench.schema.json). See README.md.
+//! (`nexusq_core::tools::bench`, docs/bench.schema.json). See README.md.
 
 // OpenSSL's and BoringSSL's static libcrypto define the same symbols (bn_sqr8x_internal and
 // the rest; boring-sys has no symbol prefix), so one binary links only one of them: build the
@@ -27,8 +27,8 @@ mod slh;
 mod xwing;
 
 use libs::{Kem, NATIVE, Op, Param, Timed};
-use nexusq_core::bench::environment::{Build, Environment, build::profile_of};
-use nexusq_core::bench::evidence::{
+use nexusq_core::tools::bench::environment::{Build, Environment, build::profile_of};
+use nexusq_core::tools::bench::evidence::{
     self, Gate, GateCheck, Measurement, Record, Subject, Warmup, Workload,
 };
 use std::collections::BTreeMap;

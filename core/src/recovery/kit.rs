@@ -3,13 +3,13 @@
 //! page has the words in numbered boxes, the identity's fingerprint and the date, where to keep
 //! the page, how to recover with it, and what it does not cover.
 //!
-//! Like the evidence report (`crate::report`): no scripts, no fonts, no network, a
+//! Like the evidence report: no scripts, no fonts, no network, a
 //! Content-Security-Policy that allows nothing but inline CSS, and every interpolated string
 //! HTML-escaped. The page holds the secret, so it is written into one [`Zeroizing`] string
 //! reserved large enough up front (a `String` that grows leaves its old buffers behind,
 //! unzeroized), and the words go into it without copies of their own.
 
-use crate::report::html::{esc, esc_into};
+use crate::untrusted::{html as esc, html_into as esc_into};
 use std::fmt::{self, Write as _};
 use zeroize::Zeroizing;
 

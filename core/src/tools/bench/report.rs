@@ -414,8 +414,8 @@ pub fn compare_records(c: &Comparison, raw: bool) -> Vec<Record> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bench::baseline::{Config, Kind, ROWS, Row};
-    use crate::bench::stats::summarize;
+    use crate::tools::bench::baseline::{Config, Kind, ROWS, Row};
+    use crate::tools::bench::stats::summarize;
 
     fn synthetic() -> Baseline {
         Baseline {

@@ -580,30 +580,30 @@ mod tests {
             (build::profile_of(true), build::profile_of(false)),
             ("debug", "release")
         );
-        let workload = crate::bench::evidence::Workload::Baseline {
+        let workload = crate::tools::bench::evidence::Workload::Baseline {
             backend: "rustcrypto".into(),
             iterations: 1,
             vault_iterations: 1,
             warmup: 0,
-            kdf: crate::bench::evidence::Kdf::from(&crate::vault::KdfParams::DEFAULT),
+            kdf: crate::tools::bench::evidence::Kdf::from(&crate::vault::KdfParams::DEFAULT),
         };
         let env = Environment::collect(Build::nexusq(), workload);
         assert_eq!(env.program, "nexusq bench");
         assert!(env.crates.contains_key("ml-kem"));
         assert!(!env.command_line.is_empty());
         assert!(env.native_available.contains(&env.native_selected));
-        let rec = serde_json::to_value(crate::bench::evidence::Record::Environment(Box::new(
-            env.clone(),
-        )))
+        let rec = serde_json::to_value(crate::tools::bench::evidence::Record::Environment(
+            Box::new(env.clone()),
+        ))
         .unwrap();
         assert_eq!(rec["kind"], "environment");
-        assert_eq!(rec["format"], crate::bench::evidence::FORMAT);
+        assert_eq!(rec["format"], crate::tools::bench::evidence::FORMAT);
         assert_eq!(rec["workload"]["mode"], "baseline");
         assert!(rec["os"]["sysname"].is_string());
-        let back: crate::bench::evidence::Record = serde_json::from_value(rec).unwrap();
+        let back: crate::tools::bench::evidence::Record = serde_json::from_value(rec).unwrap();
         assert_eq!(
             back,
-            crate::bench::evidence::Record::Environment(Box::new(env))
+            crate::tools::bench::evidence::Record::Environment(Box::new(env))
         );
     }
 

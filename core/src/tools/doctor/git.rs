@@ -280,7 +280,7 @@ fn gpgsign_check(value: Option<&str>) -> Check {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::doctor::Status;
+    use crate::tools::doctor::Status;
 
     fn facts() -> GitFacts {
         GitFacts {

@@ -2,8 +2,8 @@
 //! recorded or missing, never guessed) and the limits a reader must keep in mind, both read
 //! from the environment record and the results.
 
-use crate::bench::environment::Environment;
-use crate::bench::evidence::{Dataset, Workload};
+use crate::tools::bench::environment::Environment;
+use crate::tools::bench::evidence::{Dataset, Workload};
 
 /// A checklist item: what, and its recorded value or `None` when missing.
 pub struct Item {

@@ -9,7 +9,7 @@ mod checklist;
 pub mod html;
 mod sections;
 
-use crate::bench::evidence::Dataset;
+use crate::tools::bench::evidence::Dataset;
 use html::esc;
 
 /// The page's style: one column on a phone, charts side by side on a desktop.
@@ -77,7 +77,7 @@ pub fn render(datasets: &[Dataset]) -> String {
          nexusq report {}.</p>\n<nav><ol>",
         datasets.len(),
         if datasets.len() == 1 { "" } else { "s" },
-        esc(crate::bench::environment::build::VERSION),
+        esc(crate::tools::bench::environment::build::VERSION),
     );
     for (i, d) in datasets.iter().enumerate() {
         out += &format!(

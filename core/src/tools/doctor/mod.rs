@@ -192,8 +192,8 @@ pub fn run(given: &Given) -> Report {
         kdf::ram_check(ram),
         platform::cpu_check(
             ARCH,
-            &crate::bench::environment::cpu_model(),
-            &crate::bench::environment::cpu_features(),
+            &crate::tools::bench::environment::cpu_model(),
+            &crate::tools::bench::environment::cpu_features(),
         ),
         platform::native_check(
             native.selected,

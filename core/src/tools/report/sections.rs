@@ -4,7 +4,7 @@
 use super::chart::{self, Bar, Scale};
 use super::checklist;
 use super::html::{Cell, esc, ratio, table, time};
-use crate::bench::evidence::{Dataset, GateCheck, Measurement, RunError, Workload};
+use crate::tools::bench::evidence::{Dataset, GateCheck, Measurement, RunError, Workload};
 
 /// The dataset's heading.
 pub fn title(d: &Dataset) -> String {

@@ -1,58 +1,7 @@
 //! Small HTML pieces: escaping and tables. Every string that came from an evidence file goes
 //! through [`esc`] before it is written into the page.
 
-/// `text` with `& < > " '` replaced by character references, and every character that a
-/// browser would not show as itself written as its code point, `<U+202E>`: the controls and
-/// bidi controls that `crate::untrusted` escapes on a terminal (a right-to-left override in a
-/// CPU name can make the text after it read backwards), and the invisible format characters
-/// (`is_invisible`). Tab and line feed stay. The result holds no markup, so it may go into
-/// an attribute too.
-pub fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    esc_into(&mut out, text);
-    out
-}
-
-/// [`esc`], appended to `out`: no string of its own, for text that must not be copied (the
-/// recovery kit's words, written straight into its zeroizing page).
-pub fn esc_into(out: &mut String, text: &str) {
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            '\t' | '\n' => out.push(c),
-            c if crate::untrusted::is_hidden_control(c) || is_invisible(c) => {
-                out.push_str("&lt;");
-                out.push_str(&crate::untrusted::describe(c));
-                out.push_str("&gt;");
-            }
-            c => out.push(c),
-        }
-    }
-}
-
-/// Format characters that draw nothing, so text could hide in them or be split by them
-/// unseen: the soft hyphen, the combining grapheme joiner, the Mongolian vowel separator,
-/// zero-width space, non-joiner and joiner, the word joiner and invisible operators, the
-/// deprecated format controls, the byte order mark, the interlinear annotation marks, and the
-/// tag characters (which can spell a hidden ASCII text).
-fn is_invisible(c: char) -> bool {
-    matches!(
-        c,
-        '\u{00AD}'
-            | '\u{034F}'
-            | '\u{180E}'
-            | '\u{200B}'..='\u{200D}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{206A}'..='\u{206F}'
-            | '\u{FEFF}'
-            | '\u{FFF9}'..='\u{FFFB}'
-            | '\u{E0000}'..='\u{E007F}'
-    )
-}
+pub use crate::untrusted::{html as esc, html_into as esc_into};
 
 /// A cell: its HTML (already escaped or built by us) and whether it holds a number.
 pub struct Cell {
@@ -119,7 +68,7 @@ pub fn table(caption: &str, header: &[&str], rows: &[Vec<Cell>]) -> String {
 }
 
 /// Nanoseconds per operation in a readable unit: the formatter `nexusq bench`'s tables use too.
-pub use crate::bench::report::time;
+pub use crate::tools::bench::report::time;
 
 /// A ratio to two decimals; "–" when undefined.
 pub fn ratio(r: Option<f64>) -> String {

@@ -19,7 +19,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Component, Path, PathBuf};
 
 /// The most lines a manifest may have.
-pub const MAX_ENTRIES: usize = 1_000_000;
+pub(crate) const MAX_ENTRIES: usize = 1_000_000;
 
 /// One line of a manifest: a hash and the name of the file it is for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -195,7 +195,7 @@ fn unescape(raw: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// SHA-256 of a stream, in 64 KiB pieces (constant memory).
-pub fn sha256_reader(input: impl Read) -> std::io::Result<[u8; 32]> {
+pub(crate) fn sha256_reader(input: impl Read) -> std::io::Result<[u8; 32]> {
     Ok(crate::identity::signature::stream_hash::<Sha256>(input)?.into())
 }
 

@@ -496,7 +496,7 @@ pub enum RecipientKind {
 
 impl RecipientKind {
     /// The format a recipient of this kind calls for, when it calls for one.
-    pub fn calls_for(self) -> Option<Format> {
+    pub(crate) fn calls_for(self) -> Option<Format> {
         match self {
             RecipientKind::Identity { .. } => None,
             RecipientKind::AgeKey => Some(Format::Age),

@@ -47,7 +47,7 @@ impl<const N: usize> SecretBytes<N> {
     }
 
     /// The secret bytes, to fill in place.
-    pub fn expose_mut(&mut self) -> &mut [u8; N] {
+    pub(crate) fn expose_mut(&mut self) -> &mut [u8; N] {
         &mut self.bytes
     }
 }

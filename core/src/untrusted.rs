@@ -34,7 +34,7 @@ pub fn is_hidden_control(c: char) -> bool {
 
 /// The first character of `text` that a reason may not hold, if any (see
 /// [`is_hidden_control`]). Reasons are one line of visible text.
-pub fn forbidden_in_reason(text: &str) -> Option<char> {
+pub(crate) fn forbidden_in_reason(text: &str) -> Option<char> {
     text.chars().find(|&c| is_hidden_control(c))
 }
 

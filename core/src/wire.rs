@@ -11,14 +11,14 @@ use std::io;
 pub struct DecodeError(pub String);
 
 /// A decoding result.
-pub type DecodeResult<T> = Result<T, DecodeError>;
+pub(crate) type DecodeResult<T> = Result<T, DecodeError>;
 
 fn err<T>(msg: impl Into<String>) -> DecodeResult<T> {
     Err(DecodeError(msg.into()))
 }
 
 /// A cursor over borrowed bytes.
-pub struct Reader<'a> {
+pub(crate) struct Reader<'a> {
     bytes: &'a [u8],
     pos: usize,
 }
@@ -80,19 +80,19 @@ impl<'a> Reader<'a> {
     }
 
     /// A u32 length prefix followed by that many bytes; the length is bounded by what remains.
-    pub fn bytes_u32(&mut self, what: &str) -> DecodeResult<&'a [u8]> {
+    pub(crate) fn bytes_u32(&mut self, what: &str) -> DecodeResult<&'a [u8]> {
         let len = self.u32(what)? as usize;
         self.take(len, what)
     }
 
     /// A u16 length prefix followed by that many bytes.
-    pub fn bytes_u16(&mut self, what: &str) -> DecodeResult<&'a [u8]> {
+    pub(crate) fn bytes_u16(&mut self, what: &str) -> DecodeResult<&'a [u8]> {
         let len = self.u16(what)? as usize;
         self.take(len, what)
     }
 
     /// A u32 element count, bounded so that `count * min_element_len` fits in what remains.
-    pub fn count_u32(&mut self, min_element_len: usize, what: &str) -> DecodeResult<usize> {
+    pub(crate) fn count_u32(&mut self, min_element_len: usize, what: &str) -> DecodeResult<usize> {
         let count = self.u32(what)? as usize;
         if count.saturating_mul(min_element_len.max(1)) > self.remaining() {
             return err(format!(
@@ -116,7 +116,7 @@ impl<'a> Reader<'a> {
     }
 
     /// The next bytes must be `tag` (a format's magic).
-    pub fn expect_tag(&mut self, tag: &[u8], what: &str) -> DecodeResult<()> {
+    pub(crate) fn expect_tag(&mut self, tag: &[u8], what: &str) -> DecodeResult<()> {
         if self.take(tag.len(), what)? != tag {
             return err(format!("{what}: wrong magic bytes"));
         }
@@ -137,7 +137,7 @@ impl<'a> Reader<'a> {
 
 /// Appends big-endian fields to a byte vector.
 #[derive(Default)]
-pub struct Writer {
+pub(crate) struct Writer {
     /// The bytes written so far.
     pub buf: Vec<u8>,
 }
@@ -176,13 +176,13 @@ impl Writer {
     }
 
     /// u32 length prefix, then the bytes. Lengths above u32::MAX cannot occur in nexusq formats.
-    pub fn bytes_u32(&mut self, b: &[u8]) -> &mut Self {
+    pub(crate) fn bytes_u32(&mut self, b: &[u8]) -> &mut Self {
         self.u32(u32::try_from(b.len()).expect("field longer than 4 GiB"));
         self.bytes(b)
     }
 
     /// u16 length prefix, then the bytes. Panics over 64 KiB, which no nexusq field reaches.
-    pub fn bytes_u16(&mut self, b: &[u8]) -> &mut Self {
+    pub(crate) fn bytes_u16(&mut self, b: &[u8]) -> &mut Self {
         self.u16(u16::try_from(b.len()).expect("field longer than 64 KiB"));
         self.bytes(b)
     }

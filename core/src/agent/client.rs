@@ -48,7 +48,7 @@ pub fn find(vault: &Path) -> Lookup {
 
 /// Look for the agent of `vault` that serves the identity `root_id` (read from the vault file
 /// by the caller): an agent of another identity is `Unusable`.
-pub fn find_for(vault: &Path, root_id: &crate::identity::RootId) -> Lookup {
+pub(crate) fn find_for(vault: &Path, root_id: &crate::identity::RootId) -> Lookup {
     match find(vault) {
         Lookup::Ready(a) if a.status.root_id != root_id.0 => {
             Lookup::Unusable("it serves another identity".into())
@@ -172,7 +172,11 @@ impl Agent {
     }
 
     /// The composite signature of `digest` for `signed_at`, and the generation that made it.
-    pub fn sign_raw(&self, digest: &[u8; 64], signed_at: u64) -> Result<(u32, Vec<u8>), String> {
+    pub(crate) fn sign_raw(
+        &self,
+        digest: &[u8; 64],
+        signed_at: u64,
+    ) -> Result<(u32, Vec<u8>), String> {
         match self.request(&Request::Sign {
             digest: *digest,
             signed_at,

@@ -25,7 +25,7 @@ pub struct AgentKeys {
 }
 
 /// The hash that ties keys to a vault's public section.
-pub fn public_hash(public: &PublicIdentity) -> [u8; 32] {
+pub(crate) fn public_hash(public: &PublicIdentity) -> [u8; 32] {
     Sha256::digest(public.encode()).into()
 }
 
@@ -60,7 +60,7 @@ impl AgentKeys {
     }
 
     /// [`public_hash`] of the public section these keys belong to.
-    pub fn public_hash(&self) -> &[u8; 32] {
+    pub(crate) fn public_hash(&self) -> &[u8; 32] {
         &self.public_hash
     }
 
@@ -75,7 +75,7 @@ impl AgentKeys {
     }
 
     /// (generation, suite id) of every decapsulation key, newest first.
-    pub fn key_list(&self) -> Vec<(u32, u16)> {
+    pub(crate) fn key_list(&self) -> Vec<(u32, u16)> {
         self.decryption
             .iter()
             .map(|k| (k.generation(), k.level().suite().to_u16()))
@@ -166,7 +166,7 @@ pub(crate) mod tests {
 
     /// A new identity's agent keys, its public section, and its generation 1 X-Wing key as
     /// the vault expands it; `revoked` adds the identity's own revocation to the public section.
-    pub(crate) fn agent_keys(revoked: bool) -> (AgentKeys, PublicIdentity, DecapsulationKey) {
+    pub fn agent_keys(revoked: bool) -> (AgentKeys, PublicIdentity, DecapsulationKey) {
         let id = NewIdentity::generate(&RustCrypto, CREATED);
         let seeds = id.secrets.generations[0].kem.as_ref().unwrap();
         let xwing = DecapsulationKey::from_seed(&RustCrypto, KemLevel::MlKem768, &seeds.xwing);

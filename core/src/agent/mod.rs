@@ -46,7 +46,7 @@ pub fn socket_folder() -> PathBuf {
 }
 
 /// The longest path a Unix socket address holds (108 bytes with the final NUL).
-pub const MAX_SOCKET_PATH: usize = 107;
+pub(crate) const MAX_SOCKET_PATH: usize = 107;
 
 /// Can a socket be bound at `socket`? Its path must fit in a socket address.
 pub fn check_socket_path(socket: &Path) -> Result<(), String> {
@@ -80,7 +80,7 @@ pub fn socket_path(vault: &Path) -> PathBuf {
 }
 
 /// Is `folder` ours and private (a real folder, owned by this uid, no access for others)?
-pub fn check_folder(folder: &Path) -> io::Result<()> {
+pub(crate) fn check_folder(folder: &Path) -> io::Result<()> {
     let meta = std::fs::symlink_metadata(folder)?;
     let uid = rustix::process::getuid().as_raw();
     if !meta.is_dir() {

@@ -21,7 +21,7 @@ const TERM_GRACE: Duration = Duration::from_secs(3);
 const KILL_GRACE: Duration = Duration::from_secs(2);
 
 /// The pid file beside `socket`: `agent-<h>.pid` for `agent-<h>.sock`.
-pub fn pid_path(socket: &Path) -> PathBuf {
+pub(crate) fn pid_path(socket: &Path) -> PathBuf {
     socket.with_extension("pid")
 }
 
@@ -51,7 +51,7 @@ fn uid_of(pid: u32) -> Option<u32> {
 
 /// Write this process's pid file at `path` (mode 0600, in the agent's private folder):
 /// `<pid> <start time>`, renamed into place so that a reader never sees half of it.
-pub fn write_pid_file(path: &Path) -> io::Result<()> {
+pub(crate) fn write_pid_file(path: &Path) -> io::Result<()> {
     let me = std::process::id();
     let (_, start) =
         stat_of(me).ok_or_else(|| io::Error::other("cannot read this process's /proc entry"))?;
@@ -83,7 +83,7 @@ pub struct AgentProcess {
 
 impl AgentProcess {
     /// Still running: the pid is alive (not a zombie) and started when the agent did.
-    pub fn is_running(&self) -> bool {
+    pub(crate) fn is_running(&self) -> bool {
         matches!(stat_of(self.pid), Some((state, start))
             if start == self.start && state != 'Z' && state != 'X')
     }
@@ -159,7 +159,7 @@ fn probe(socket: &Path) -> Probe {
 
 /// Remove the socket of an agent that died (nobody listens on it); refuse one that a
 /// process listens on (even one that accepts nothing). Never blocks.
-pub fn clear_stale(socket: &Path) -> io::Result<()> {
+pub(crate) fn clear_stale(socket: &Path) -> io::Result<()> {
     match probe(socket) {
         Probe::Missing => Ok(()),
         Probe::Refused => match std::fs::remove_file(socket) {

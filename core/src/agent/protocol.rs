@@ -17,7 +17,7 @@ pub const MAX_REQUEST: usize = 4096;
 /// The largest response body: a status with many generations, or a signature.
 pub const MAX_RESPONSE: usize = 64 * 1024;
 /// Length of the digest a `sign` request carries: SHA-512.
-pub const DIGEST_LEN: usize = 64;
+pub(crate) const DIGEST_LEN: usize = 64;
 /// Longest error message an agent sends (bytes of UTF-8).
 pub const MAX_MESSAGE: usize = 1024;
 /// The `suite` of a `decapsulate` request for RFC 9980 algorithm 35's combiner with the
@@ -331,7 +331,7 @@ const SECRET_BODY_LEN: usize = 2 + 32;
 /// Write the frame of a `Secret` response from a buffer on the caller's stack, zeroized
 /// after: the agent writes it from its key thread, whose stack is locked in memory
 /// (docs/security.md section 11), so the secret never passes through the heap on its way out.
-pub fn write_secret_frame(w: &mut impl Write, ss: &SecretBytes<32>) -> std::io::Result<()> {
+pub(crate) fn write_secret_frame(w: &mut impl Write, ss: &SecretBytes<32>) -> std::io::Result<()> {
     let mut frame = Zeroizing::new([0u8; 4 + SECRET_BODY_LEN]);
     frame[..4].copy_from_slice(&(SECRET_BODY_LEN as u32).to_be_bytes());
     frame[4] = VERSION;
@@ -399,7 +399,7 @@ fn read_all(r: &mut impl Read, buf: &mut [u8]) -> Result<(), FrameError> {
 }
 
 /// Write one frame (length, then body) in one write; the copy is zeroized after.
-pub fn write_frame(w: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_frame(w: &mut impl Write, body: &[u8]) -> std::io::Result<()> {
     let mut frame = Zeroizing::new(Vec::with_capacity(4 + body.len()));
     frame.extend_from_slice(&(body.len() as u32).to_be_bytes());
     frame.extend_from_slice(body);

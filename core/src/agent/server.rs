@@ -16,9 +16,9 @@ use std::sync::{Arc, Mutex, RwLock, mpsc};
 use std::time::{Duration, Instant};
 
 /// A request must arrive whole within this time (slow senders are cut off).
-pub const REQUEST_DEADLINE: Duration = Duration::from_secs(2);
+pub(crate) const REQUEST_DEADLINE: Duration = Duration::from_secs(2);
 /// Connections served at once; more are closed unanswered until some finish.
-pub const MAX_CONNECTIONS: usize = 64;
+pub(crate) const MAX_CONNECTIONS: usize = 64;
 
 /// How an agent runs: what it serves, where, and for how long (docs/agent.md).
 pub struct Config {
@@ -400,13 +400,13 @@ fn handle(slot: Slot, stream: UnixStream) {
 
 /// Remove a socket left by an agent that died (nobody listens on it); refuse one that a
 /// process listens on. Never blocks (a stopped agent's full backlog does not hang it).
-pub fn clear_stale(socket: &Path) -> io::Result<()> {
+pub(crate) fn clear_stale(socket: &Path) -> io::Result<()> {
     super::process::clear_stale(socket)
 }
 
 /// How many connections may wait to be accepted: bounded, so that a stopped agent's backlog
 /// fills (and connecting fails at once) after this many.
-pub const BACKLOG: i32 = 64;
+pub(crate) const BACKLOG: i32 = 64;
 
 /// A bound socket and the agent's pid file beside it, registered with the signal cleanup (a
 /// signal removes them, each only while it is still this agent's: docs/agent.md).

@@ -14,9 +14,9 @@ use sha3::{Digest, Sha3_256};
 use std::collections::BTreeMap;
 
 /// Longest contact name, in bytes (see [`check_name`]).
-pub const MAX_NAME_LEN: usize = 64;
+pub(crate) const MAX_NAME_LEN: usize = 64;
 /// The book holds at most this many contacts (it is read whole on every use).
-pub const MAX_CONTACTS: usize = 4096;
+pub(crate) const MAX_CONTACTS: usize = 4096;
 const AGE_FINGERPRINT_LABEL: &[u8] = b"nexusq/age-recipient/v1";
 
 /// What a contact is known by.
@@ -243,14 +243,14 @@ impl Book {
     }
 
     /// The contact holding this identity, if any.
-    pub fn by_root(&self, root_id: &RootId) -> Option<&Contact> {
+    pub(crate) fn by_root(&self, root_id: &RootId) -> Option<&Contact> {
         self.contacts
             .iter()
             .find(|c| c.identity().is_some_and(|id| id.root_id() == *root_id))
     }
 
     /// The contact holding the OpenPGP certificate with this primary key fingerprint, if any.
-    pub fn by_openpgp(&self, fingerprint: &pgp::Fingerprint) -> Option<&Contact> {
+    pub(crate) fn by_openpgp(&self, fingerprint: &pgp::Fingerprint) -> Option<&Contact> {
         self.contacts
             .iter()
             .find(|c| c.openpgp_fingerprint().as_ref() == Some(fingerprint))
@@ -529,7 +529,7 @@ impl Book {
 
     /// The contact one of whose certified X-Wing keys is `pk` (an age1pq1 recipient derived
     /// from their export), with that key's generation.
-    pub fn owner_of_age_key(&self, pk: &[u8]) -> Option<(&Contact, u32)> {
+    pub(crate) fn owner_of_age_key(&self, pk: &[u8]) -> Option<(&Contact, u32)> {
         self.contacts.iter().find_map(|c| {
             let cert = c
                 .identity()?

@@ -20,7 +20,7 @@ const MAGIC: &[u8; 4] = b"NXQB";
 /// The format version this library writes and reads.
 pub const VERSION: u8 = 1;
 /// Largest book read (a contact with a long history is some hundreds of KiB).
-pub const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;
 const KIND_IDENTITY: u8 = 1;
 const KIND_AGE: u8 = 2;
 const KIND_OPENPGP: u8 = 3;
@@ -75,7 +75,7 @@ pub fn encode_body(book: &Book, owner: &RootId, saved_at: u64) -> Vec<u8> {
 }
 
 /// The signature block's bytes, appended to the body.
-pub fn encode_seal(seal: &SealBlock) -> Vec<u8> {
+pub(crate) fn encode_seal(seal: &SealBlock) -> Vec<u8> {
     let mut w = Writer::new();
     w.u32(seal.generation)
         .u64(seal.signed_at)

@@ -19,7 +19,7 @@ use crate::suite::{Backend, hybrid_sig};
 use crate::wire::Writer;
 
 /// First part of the book signature's context.
-pub const CONTEXT_LABEL: &[u8] = b"nexusq/contacts/v1";
+pub(crate) const CONTEXT_LABEL: &[u8] = b"nexusq/contacts/v1";
 
 /// The composite signature's context: `"nexusq/contacts/v1" || owner || u32be(g) || u64be(t)`.
 pub fn context(owner: &RootId, generation: u32, signed_at: u64) -> Vec<u8> {

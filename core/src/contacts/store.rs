@@ -14,7 +14,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// File name of the book, beside the vault.
-pub const FILE_NAME: &str = "contacts.nxq";
+pub(crate) const FILE_NAME: &str = "contacts.nxq";
 
 /// The book beside the vault: `contacts.nxq` in the vault's folder (the folder of the file a
 /// linked vault points to).

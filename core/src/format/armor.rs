@@ -102,7 +102,7 @@ pub fn decode_pasted(kind: &str, text: &[u8]) -> Result<Vec<u8>, ArmorError> {
 
 /// Every block of `kind` in `text` (several concatenated exports, for example), each decoded
 /// strictly as [`decode_pasted`] describes; at least one.
-pub fn decode_all(kind: &str, text: &[u8]) -> Result<Vec<Vec<u8>>, ArmorError> {
+pub(crate) fn decode_all(kind: &str, text: &[u8]) -> Result<Vec<Vec<u8>>, ArmorError> {
     let Ok(t) = std::str::from_utf8(text) else {
         return decode(kind, text).map(|d| vec![d]);
     };
@@ -197,11 +197,11 @@ pub struct Profile {
 }
 
 /// age's BEGIN and END lines (C2SP age.md, "ASCII armor").
-pub const AGE_BEGIN: &str = "-----BEGIN AGE ENCRYPTED FILE-----";
+pub(crate) const AGE_BEGIN: &str = "-----BEGIN AGE ENCRYPTED FILE-----";
 /// age's END line.
-pub const AGE_END: &str = "-----END AGE ENCRYPTED FILE-----";
+pub(crate) const AGE_END: &str = "-----END AGE ENCRYPTED FILE-----";
 /// The most whitespace age's armor may have before its BEGIN and after its END line.
-pub const AGE_MAX_WHITESPACE: usize = 1024;
+pub(crate) const AGE_MAX_WHITESPACE: usize = 1024;
 
 impl Profile {
     /// nexusq's armor of one kind (docs/file-encryption.md, "Armor"): `-----BEGIN NEXUSQ
@@ -241,7 +241,7 @@ fn is_space(b: u8) -> bool {
 /// Does `prefix` (the first bytes of an input) look like age armor: a PEM-style "-----" line
 /// after leading whitespace, or age's BEGIN line somewhere in it? The reader then decides, so a
 /// damaged BEGIN line or junk before it is an armor failure, not "not an age file".
-pub fn looks_like_age(prefix: &[u8]) -> bool {
+pub(crate) fn looks_like_age(prefix: &[u8]) -> bool {
     let start = prefix
         .iter()
         .position(|&b| !is_space(b))
@@ -547,7 +547,7 @@ impl<R: Read> Read for ArmorReader<R> {
 const BEGIN_PREFIX: &[u8] = b"-----BEGIN NEXUSQ ";
 
 /// The input replayed after sniffing: the bytes looked at, then the rest.
-pub type Replay<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
+pub(crate) type Replay<R> = io::Chain<io::Cursor<Vec<u8>>, R>;
 
 /// Read up to `len` bytes from the start of `reader` (fewer only at its end) and hand them back
 /// with a reader that yields them again, then the rest: for telling formats apart by their
@@ -569,7 +569,7 @@ pub fn peek<R: Read>(mut reader: R, len: usize) -> io::Result<(Vec<u8>, Replay<R
 }
 
 /// Whether `prefix` starts like a nexusq BEGIN line, of any kind.
-pub fn looks_armored(prefix: &[u8]) -> bool {
+pub(crate) fn looks_armored(prefix: &[u8]) -> bool {
     prefix.starts_with(BEGIN_PREFIX)
 }
 

@@ -40,24 +40,24 @@ pub const MAGIC: [u8; 4] = *b"NXQF";
 /// The format version this library writes and reads.
 pub const VERSION: u8 = 1;
 /// Length of the random payload salt in the header.
-pub const PAYLOAD_SALT_LEN: usize = 16;
+pub(crate) const PAYLOAD_SALT_LEN: usize = 16;
 /// Most recipients (stanzas) one file may have.
 pub const MAX_RECIPIENTS: usize = 64;
 /// Length of the random file key each stanza wraps.
-pub const FILE_KEY_LEN: usize = 32;
+pub(crate) const FILE_KEY_LEN: usize = 32;
 /// AES-GCM tag length, after each wrapped key and each chunk.
-pub const TAG_LEN: usize = 16;
+pub(crate) const TAG_LEN: usize = 16;
 /// The AES-256-GCM encryption of the file key in a stanza: 32 bytes and a 16-byte tag.
-pub const WRAPPED_KEY_LEN: usize = FILE_KEY_LEN + TAG_LEN;
+pub(crate) const WRAPPED_KEY_LEN: usize = FILE_KEY_LEN + TAG_LEN;
 /// Length of the header MAC (HMAC-SHA-256), which commits the header to the file key
 /// (docs/file-encryption.md, section 2).
-pub const MAC_LEN: usize = 32;
+pub(crate) const MAC_LEN: usize = 32;
 /// Plaintext bytes per chunk.
 pub const CHUNK_LEN: usize = 64 * 1024;
 /// A full chunk on the wire: ciphertext and tag.
-pub const SEALED_CHUNK_LEN: usize = CHUNK_LEN + TAG_LEN;
+pub(crate) const SEALED_CHUNK_LEN: usize = CHUNK_LEN + TAG_LEN;
 /// Bytes before the first stanza: magic, version, payload salt, recipient count.
-pub const FIXED_HEADER_LEN: usize = 4 + 1 + PAYLOAD_SALT_LEN + 1;
+pub(crate) const FIXED_HEADER_LEN: usize = 4 + 1 + PAYLOAD_SALT_LEN + 1;
 /// The largest header: 64 ML-KEM-1024 + X25519 stanzas.
 pub const MAX_HEADER_LEN: usize =
     FIXED_HEADER_LEN + MAX_RECIPIENTS * (2 + 1568 + 32 + WRAPPED_KEY_LEN) + MAC_LEN;
@@ -172,7 +172,7 @@ pub type Recipient<'a> = (KemLevel, &'a [u8]);
 
 /// One key to try when decrypting: an expanded hybrid decapsulation key, or the agent's (it
 /// knows its suite).
-pub type Candidate<'a> = &'a dyn crate::suite::hybrid_kem::Decapsulate;
+pub(crate) type Candidate<'a> = &'a dyn crate::suite::hybrid_kem::Decapsulate;
 
 // ---------------------------------------------------------------------------------------------
 // Key schedule

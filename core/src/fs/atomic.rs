@@ -81,7 +81,7 @@ impl AtomicFile {
     }
 
     /// Write all of `bytes`; an error names the temporary file.
-    pub fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
+    pub(crate) fn write_bytes(&mut self, bytes: &[u8]) -> Result<()> {
         let file = self.file.as_mut().expect("open until commit");
         save_io::write_all(&*self.io, file, &self.tmp, bytes)
             .map_err(|e| Error::io_at("write", &self.tmp, &e))

@@ -31,7 +31,7 @@ pub enum Kind {
 }
 
 /// A file's device and inode.
-pub type FileId = (u64, u64);
+pub(crate) type FileId = (u64, u64);
 
 fn file_id(path: &Path) -> io::Result<FileId> {
     use std::os::unix::fs::MetadataExt;
@@ -41,7 +41,7 @@ fn file_id(path: &Path) -> io::Result<FileId> {
 
 /// Remove `path` if it is still the file `id` names; whether it was removed. Another file in
 /// its place (or none) is left alone.
-pub fn remove_own(path: &Path, id: FileId) -> io::Result<bool> {
+pub(crate) fn remove_own(path: &Path, id: FileId) -> io::Result<bool> {
     match file_id(path) {
         Ok(now) if now == id => match std::fs::remove_file(path) {
             Ok(()) => Ok(true),
@@ -206,7 +206,7 @@ impl Registration {
 
     /// Run `f` (a rename away, or the last step that makes the file final) so the handler sees
     /// it done or not done; once `f` succeeds the path is no longer the handler's to remove.
-    pub fn release_with<T>(&mut self, f: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
+    pub(crate) fn release_with<T>(&mut self, f: impl FnOnce() -> io::Result<T>) -> io::Result<T> {
         let mut live = live();
         let r = f()?;
         live.retain(|e| e.id != self.id);

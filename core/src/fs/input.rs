@@ -207,7 +207,7 @@ pub fn read_capped(reader: impl Read, limit: u64) -> io::Result<Option<Vec<u8>>>
 }
 
 /// A folder to open names beneath ([`open_beneath`]); its own path may go through links.
-pub fn open_folder(path: &Path) -> io::Result<OwnedFd> {
+pub(crate) fn open_folder(path: &Path) -> io::Result<OwnedFd> {
     Ok(rustix::fs::open(
         path,
         OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC,

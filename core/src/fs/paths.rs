@@ -8,7 +8,7 @@ use std::path::{Component, Path, PathBuf};
 /// Folders that other Android apps can read (the FUSE and sdcardfs views of the same storage
 /// included). Decided on the realpath, so symlinks such as Termux's `~/storage/shared` are
 /// caught.
-pub const SHARED_STORAGE_ROOTS: [&str; 8] = [
+pub(crate) const SHARED_STORAGE_ROOTS: [&str; 8] = [
     "/storage",
     "/sdcard",
     "/mnt/sdcard",

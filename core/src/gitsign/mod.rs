@@ -21,7 +21,7 @@ pub const BEGIN: &str = "-----BEGIN SIGNED MESSAGE-----";
 /// lines).
 pub const END: &str = "-----END SIGNED MESSAGE-----";
 /// Every status line starts with this.
-pub const STATUS_PREFIX: &str = "[GNUPG:] ";
+pub(crate) const STATUS_PREFIX: &str = "[GNUPG:] ";
 
 /// What git asked for.
 #[derive(Clone, Debug, PartialEq, Eq)]

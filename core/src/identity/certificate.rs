@@ -29,7 +29,7 @@ pub const VERSION_1: u8 = 1;
 /// SLH-DSA context of the root's signature on a certificate.
 pub const CONTEXT: &[u8] = b"nexusq/cert/v1";
 /// Longest reason a certificate or revocation may carry, in bytes of UTF-8.
-pub const MAX_REASON_LEN: usize = 200;
+pub(crate) const MAX_REASON_LEN: usize = 200;
 
 /// The three public keys of one generation, in their fixed order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -304,7 +304,7 @@ impl Certificate {
 
     /// May a signature claim to be made at `t` with this generation? Inside created..=not_after,
     /// widened by [`CLOCK_SKEW_SECS`] on both sides.
-    pub fn covers_signing_time(&self, t: u64) -> bool {
+    pub(crate) fn covers_signing_time(&self, t: u64) -> bool {
         t >= self.created.saturating_sub(CLOCK_SKEW_SECS)
             && t <= self.not_after.saturating_add(CLOCK_SKEW_SECS)
     }

@@ -57,10 +57,7 @@ impl DecryptionKeys {
     /// From each generation's expanded keys, in any order (an empty list is a retired
     /// generation), and the newest certified generation, the one in use: an uncertified
     /// generation (recovered for decryption only) may be newer and is still not in use.
-    pub(crate) fn new(
-        mut generations: Vec<(u32, Vec<DecapsulationKey>)>,
-        newest: Option<u32>,
-    ) -> Self {
+    pub fn new(mut generations: Vec<(u32, Vec<DecapsulationKey>)>, newest: Option<u32>) -> Self {
         generations.sort_by_key(|(g, _)| std::cmp::Reverse(*g));
         let retired = generations
             .iter()
@@ -107,7 +104,7 @@ impl DecryptionKeys {
     }
 
     /// Is `generation` older than the newest one?
-    pub fn is_superseded(&self, generation: u32) -> bool {
+    pub(crate) fn is_superseded(&self, generation: u32) -> bool {
         self.newest.is_some_and(|n| generation < n)
     }
 

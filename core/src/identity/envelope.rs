@@ -18,7 +18,7 @@ const MAGIC: &[u8; 4] = b"NXQK";
 const VERSION: u8 = 1;
 const CONFIRM_LABEL: &[u8] = b"nexusq/kem-confirm/v1";
 /// Length of the confirmation tag (HMAC-SHA-256).
-pub const TAG_LEN: usize = 32;
+pub(crate) const TAG_LEN: usize = 32;
 
 /// A decoded KEM envelope (docs/kem.md, "The KEM envelope"). Nothing in it is trusted until
 /// [`confirms`](Self::confirms) holds for the decapsulated secret.

@@ -94,7 +94,7 @@ impl GenerationSecrets {
 
     /// This generation's decapsulation keys, expanded, in [`KemLevel::ALL`] order; none once
     /// retired.
-    pub fn decapsulation_keys(&self, backend: &dyn Backend) -> Vec<DecapsulationKey> {
+    pub(crate) fn decapsulation_keys(&self, backend: &dyn Backend) -> Vec<DecapsulationKey> {
         self.kem.as_ref().map_or_else(Vec::new, |k| {
             KemLevel::ALL
                 .iter()
@@ -250,12 +250,12 @@ impl SecretSection {
     }
 
     /// Does it hold a generation without a certificate (vault format 3)?
-    pub fn has_uncertified(&self) -> bool {
+    pub(crate) fn has_uncertified(&self) -> bool {
         self.generations.iter().any(|g| g.uncertified)
     }
 
     /// The highest generation number it holds, certified or not.
-    pub fn highest(&self) -> Option<u32> {
+    pub(crate) fn highest(&self) -> Option<u32> {
         self.generations.iter().map(|g| g.generation).max()
     }
 

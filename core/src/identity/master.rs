@@ -21,22 +21,22 @@ use shake::Shake256;
 use shake::{ExtendableOutput, Update, XofReader};
 
 /// Length of the master secret: 256 bits, the entropy of a 24-word BIP39 phrase.
-pub const MASTER_LEN: usize = 32;
+pub(crate) const MASTER_LEN: usize = 32;
 /// The domain of every derivation; a new derivation scheme gets a new one.
-pub const DOMAIN: &[u8] = b"nexusq/derive/v1";
+pub(crate) const DOMAIN: &[u8] = b"nexusq/derive/v1";
 
 /// Labels of the derived keys (the module's table).
 pub mod label {
     /// The root's 48 bytes of SLH-DSA seeds (generation number 0).
     pub const ROOT: &str = "root";
     /// A generation's X-Wing seed.
-    pub const XWING: &str = "xwing";
+    pub(crate) const XWING: &str = "xwing";
     /// A generation's ML-KEM-1024 + X25519 seed.
-    pub const MLKEM1024_X25519: &str = "mlkem1024-x25519";
+    pub(crate) const MLKEM1024_X25519: &str = "mlkem1024-x25519";
     /// A generation's ML-DSA-65 ξ.
-    pub const MLDSA65: &str = "mldsa65";
+    pub(crate) const MLDSA65: &str = "mldsa65";
     /// A generation's Ed25519 secret key.
-    pub const ED25519: &str = "ed25519";
+    pub(crate) const ED25519: &str = "ed25519";
 }
 
 /// The identity's master secret. Zeroized on drop; `Debug` never shows it.
@@ -138,7 +138,7 @@ impl RootKeys {
 
     /// Seeds for a new generation: derived from the master secret when there is one, else
     /// fresh random ones.
-    pub fn new_generation(&self, generation: u32) -> GenerationSecrets {
+    pub(crate) fn new_generation(&self, generation: u32) -> GenerationSecrets {
         match &self.master {
             Some(m) => m.generation(generation),
             None => GenerationSecrets::generate(generation),

@@ -27,7 +27,7 @@ use crate::suite::Backend;
 /// Default certificate validity: created + 180 days.
 pub const DEFAULT_VALIDITY_DAYS: u32 = 180;
 /// Seconds in a day, for certificate validity (`not_after = created + days x 86 400`).
-pub const SECONDS_PER_DAY: u64 = 86_400;
+pub(crate) const SECONDS_PER_DAY: u64 = 86_400;
 
 /// Everything `init` makes: the root, generation 1 and its certificate, and the revocation
 /// statement for the whole identity.
@@ -54,7 +54,7 @@ impl NewIdentity {
 
     /// The identity of a given master secret: its root and generation 1, with a new
     /// certificate and revocation statement (both signatures are randomized).
-    pub fn from_master(master: MasterSecret, backend: &dyn Backend, now: u64) -> Self {
+    pub(crate) fn from_master(master: MasterSecret, backend: &dyn Backend, now: u64) -> Self {
         let root_keys = RootKeys::derived(master);
         let root = root_keys.root();
         let root_pk = root.public_key(backend);

@@ -125,7 +125,7 @@ pub fn is_revoked(identity: &PublicIdentity) -> bool {
 /// The refusal to make something as an identity its owner has revoked: others refuse
 /// `what` it makes (its signatures, its age recipient). One wording for `sign`,
 /// `nexusq-git-sign` and the key agent.
-pub fn revoked_owner(root_id: &RootId, what: &str) -> Error {
+pub(crate) fn revoked_owner(root_id: &RootId, what: &str) -> Error {
     Error::check(
         format!(
             "identity {} is revoked, so others refuse {what}",

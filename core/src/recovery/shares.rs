@@ -32,11 +32,11 @@ use zeroize::Zeroizing;
 /// Words in one share.
 pub const WORDS: usize = 30;
 /// The most shares one `split` makes.
-pub const MAX_SHARES: u8 = 16;
+pub(crate) const MAX_SHARES: u8 = 16;
 /// The share format this code writes and reads.
 pub const VERSION: u8 = 1;
 /// The checksum's domain.
-pub const DOMAIN: &[u8] = b"nexusq/share/v1";
+pub(crate) const DOMAIN: &[u8] = b"nexusq/share/v1";
 
 const PAYLOAD_LEN: usize = 3 + 4 + MASTER_LEN;
 const CHECKSUM_BITS: usize = 18;
@@ -76,7 +76,7 @@ impl Share {
     }
 
     /// The 30 word indices (module docs).
-    pub fn to_words(&self) -> Zeroizing<Vec<u16>> {
+    pub(crate) fn to_words(&self) -> Zeroizing<Vec<u16>> {
         let mut packed = Zeroizing::new([0u8; PACKED_LEN]);
         packed[..PAYLOAD_LEN].copy_from_slice(&self.payload()[..]);
         let sum = checksum(&packed[..PAYLOAD_LEN]);

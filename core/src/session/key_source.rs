@@ -242,7 +242,7 @@ impl KeySource {
     /// index of the key that did. The agent's keys are tried first; when the agent failed on
     /// the way (so "not for these keys" says nothing), it is passed over and the vault's are
     /// tried.
-    pub fn open_with<T, E>(
+    pub(crate) fn open_with<T, E>(
         &mut self,
         only: Option<KemLevel>,
         callbacks: &dyn Callbacks,

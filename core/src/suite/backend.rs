@@ -19,7 +19,7 @@ impl KemLevel {
     pub const ALL: [KemLevel; 2] = [KemLevel::MlKem768, KemLevel::MlKem1024];
 
     /// ML-KEM encapsulation key length in bytes (1184 or 1568).
-    pub fn encapsulation_key_len(self) -> usize {
+    pub(crate) fn encapsulation_key_len(self) -> usize {
         match self {
             KemLevel::MlKem768 => 1184,
             KemLevel::MlKem1024 => 1568,
@@ -27,7 +27,7 @@ impl KemLevel {
     }
 
     /// ML-KEM ciphertext length in bytes (1088 or 1568).
-    pub fn ciphertext_len(self) -> usize {
+    pub(crate) fn ciphertext_len(self) -> usize {
         match self {
             KemLevel::MlKem768 => 1088,
             KemLevel::MlKem1024 => 1568,
@@ -36,9 +36,9 @@ impl KemLevel {
 }
 
 /// ML-DSA-65 signature length in bytes.
-pub const MLDSA65_SIGNATURE_LEN: usize = 3309;
+pub(crate) const MLDSA65_SIGNATURE_LEN: usize = 3309;
 /// ML-DSA-65 verifying key length in bytes.
-pub const MLDSA65_VERIFYING_KEY_LEN: usize = 1952;
+pub(crate) const MLDSA65_VERIFYING_KEY_LEN: usize = 1952;
 
 /// Why a backend refused an input. Callers choose the exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -52,11 +52,11 @@ pub enum BackendError {
 }
 
 /// SLH-DSA-SHAKE-128f's SK.seed || SK.prf || PK.seed.
-pub const SLHDSA_SEEDS_LEN: usize = 48;
+pub(crate) const SLHDSA_SEEDS_LEN: usize = 48;
 /// SLH-DSA-SHAKE-128f public key length: PK.seed || PK.root.
-pub const SLHDSA_PUBLIC_KEY_LEN: usize = 32;
+pub(crate) const SLHDSA_PUBLIC_KEY_LEN: usize = 32;
 /// SLH-DSA-SHAKE-128f signature length in bytes.
-pub const SLHDSA_SIGNATURE_LEN: usize = 17088;
+pub(crate) const SLHDSA_SIGNATURE_LEN: usize = 17088;
 
 /// One backend's ML-KEM decapsulation key, expanded from (d, z) once: implemented with the
 /// backend's own key type, which zeroizes itself on drop.

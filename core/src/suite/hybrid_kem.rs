@@ -20,18 +20,18 @@ use subtle::ConstantTimeEq;
 pub use super::backend::KemLevel;
 
 /// X-Wing's combiner label, `\.//^\`.
-pub const XWING_LABEL: &[u8] = b"\\.//^\\";
+pub(crate) const XWING_LABEL: &[u8] = b"\\.//^\\";
 /// The ML-KEM-1024 + X25519 combiner label (nexusq-specific; docs/kem.md).
-pub const MLKEM1024_X25519_LABEL: &[u8] = b"nexusq/MLKEM1024-X25519/v1";
+pub(crate) const MLKEM1024_X25519_LABEL: &[u8] = b"nexusq/MLKEM1024-X25519/v1";
 /// RFC 9980's KEM combiner (section 4.2.1) for algorithm 35, ML-KEM-768 + X25519: the same
 /// SHA3-256 over the same four 32-byte inputs as X-Wing, ending in algId || domSep ||
 /// len(domSep) instead of X-Wing's label. The output is a key-encryption key for AES key wrap,
 /// never a file key (docs/security.md, "OpenPGP").
 pub const OPENPGP_LABEL: &[u8] = b"\x23OpenPGPCompositeKDFv1\x15";
 /// X-Wing public key length: ML-KEM-768 encapsulation key and X25519 public key.
-pub const XWING_PUBLIC_KEY_LEN: usize = 1184 + 32;
+pub(crate) const XWING_PUBLIC_KEY_LEN: usize = 1184 + 32;
 /// ML-KEM-1024 + X25519 public key length.
-pub const MLKEM1024_X25519_PUBLIC_KEY_LEN: usize = 1568 + 32;
+pub(crate) const MLKEM1024_X25519_PUBLIC_KEY_LEN: usize = 1568 + 32;
 
 /// Why a hybrid KEM operation was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,7 +66,7 @@ impl KemLevel {
     }
 
     /// The parameter set of a hybrid KEM suite; `None` for a suite that is no KEM.
-    pub fn from_suite(suite: SuiteId) -> Option<Self> {
+    pub(crate) fn from_suite(suite: SuiteId) -> Option<Self> {
         match suite {
             SuiteId::MlKem768X25519 => Some(KemLevel::MlKem768),
             SuiteId::MlKem1024X25519 => Some(KemLevel::MlKem1024),
@@ -95,7 +95,7 @@ impl KemLevel {
 }
 
 /// The three secrets a hybrid KEM seed expands to.
-pub struct ExpandedSeed {
+pub(crate) struct ExpandedSeed {
     /// ML-KEM `d`.
     pub d: SecretBytes<32>,
     /// ML-KEM `z`.
@@ -105,7 +105,7 @@ pub struct ExpandedSeed {
 }
 
 /// `SHAKE256(seed, 96)` split into `d`, `z` and the X25519 secret.
-pub fn expand_seed(seed: &SecretBytes<32>) -> ExpandedSeed {
+pub(crate) fn expand_seed(seed: &SecretBytes<32>) -> ExpandedSeed {
     let mut xof = Shake256::default();
     xof.update(seed.expose());
     let mut reader = xof.finalize_xof();
@@ -166,7 +166,7 @@ impl DecapsulationKey {
 
     /// The key of secrets that were never one seed: ML-KEM's `d` and `z` and the X25519
     /// secret, as an RFC 9980 secret key packet holds them (its Appendix A vectors).
-    pub fn from_expanded(backend: &dyn Backend, level: KemLevel, e: ExpandedSeed) -> Self {
+    pub(crate) fn from_expanded(backend: &dyn Backend, level: KemLevel, e: ExpandedSeed) -> Self {
         let mlkem = backend.mlkem_expand(level, e.d.expose(), e.z.expose());
         let mut public_key = mlkem.encapsulation_key();
         public_key.extend_from_slice(&x25519_base(e.x25519.expose()));

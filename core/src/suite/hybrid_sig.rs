@@ -27,11 +27,11 @@ use ed25519_dalek::Signer as _;
 use sha2::{Digest, Sha512};
 
 /// Ed25519 public key length.
-pub const ED25519_PUBLIC_KEY_LEN: usize = 32;
+pub(crate) const ED25519_PUBLIC_KEY_LEN: usize = 32;
 /// Ed25519 signature length.
-pub const ED25519_SIGNATURE_LEN: usize = 64;
+pub(crate) const ED25519_SIGNATURE_LEN: usize = 64;
 /// Composite public key length: 1952 + 32 = 1984 bytes.
-pub const PUBLIC_KEY_LEN: usize = MLDSA65_VERIFYING_KEY_LEN + ED25519_PUBLIC_KEY_LEN;
+pub(crate) const PUBLIC_KEY_LEN: usize = MLDSA65_VERIFYING_KEY_LEN + ED25519_PUBLIC_KEY_LEN;
 /// 3309 + 64 = 3373 bytes.
 pub const SIGNATURE_LEN: usize = MLDSA65_SIGNATURE_LEN + ED25519_SIGNATURE_LEN;
 /// The draft's message-representative prefix.
@@ -41,7 +41,7 @@ pub const LABEL: &[u8] = b"COMPSIG-MLDSA65-Ed25519-SHA512";
 /// The composite context is length-prefixed with one byte.
 pub const MAX_CONTEXT_LEN: usize = 255;
 /// SHA-512 output length: the prehash of the message.
-pub const DIGEST_LEN: usize = 64;
+pub(crate) const DIGEST_LEN: usize = 64;
 /// Shortest OpenPGP signature digest nexusq signs (SHA-256, SHA3-256): 32 bytes.
 pub const OPENPGP_DIGEST_MIN: usize = 32;
 /// Longest OpenPGP signature digest nexusq signs (SHA-512, SHA3-512): 64 bytes.

@@ -81,7 +81,7 @@ impl SuiteId {
     }
 
     /// Length of this suite's public key in bytes.
-    pub fn public_key_len(self) -> usize {
+    pub(crate) fn public_key_len(self) -> usize {
         match self {
             SuiteId::MlKem768X25519 => hybrid_kem::XWING_PUBLIC_KEY_LEN,
             SuiteId::MlKem1024X25519 => hybrid_kem::MLKEM1024_X25519_PUBLIC_KEY_LEN,

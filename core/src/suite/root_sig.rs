@@ -8,7 +8,7 @@ use crate::secret::{SecretBytes, random_array};
 /// Length of the root secret: three 16-byte seeds.
 pub const SEED_LEN: usize = SLHDSA_SEEDS_LEN;
 /// Root public key length.
-pub const PUBLIC_KEY_LEN: usize = SLHDSA_PUBLIC_KEY_LEN;
+pub(crate) const PUBLIC_KEY_LEN: usize = SLHDSA_PUBLIC_KEY_LEN;
 /// Length of a root signature.
 pub const SIGNATURE_LEN: usize = SLHDSA_SIGNATURE_LEN;
 
@@ -26,7 +26,7 @@ impl RootSecret {
     }
 
     /// The root of stored seeds (the vault's root section).
-    pub fn from_seeds(seeds: SecretBytes<SEED_LEN>) -> Self {
+    pub(crate) fn from_seeds(seeds: SecretBytes<SEED_LEN>) -> Self {
         RootSecret { seeds }
     }
 
@@ -53,7 +53,7 @@ impl RootSecret {
     }
 
     /// The same with the optional randomness given, so tests can compare backends.
-    pub fn sign_with_randomness(
+    pub(crate) fn sign_with_randomness(
         &self,
         backend: &dyn Backend,
         msg: &[u8],

@@ -26,7 +26,7 @@ pub const NEWEST_READ: u16 = FORMAT_V3;
 
 /// The version a vault of `version` is saved as, holding `secrets`: format 3 once it holds a
 /// generation without a certificate, else as it was.
-pub fn version_for(version: u16, secrets: &crate::identity::SecretSection) -> u16 {
+pub(crate) fn version_for(version: u16, secrets: &crate::identity::SecretSection) -> u16 {
     if version >= 2 && secrets.has_uncertified() {
         version.max(FORMAT_V3)
     } else {
@@ -36,18 +36,18 @@ pub fn version_for(version: u16, secrets: &crate::identity::SecretSection) -> u1
 /// Length of [`BackupRecord`] in a version 2 public section.
 pub const BACKUP_RECORD_LEN: usize = 8 + 8 + 8 + 1 + 1;
 /// `kdf_alg` for Argon2id, the only password hash a vault may name.
-pub const KDF_ARGON2ID: u8 = 1;
+pub(crate) const KDF_ARGON2ID: u8 = 1;
 /// Length of the trailing SHA-256 checksum.
 pub const CHECKSUM_LEN: usize = 32;
 /// The largest vault file read or written: 64 MiB.
-pub const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;
+pub(crate) const MAX_FILE_LEN: u64 = 64 * 1024 * 1024;
 /// `root_len` of version 1, exactly: the sealed 48-byte root seed plus its AES-GCM tag.
-pub const ROOT_CIPHERTEXT_LEN: usize = root_sig::SEED_LEN + TAG_LEN;
+pub(crate) const ROOT_CIPHERTEXT_LEN: usize = root_sig::SEED_LEN + TAG_LEN;
 /// `root_len` of version 2, exactly: the sealed 32-byte master secret plus its tag.
-pub const MASTER_CIPHERTEXT_LEN: usize = crate::identity::master::MASTER_LEN + TAG_LEN;
+pub(crate) const MASTER_CIPHERTEXT_LEN: usize = crate::identity::master::MASTER_LEN + TAG_LEN;
 
 /// The root section's length in a vault of `version`.
-pub fn root_ciphertext_len(version: u16) -> usize {
+pub(crate) fn root_ciphertext_len(version: u16) -> usize {
     if version == FORMAT_V1 {
         ROOT_CIPHERTEXT_LEN
     } else {
@@ -55,7 +55,7 @@ pub fn root_ciphertext_len(version: u16) -> usize {
     }
 }
 /// Smallest possible file: fixed header fields, empty sections, tags, checksum.
-pub const MIN_FILE_LEN: usize = 4
+pub(crate) const MIN_FILE_LEN: usize = 4
     + 2
     + 1
     + 4 * 4
@@ -170,7 +170,7 @@ impl VaultFile {
     }
 
     /// Associated data of the secret section: the header and the root ciphertext.
-    pub fn secret_aad(&self) -> &[u8] {
+    pub(crate) fn secret_aad(&self) -> &[u8] {
         &self.prefix
     }
 
@@ -267,7 +267,7 @@ pub fn assemble(header: &[u8], root_ciphertext: &[u8], secret_ciphertext: &[u8])
 }
 
 /// The plain checksum: detects accidents, not attacks (anyone can recompute it).
-pub fn checksum_ok(bytes: &[u8]) -> bool {
+pub(crate) fn checksum_ok(bytes: &[u8]) -> bool {
     if bytes.len() < CHECKSUM_LEN {
         return false;
     }

@@ -5,18 +5,18 @@ use crate::secret::{Password, SecretBytes};
 use std::time::{Duration, Instant};
 
 /// `argon2_version`: Argon2 v1.3, the only version a vault may name.
-pub const ARGON2_VERSION: u32 = 0x13;
+pub(crate) const ARGON2_VERSION: u32 = 0x13;
 /// Length of the Argon2id salt in bytes.
 pub const SALT_LEN: usize = 32;
 /// Smallest Argon2id memory a vault may ask for: 8 MiB, in KiB.
 pub const MIN_MEMORY_KIB: u32 = 8 * 1024;
 /// Largest Argon2id memory: 2 GiB in KiB, lowered further to ¾ of the device's RAM when it is
 /// known (docs/vault-format.md, "Argon2id parameters").
-pub const MAX_MEMORY_KIB: u32 = 2 * 1024 * 1024;
+pub(crate) const MAX_MEMORY_KIB: u32 = 2 * 1024 * 1024;
 /// Most Argon2id passes (`t`) a vault may ask for.
-pub const MAX_ITERATIONS: u32 = 64;
+pub(crate) const MAX_ITERATIONS: u32 = 64;
 /// Most Argon2id lanes (`p`) a vault may ask for.
-pub const MAX_PARALLELISM: u32 = 16;
+pub(crate) const MAX_PARALLELISM: u32 = 16;
 
 /// Argon2id cost parameters. Memory is in KiB, as Argon2 counts it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -60,7 +60,7 @@ impl KdfParams {
     /// The larger of these parameters and the default's memory and passes, for `vault passwd`
     /// without `--kdf-*`. The lanes stay: they are the vault's own choice (the hash depends on
     /// them) and raising them buys no resistance.
-    pub fn at_least_default(&self) -> KdfParams {
+    pub(crate) fn at_least_default(&self) -> KdfParams {
         KdfParams {
             memory_kib: self.memory_kib.max(Self::DEFAULT.memory_kib),
             iterations: self.iterations.max(Self::DEFAULT.iterations),
@@ -116,7 +116,7 @@ impl KdfParams {
 }
 
 /// min(2 GiB, 3/4 of the RAM the device reports); 2 GiB when the RAM is unknown.
-pub fn max_memory_kib(device_ram_bytes: Option<u64>) -> u32 {
+pub(crate) fn max_memory_kib(device_ram_bytes: Option<u64>) -> u32 {
     match device_ram_bytes {
         Some(ram) => {
             let three_quarters_kib = (ram / 1024).saturating_mul(3) / 4;

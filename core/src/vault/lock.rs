@@ -15,7 +15,7 @@ const POLL: Duration = Duration::from_millis(25);
 
 /// Held while a writer reads, changes and replaces the vault; released on drop.
 #[derive(Debug)]
-pub struct VaultLock {
+pub(crate) struct VaultLock {
     _file: File,
 }
 

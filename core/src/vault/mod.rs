@@ -49,7 +49,7 @@ impl Default for SaveOptions {
 
 /// Read the vault file, refusing anything over the size bound before reading it, and
 /// anything but a regular file without waiting on it (a FIFO, a device: docs/cli.md).
-pub fn read_bytes(path: &Path) -> Result<Vec<u8>> {
+pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     use crate::fs::input::{Kind, OpenError};
     let file = crate::fs::input::open_regular(path).map_err(|e| match e {
         OpenError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => Error::vault(

@@ -9,16 +9,20 @@ use sha2::Sha256;
 use zeroize::Zeroizing;
 
 /// AES-GCM nonce length.
-pub const NONCE_LEN: usize = 12;
+pub(crate) const NONCE_LEN: usize = 12;
 /// AES-GCM tag length, appended to each ciphertext.
-pub const TAG_LEN: usize = 16;
+pub(crate) const TAG_LEN: usize = 16;
 /// HKDF info of the secret section's key.
-pub const SECRET_LABEL: &[u8] = b"nexusq/vault/v1";
+pub(crate) const SECRET_LABEL: &[u8] = b"nexusq/vault/v1";
 /// HKDF info of the root section's key.
-pub const ROOT_LABEL: &[u8] = b"nexusq/vault-root/v1";
+pub(crate) const ROOT_LABEL: &[u8] = b"nexusq/vault-root/v1";
 
 /// HKDF-SHA-256(ikm = K, salt = seal_salt, info = label) -> 32-byte AEAD key.
-pub fn derive_key(k: &SecretBytes<32>, seal_salt: &[u8; 32], label: &[u8]) -> SecretBytes<32> {
+pub(crate) fn derive_key(
+    k: &SecretBytes<32>,
+    seal_salt: &[u8; 32],
+    label: &[u8],
+) -> SecretBytes<32> {
     let mut out = SecretBytes::<32>::zero();
     Hkdf::<Sha256>::new(Some(seal_salt), k.expose())
         .expand(label, out.expose_mut())

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 /// File name of the default vault inside `<data dir>/nexusq/`.
-pub const VAULT_FILE_NAME: &str = "vault.nxq";
+pub(crate) const VAULT_FILE_NAME: &str = "vault.nxq";
 
 /// `--vault`, else `$NEXUSQ_VAULT`, else `<data dir>/nexusq/vault.nxq`.
 pub fn default_vault_path(

@@ -20,13 +20,13 @@ use std::io::BufRead;
 use subtle::ConstantTimeEq;
 
 /// The header's first line.
-pub const VERSION_LINE: &[u8] = b"age-encryption.org/v1";
+pub(crate) const VERSION_LINE: &[u8] = b"age-encryption.org/v1";
 /// Length of the payload nonce that follows the header.
-pub const NONCE_LEN: usize = 16;
+pub(crate) const NONCE_LEN: usize = 16;
 /// The largest header read. 64 mlkem768x25519 stanzas take about 100 KiB.
 pub const MAX_HEADER_LEN: usize = 1024 * 1024;
 /// Tag of a passphrase stanza; such files are recognised and refused.
-pub const SCRYPT_TAG: &str = "scrypt";
+pub(crate) const SCRYPT_TAG: &str = "scrypt";
 /// The largest scrypt work factor (log2 N) accepted as well-formed, as age's own default.
 const MAX_SCRYPT_WORK_FACTOR: u32 = 22;
 
@@ -199,7 +199,7 @@ impl Header {
     }
 
     /// Check the MAC (constant time) for a file key that a stanza gave.
-    pub fn verify_mac(&self, file_key: &FileKey) -> Result<(), AgeError> {
+    pub(crate) fn verify_mac(&self, file_key: &FileKey) -> Result<(), AgeError> {
         let mac = compute_mac(file_key, &self.mac_input);
         if bool::from(mac.ct_eq(&self.mac)) {
             Ok(())

@@ -18,9 +18,9 @@ use zeroize::Zeroizing;
 const SUITE_ID: [u8; 10] = *b"HPKE\x64\x7a\x00\x01\x00\x03";
 const VERSION_LABEL: &[u8] = b"HPKE-v1";
 /// ChaCha20-Poly1305 tag length.
-pub const TAG_LEN: usize = 16;
+pub(crate) const TAG_LEN: usize = 16;
 /// The encapsulated key: an X-Wing ciphertext.
-pub const ENC_LEN: usize = 1120;
+pub(crate) const ENC_LEN: usize = 1120;
 
 fn labeled_extract(salt: &[u8], label: &[u8], ikm: &[u8]) -> Hkdf<Sha256> {
     let mut input = Zeroizing::new(Vec::with_capacity(
@@ -78,7 +78,7 @@ fn labeled_extract_prk(label: &[u8], ikm: &[u8], out: &mut [u8; 32]) {
 }
 
 /// SealBase(pkR, info, aad, pt) with pinned X-Wing randomness: (enc, ciphertext || tag).
-pub fn seal_base_derand(
+pub(crate) fn seal_base_derand(
     backend: &dyn Backend,
     pk: &[u8],
     info: &[u8],
@@ -98,7 +98,7 @@ pub fn seal_base_derand(
 }
 
 /// SealBase with fresh randomness.
-pub fn seal_base(
+pub(crate) fn seal_base(
     backend: &dyn Backend,
     pk: &[u8],
     info: &[u8],
@@ -111,7 +111,7 @@ pub fn seal_base(
 /// OpenBase(enc, skR, info, aad, ct) with the X-Wing key from `seed`. `Ok(None)` when the
 /// AEAD does not open (another recipient's stanza, or a damaged one); `Err` when the KEM
 /// refuses the input (wrong length, or an all-zero X25519 secret).
-pub fn open_base(
+pub(crate) fn open_base(
     key: &dyn hybrid_kem::Decapsulate,
     enc: &[u8],
     info: &[u8],

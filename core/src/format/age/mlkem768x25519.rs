@@ -18,11 +18,11 @@ use crate::suite::backend::Backend;
 use crate::suite::hybrid_kem::{Decapsulate, KemError};
 
 /// The stanza tag.
-pub const TAG: &str = "mlkem768x25519";
+pub(crate) const TAG: &str = "mlkem768x25519";
 /// HPKE `info` of the stanza's seal.
-pub const INFO: &[u8] = b"age-encryption.org/mlkem768x25519";
+pub(crate) const INFO: &[u8] = b"age-encryption.org/mlkem768x25519";
 /// The body: the sealed file key and its tag.
-pub const BODY_LEN: usize = FILE_KEY_LEN + hpke::TAG_LEN;
+pub(crate) const BODY_LEN: usize = FILE_KEY_LEN + hpke::TAG_LEN;
 
 /// Wrap `file_key` to the X-Wing public key `pk` (1216 bytes).
 pub fn wrap(backend: &dyn Backend, pk: &[u8], file_key: &FileKey) -> Result<Stanza, KemError> {

@@ -12,7 +12,7 @@
 
 mod error;
 pub mod header;
-pub mod hpke;
+pub(crate) mod hpke;
 pub mod mlkem768x25519;
 pub mod plugin;
 pub mod recipient;
@@ -30,7 +30,7 @@ use crate::suite::backend::Backend;
 use std::io::{BufRead, Read, Write};
 
 /// Length of age's file key: 128 bits.
-pub const FILE_KEY_LEN: usize = 16;
+pub(crate) const FILE_KEY_LEN: usize = 16;
 /// How many leading bytes [`sniff`] needs to recognise armor after leading whitespace.
 pub const SNIFF_LEN: usize = armor::AGE_MAX_WHITESPACE + armor::AGE_BEGIN.len();
 
@@ -131,7 +131,7 @@ impl std::fmt::Debug for Opened {
 }
 
 /// Try `identity` on `stanza`: `Ok(None)` when the stanza is not of its type or not for it.
-pub fn unwrap_stanza(
+pub(crate) fn unwrap_stanza(
     identity: IdentityRef<'_>,
     stanza: &stanza::Stanza,
 ) -> Result<Option<FileKey>, AgeError> {

@@ -21,12 +21,12 @@ use std::io::{self, BufRead, Write};
 use zeroize::Zeroizing;
 
 /// The most bytes the client may send in phase 1 (stanzas of many files).
-pub const MAX_PHASE1_LEN: usize = 64 * 1024 * 1024;
+pub(crate) const MAX_PHASE1_LEN: usize = 64 * 1024 * 1024;
 
 /// The most bytes one reply of the client may take in phase 2, as sent (its `ok` or `fail`
 /// line and its base64 body): a password, or nothing. A longer one is a protocol error, read
 /// no further than this (docs/age.md).
-pub const MAX_REPLY_LEN: usize = 64 * 1024;
+pub(crate) const MAX_REPLY_LEN: usize = 64 * 1024;
 
 /// Why a plugin conversation ended early.
 #[derive(Debug)]

@@ -29,17 +29,17 @@ impl Checksum for Bech32Long {
 }
 
 /// Bech32 HRP of an MLKEM768-X25519 recipient (`age1pq1…`).
-pub const RECIPIENT_HRP: &str = "age1pq";
+pub(crate) const RECIPIENT_HRP: &str = "age1pq";
 /// Bech32 HRP of an MLKEM768-X25519 identity (`AGE-SECRET-KEY-PQ-1…`).
-pub const IDENTITY_HRP: &str = "AGE-SECRET-KEY-PQ-";
+pub(crate) const IDENTITY_HRP: &str = "AGE-SECRET-KEY-PQ-";
 /// Bech32 HRP of a classic X25519 recipient (`age1…`), recognised to be refused.
-pub const X25519_RECIPIENT_HRP: &str = "age";
+pub(crate) const X25519_RECIPIENT_HRP: &str = "age";
 /// Bech32 HRP of a classic X25519 identity (`AGE-SECRET-KEY-1…`), read for decryption.
-pub const X25519_IDENTITY_HRP: &str = "AGE-SECRET-KEY-";
+pub(crate) const X25519_IDENTITY_HRP: &str = "AGE-SECRET-KEY-";
 /// The plugin's name, as age derives the program `age-plugin-nexusq` from it.
 pub const PLUGIN_NAME: &str = "nexusq";
 /// Bech32 HRP of the plugin identity (`AGE-PLUGIN-NEXUSQ-1…`).
-pub const PLUGIN_IDENTITY_HRP: &str = "AGE-PLUGIN-NEXUSQ-";
+pub(crate) const PLUGIN_IDENTITY_HRP: &str = "AGE-PLUGIN-NEXUSQ-";
 
 fn encode(hrp: &str, data: &[u8]) -> String {
     let hrp = Hrp::parse(hrp).expect("a valid HRP");

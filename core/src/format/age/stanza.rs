@@ -18,7 +18,7 @@ use std::io::{self, BufRead};
 use zeroize::Zeroizing;
 
 /// Body lines are wrapped at 64 columns.
-pub const BODY_LINE: usize = 64;
+pub(crate) const BODY_LINE: usize = 64;
 /// The longest line read: an mlkem768x25519 argument line is about 1510 bytes; plugin
 /// stanzas may carry more.
 pub const MAX_LINE: usize = 16 * 1024;
@@ -88,13 +88,13 @@ impl<'a, R: BufRead + ?Sized> LineReader<'a, R> {
     }
 
     /// Read at most `limit` bytes more from here on (`None`: no limit).
-    pub fn set_limit(&mut self, limit: Option<usize>) {
+    pub(crate) fn set_limit(&mut self, limit: Option<usize>) {
         self.remaining = limit;
     }
 
     /// The next line without its LF. `Ok(None)` at the end of the input (nothing read);
     /// [`FormatError::TooLong`] when the input goes on past the limit.
-    pub fn next_line(&mut self) -> Result<Option<Vec<u8>>, FormatError> {
+    pub(crate) fn next_line(&mut self) -> Result<Option<Vec<u8>>, FormatError> {
         let mut line = Vec::new();
         let cap = MAX_LINE + 1;
         // The limit, not the line length, is what stops this read.
@@ -186,7 +186,7 @@ pub fn parse_args(rest: &[u8]) -> Result<(String, Vec<String>), FormatError> {
 }
 
 /// Decode canonical unpadded base64 (age's encoding everywhere but the armor).
-pub fn decode_b64(s: &[u8]) -> Option<Vec<u8>> {
+pub(crate) fn decode_b64(s: &[u8]) -> Option<Vec<u8>> {
     if !s.iter().copied().all(is_base64_char) {
         return None;
     }
@@ -196,13 +196,13 @@ pub fn decode_b64(s: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Canonical unpadded base64.
-pub fn encode_b64(data: &[u8]) -> String {
+pub(crate) fn encode_b64(data: &[u8]) -> String {
     STANDARD_NO_PAD.encode(data)
 }
 
 /// Read the body lines of a stanza whose argument line was just read: full 64-column lines,
 /// then one shorter line (possibly empty) that ends the stanza.
-pub fn read_body<R: BufRead + ?Sized>(
+pub(crate) fn read_body<R: BufRead + ?Sized>(
     lines: &mut LineReader<'_, R>,
 ) -> Result<Vec<u8>, FormatError> {
     // Zeroized: plugin frames carry file keys and the vault password.

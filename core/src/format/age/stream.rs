@@ -21,13 +21,13 @@ use zeroize::Zeroizing;
 /// Plaintext bytes per chunk.
 pub const CHUNK_LEN: usize = 64 * 1024;
 /// ChaCha20-Poly1305 tag length.
-pub const TAG_LEN: usize = 16;
+pub(crate) const TAG_LEN: usize = 16;
 /// A full chunk on the wire: ciphertext and tag.
-pub const SEALED_CHUNK_LEN: usize = CHUNK_LEN + TAG_LEN;
+pub(crate) const SEALED_CHUNK_LEN: usize = CHUNK_LEN + TAG_LEN;
 const COUNTER_LIMIT: u128 = 1 << 88;
 
 /// HKDF-SHA-256(ikm = file key, salt = nonce, info = "payload") (module docs).
-pub fn payload_key(file_key: &FileKey, nonce: &[u8; NONCE_LEN]) -> SecretBytes<32> {
+pub(crate) fn payload_key(file_key: &FileKey, nonce: &[u8; NONCE_LEN]) -> SecretBytes<32> {
     let mut k = SecretBytes::<32>::zero();
     Hkdf::<Sha256>::new(Some(nonce), file_key.0.expose())
         .expand(b"payload", k.expose_mut())

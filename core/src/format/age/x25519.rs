@@ -19,7 +19,7 @@ use sha2::Sha256;
 use subtle::ConstantTimeEq;
 
 /// The stanza tag of a classic X25519 recipient.
-pub const TAG: &str = "X25519";
+pub(crate) const TAG: &str = "X25519";
 const INFO: &[u8] = b"age-encryption.org/v1/X25519";
 const BODY_LEN: usize = FILE_KEY_LEN + 16;
 

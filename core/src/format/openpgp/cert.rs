@@ -300,7 +300,7 @@ pub fn parse(bytes: &[u8], what: &str, now: u64) -> Result<PeerCert> {
 /// [`MAX_CERT_LEN`] bytes, public parts only (a secret key is refused, so it is never copied
 /// around by mistake). Nothing about its validity is checked: [`parse`] does that, and a
 /// contact's update takes expired and revoked copies too.
-pub fn read_one(bytes: &[u8], what: &str) -> Result<Cert> {
+pub(crate) fn read_one(bytes: &[u8], what: &str) -> Result<Cert> {
     if bytes.len() > MAX_CERT_LEN {
         return Err(Error::check(
             format!("{what}: larger than {} KiB", MAX_CERT_LEN / 1024),

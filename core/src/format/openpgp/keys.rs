@@ -69,7 +69,7 @@ pub fn encryption_subkey(cert: &Certificate) -> Key<PublicParts, SubordinateRole
 }
 
 /// Generation `cert`'s signing subkey: its composite key as RFC 9980's algorithm 30.
-pub fn signing_subkey(cert: &Certificate) -> Key<PublicParts, SubordinateRole> {
+pub(crate) fn signing_subkey(cert: &Certificate) -> Key<PublicParts, SubordinateRole> {
     let (mldsa, eddsa) = cert
         .keys
         .mldsa65_ed25519
@@ -103,7 +103,7 @@ pub fn display(fp: &Fingerprint) -> String {
 
 /// The root signing for the certificate: hedged SLH-DSA of each digest, empty context
 /// ([`RootSecret::sign_openpgp`]), SHA3-256 digests as RFC 9980's own vectors use.
-pub struct RootSigner<'a> {
+pub(crate) struct RootSigner<'a> {
     key: Key<PublicParts, UnspecifiedRole>,
     root: &'a RootSecret,
     backend: &'a dyn Backend,
@@ -141,7 +141,7 @@ impl pgp::crypto::Signer for RootSigner<'_> {
 
 /// A generation's composite key signing: `sign` gets each digest and returns Ed25519 (64) ||
 /// ML-DSA-65 (3309), from the agent or the unlocked vault.
-pub struct SubkeySigner<F> {
+pub(crate) struct SubkeySigner<F> {
     key: Key<PublicParts, UnspecifiedRole>,
     sign: F,
 }

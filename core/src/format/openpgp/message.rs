@@ -27,7 +27,7 @@ use std::io::{self, Read, Write};
 /// An ML-KEM-768 + X25519 key a message is encrypted to: from someone's certificate
 /// ([`PeerCert::encryption_keys`](super::cert::PeerCert::encryption_keys)) or our own
 /// ([`keys::encryption_subkey`](super::keys::encryption_subkey)).
-pub type RecipientKey = Key<PublicParts, UnspecifiedRole>;
+pub(crate) type RecipientKey = Key<PublicParts, UnspecifiedRole>;
 
 /// Encrypt `input` to `recipients` (PKESK v6 each, SEIPD v2, AES-256, OCB), armored or
 /// binary, into `output`. Returns the plaintext's length.
@@ -125,7 +125,7 @@ const STREAM_BUFFER: usize = 64 * 1024;
 
 /// What [`SessionKeys::open`] runs over the keys: the session key and the index of the key
 /// that unwrapped it, or `None`.
-pub type Unwrap<'a> = dyn Fn(&[&dyn Decapsulate]) -> Option<(Unwrapped, usize)> + 'a;
+pub(crate) type Unwrap<'a> = dyn Fn(&[&dyn Decapsulate]) -> Option<(Unwrapped, usize)> + 'a;
 
 /// What a key holder does for [`decrypt`]: run `unwrap` over the identity's ML-KEM-768 (X-Wing)
 /// keys, the agent's or the vault's, and say which generation's key unwrapped the session key.
@@ -278,7 +278,7 @@ impl std::fmt::Display for HelperError {
 impl std::error::Error for HelperError {}
 
 /// Sequoia's helper: unwraps the session key with the caller's keys.
-pub struct Helper<'k> {
+pub(crate) struct Helper<'k> {
     keys: Box<dyn SessionKeys + 'k>,
     /// Any algorithm 35 key: Sequoia asks a decryptor for its public key's algorithm only.
     placeholder: Key<PublicParts, UnspecifiedRole>,

@@ -33,14 +33,14 @@ use crate::error::Error;
 pub const MAX_CERT_LEN: usize = 1 << 20;
 
 /// Armor header of an OpenPGP message.
-pub const MESSAGE_ARMOR: &str = "-----BEGIN PGP MESSAGE-----";
+pub(crate) const MESSAGE_ARMOR: &str = "-----BEGIN PGP MESSAGE-----";
 /// Armor header of an OpenPGP certificate.
-pub const CERT_ARMOR: &str = "-----BEGIN PGP PUBLIC KEY BLOCK-----";
+pub(crate) const CERT_ARMOR: &str = "-----BEGIN PGP PUBLIC KEY BLOCK-----";
 /// Armor header of an OpenPGP signature.
-pub const SIGNATURE_ARMOR: &str = "-----BEGIN PGP SIGNATURE-----";
+pub(crate) const SIGNATURE_ARMOR: &str = "-----BEGIN PGP SIGNATURE-----";
 
 /// Does `prefix` start an armored block with this header (after leading whitespace)?
-pub fn starts_armor(prefix: &[u8], header: &str) -> bool {
+pub(crate) fn starts_armor(prefix: &[u8], header: &str) -> bool {
     let start = prefix
         .iter()
         .position(|b| !b.is_ascii_whitespace())
@@ -50,7 +50,7 @@ pub fn starts_armor(prefix: &[u8], header: &str) -> bool {
 
 /// The packet tag of a binary OpenPGP packet header's first byte (RFC 9580 section 4.2), old
 /// or new format; `None` when the byte cannot start a packet.
-pub fn packet_tag(first: u8) -> Option<u8> {
+pub(crate) fn packet_tag(first: u8) -> Option<u8> {
     if first & 0x80 == 0 {
         None
     } else if first & 0x40 != 0 {
@@ -62,7 +62,7 @@ pub fn packet_tag(first: u8) -> Option<u8> {
 
 /// Does this input start an OpenPGP message, armored or binary: a PKESK (1), SKESK (3), a
 /// marker (10) or an encrypted-data packet (18, 20)?
-pub fn looks_like_message(prefix: &[u8]) -> bool {
+pub(crate) fn looks_like_message(prefix: &[u8]) -> bool {
     starts_armor(prefix, MESSAGE_ARMOR)
         || prefix
             .first()

@@ -22,7 +22,7 @@ use sequoia_openpgp as pgp;
 use std::io::{self, Read};
 
 /// The algorithms RFC 9980 defines for signatures: the only ones `verify` accepts.
-pub fn is_post_quantum(algo: PublicKeyAlgorithm) -> bool {
+pub(crate) fn is_post_quantum(algo: PublicKeyAlgorithm) -> bool {
     matches!(
         algo,
         PublicKeyAlgorithm::MLDSA65_Ed25519

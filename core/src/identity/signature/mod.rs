@@ -39,9 +39,9 @@ use sha2::Sha512;
 use std::io::Read;
 
 /// First part of the composite context.
-pub const CONTEXT_LABEL: &[u8] = b"nexusq/sig/v1";
+pub(crate) const CONTEXT_LABEL: &[u8] = b"nexusq/sig/v1";
 /// Length of the signed digest: SHA-512, 64 bytes.
-pub const DIGEST_LEN: usize = hybrid_sig::DIGEST_LEN;
+pub(crate) const DIGEST_LEN: usize = hybrid_sig::DIGEST_LEN;
 
 /// The composite signature's context: `"nexusq/sig/v1" || root_id || u32be(g) || u64be(t)`.
 pub fn context(root_id: &RootId, generation: u32, signed_at: u64) -> Vec<u8> {
@@ -60,7 +60,7 @@ pub fn digest_reader(input: impl Read) -> std::io::Result<[u8; DIGEST_LEN]> {
 
 /// Any hash of a stream, read in 64 KiB pieces (constant memory): signatures' SHA-512 and
 /// manifests' SHA-256.
-pub fn stream_hash<H: sha2::Digest>(
+pub(crate) fn stream_hash<H: sha2::Digest>(
     mut input: impl Read,
 ) -> std::io::Result<sha2::digest::Output<H>> {
     let mut h = H::new();

@@ -11,7 +11,7 @@ use crate::vault::KdfParams;
 use std::time::Duration;
 
 /// Bytes per AES-256-GCM sample: one chunk of nexusq's file encryption.
-pub const AES_CHUNK_LEN: usize = crate::format::nexusq::CHUNK_LEN;
+pub(crate) const AES_CHUNK_LEN: usize = crate::format::nexusq::CHUNK_LEN;
 
 /// Crypto operations, or operations on the throwaway vault (fewer samples: each one runs
 /// Argon2id).
@@ -94,7 +94,7 @@ pub fn names() -> [&'static str; 12] {
 
 /// A row's name as the evidence records split it: the algorithm (or the thing operated on)
 /// and the operation, "ML-KEM-768 + X25519" and "keygen", "Identity" and "key rotation".
-pub fn algorithm_and_operation(name: &str) -> (&str, &str) {
+pub(crate) fn algorithm_and_operation(name: &str) -> (&str, &str) {
     match name.strip_suffix(" key rotation") {
         Some(what) => (what, "key rotation"),
         None => name.rsplit_once(' ').unwrap_or((name, "")),

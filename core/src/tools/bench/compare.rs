@@ -87,7 +87,7 @@ pub struct Row {
 
 impl Row {
     /// Pool each backend's rounds, summarize, and compare.
-    pub fn from_rounds(
+    pub(crate) fn from_rounds(
         name: impl Into<String>,
         baseline_rounds: &[Vec<Duration>],
         candidate_rounds: &[Vec<Duration>],

@@ -146,7 +146,7 @@ pub fn cpu_model() -> String {
 }
 
 /// `cpu_model` over the text of /proc/cpuinfo.
-pub fn cpu_model_from(cpuinfo: &str) -> Option<String> {
+pub(crate) fn cpu_model_from(cpuinfo: &str) -> Option<String> {
     let fields = |key: &'static str| {
         cpuinfo.lines().filter_map(move |line| {
             let (k, v) = line.split_once(':')?;
@@ -232,7 +232,7 @@ pub mod build {
     /// The flags cargo compiled this crate with, space-separated.
     pub const RUSTFLAGS: &str = env!("NEXUSQ_BUILD_RUSTFLAGS");
     /// `git rev-parse --short HEAD` when built, or "unknown".
-    pub const GIT_REVISION: &str = env!("NEXUSQ_BUILD_GIT");
+    pub(crate) const GIT_REVISION: &str = env!("NEXUSQ_BUILD_GIT");
     /// nexusq-core's version.
     pub const VERSION: &str = env!("CARGO_PKG_VERSION");
     /// "name=version;..." for the crypto crates.
@@ -427,7 +427,7 @@ impl Environment {
 }
 
 /// The three averages at the start of /proc/loadavg's text.
-pub fn load_average(text: &str) -> Option<[f64; 3]> {
+pub(crate) fn load_average(text: &str) -> Option<[f64; 3]> {
     let mut it = text.split_whitespace().map(|w| w.parse::<f64>().ok());
     let l = [it.next()??, it.next()??, it.next()??];
     l.iter().all(|x| x.is_finite() && *x >= 0.0).then_some(l)
@@ -457,7 +457,7 @@ pub fn os() -> Os {
 }
 
 /// `getprop ro.build.version.release` where the command exists (Android), else "unknown".
-pub fn android_release() -> String {
+pub(crate) fn android_release() -> String {
     std::process::Command::new("getprop")
         .arg("ro.build.version.release")
         .stdin(std::process::Stdio::null())

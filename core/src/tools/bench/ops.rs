@@ -107,7 +107,7 @@ pub fn failed(what: &str, why: impl std::fmt::Display) -> Error {
 }
 
 /// "ML-KEM-768" or "ML-KEM-1024".
-pub fn mlkem_name(level: KemLevel) -> &'static str {
+pub(crate) fn mlkem_name(level: KemLevel) -> &'static str {
     match level {
         KemLevel::MlKem768 => "ML-KEM-768",
         KemLevel::MlKem1024 => "ML-KEM-1024",
@@ -118,7 +118,7 @@ pub fn mlkem_name(level: KemLevel) -> &'static str {
 // Hybrid KEMs (through the backend), as nexusq uses them
 
 /// Public key from a fresh 32-byte seed: SHAKE256 expansion + ML-KEM keygen + X25519 base point.
-pub fn hybrid_keygen(backend: &dyn Backend, level: KemLevel) -> Op<'_> {
+pub(crate) fn hybrid_keygen(backend: &dyn Backend, level: KemLevel) -> Op<'_> {
     Op::new(
         format!("{} + X25519 keygen", mlkem_name(level)),
         move || {
@@ -184,7 +184,7 @@ pub fn hybrid_decaps_from_seed(backend: &dyn Backend, level: KemLevel) -> Result
 // Bare ML-KEM and ML-DSA through the Backend trait (for comparing backends)
 
 /// ML-KEM KeyGen_internal from fresh (d, z).
-pub fn mlkem_keygen(backend: &dyn Backend, level: KemLevel) -> Op<'_> {
+pub(crate) fn mlkem_keygen(backend: &dyn Backend, level: KemLevel) -> Op<'_> {
     Op::new(format!("{} keygen", mlkem_name(level)), move || {
         let (d, z): ([u8; 32], [u8; 32]) = (random_array(), random_array());
         Ok(time(|| backend.mlkem_keygen(level, &d, &z)))
@@ -226,7 +226,7 @@ pub fn mlkem_decaps(backend: &dyn Backend, level: KemLevel) -> Result<Op<'_>> {
 }
 
 /// ML-DSA-65 KeyGen_internal from a fresh 32-byte seed.
-pub fn mldsa65_keygen(backend: &dyn Backend) -> Op<'_> {
+pub(crate) fn mldsa65_keygen(backend: &dyn Backend) -> Op<'_> {
     Op::new("ML-DSA-65 keygen", move || {
         let xi: [u8; 32] = random_array();
         Ok(time(|| backend.mldsa65_keygen(&xi)))
@@ -259,7 +259,7 @@ pub fn mldsa65_sign(backend: &dyn Backend) -> Op<'_> {
 }
 
 /// ML-DSA-65 verification of a valid signature.
-pub fn mldsa65_verify(backend: &dyn Backend) -> Result<Op<'_>> {
+pub(crate) fn mldsa65_verify(backend: &dyn Backend) -> Result<Op<'_>> {
     let xi: [u8; 32] = random_array();
     let msg = mldsa_message();
     let vk = backend.mldsa65_keygen(&xi);
@@ -281,7 +281,7 @@ pub fn mldsa65_verify(backend: &dyn Backend) -> Result<Op<'_>> {
 // Shared primitives
 
 /// SLH-DSA-SHAKE-128f KeyGen_internal from fresh 48 bytes of seeds (the root key).
-pub fn slh_dsa_keygen(backend: &dyn Backend) -> Op<'_> {
+pub(crate) fn slh_dsa_keygen(backend: &dyn Backend) -> Op<'_> {
     Op::new("SLH-DSA-SHAKE-128f keygen", move || {
         let root = RootSecret::from_seeds(SecretBytes::<{ root_sig::SEED_LEN }>::random());
         Ok(time(|| root.public_key(backend)))
@@ -289,7 +289,7 @@ pub fn slh_dsa_keygen(backend: &dyn Backend) -> Op<'_> {
 }
 
 /// Ed25519 signature of nexusq's 184-byte composite message representative, key prepared.
-pub fn ed25519_sign() -> Op<'static> {
+pub(crate) fn ed25519_sign() -> Op<'static> {
     use ed25519_dalek::Signer as _;
     let key = ed25519_dalek::SigningKey::from_bytes(&random_array());
     let msg = mldsa_message();
@@ -297,7 +297,7 @@ pub fn ed25519_sign() -> Op<'static> {
 }
 
 /// Strict Ed25519 verification (as nexusq verifies) of a valid signature, key prepared.
-pub fn ed25519_verify() -> Op<'static> {
+pub(crate) fn ed25519_verify() -> Op<'static> {
     use ed25519_dalek::Signer as _;
     let key = ed25519_dalek::SigningKey::from_bytes(&random_array());
     let vk = key.verifying_key();
@@ -339,7 +339,7 @@ pub fn aes_gcm_encrypt(len: usize) -> Op<'static> {
 
 /// AES-256-GCM decryption of one `len`-byte buffer in place, tag checked; a fresh ciphertext
 /// is made before the timer.
-pub fn aes_gcm_decrypt(len: usize) -> Op<'static> {
+pub(crate) fn aes_gcm_decrypt(len: usize) -> Op<'static> {
     let cipher = Aes256Gcm::new_from_slice(&random_array::<32>()).expect("32-byte key");
     let mut plain = vec![0u8; len];
     fill_random(&mut plain);
@@ -508,7 +508,10 @@ pub fn argon2id(v: &ThrowawayVault) -> Result<Op<'_>> {
 /// save (fsync of the file and the folder). Before each sample (outside the timer) the vault
 /// is put back as it was when this operation was made, so every sample does the same work
 /// (otherwise each unlock would check one more generation than the last).
-pub fn identity_rotation<'a>(v: &'a ThrowawayVault, backend: &'a dyn Backend) -> Result<Op<'a>> {
+pub(crate) fn identity_rotation<'a>(
+    v: &'a ThrowawayVault,
+    backend: &'a dyn Backend,
+) -> Result<Op<'a>> {
     let original = vault::read_bytes(v.path())?;
     let rotation = RotateOptions {
         reason: "benchmark".into(),

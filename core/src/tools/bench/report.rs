@@ -76,7 +76,7 @@ pub fn time(ns: f64) -> String {
 
 /// Nanoseconds in `unit`, three significant digits and more when the value has more digits
 /// before the point ("1430 ms"); "–" when undefined.
-pub fn time_in(ns: f64, unit: Unit) -> String {
+pub(crate) fn time_in(ns: f64, unit: Unit) -> String {
     if !ns.is_finite() {
         return "–".into();
     }
@@ -120,7 +120,7 @@ pub fn row_times(values: &[f64]) -> Vec<String> {
 }
 
 /// A ratio to two decimals, "-" when undefined.
-pub fn format_ratio(r: f64) -> String {
+pub(crate) fn format_ratio(r: f64) -> String {
     if r.is_finite() {
         format!("{r:.2}")
     } else {
@@ -355,7 +355,7 @@ fn ns(samples: &[Duration]) -> Vec<f64> {
 }
 
 /// "ML-KEM-768 keygen" -> ("ML-KEM-768", "keygen"): the operation is the last word.
-pub fn split_name(name: &str) -> (&str, &str) {
+pub(crate) fn split_name(name: &str) -> (&str, &str) {
     name.rsplit_once(' ').unwrap_or((name, ""))
 }
 

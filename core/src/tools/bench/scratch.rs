@@ -14,11 +14,11 @@ use zeroize::Zeroizing;
 pub const PASSWORD: &str = "nexusq benchmark throwaway vault";
 
 /// Prefix of the folders this module makes, so stray ones are recognisable.
-pub const FOLDER_PREFIX: &str = "nexusq-bench-";
+pub(crate) const FOLDER_PREFIX: &str = "nexusq-bench-";
 
 /// A new private folder, removed with everything in it on drop.
 #[derive(Debug)]
-pub struct ScratchDir {
+pub(crate) struct ScratchDir {
     path: PathBuf,
     // Registered with the signal handler, which removes the folder on SIGINT/SIGTERM/SIGHUP.
     _registration: cleanup::Registration,

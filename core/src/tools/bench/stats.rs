@@ -77,7 +77,7 @@ pub fn ratio(candidate: f64, baseline: f64) -> f64 {
 }
 
 /// A ratio passes the gate when it is a number no larger than the gate.
-pub fn within_gate(ratio: f64, gate: f64) -> bool {
+pub(crate) fn within_gate(ratio: f64, gate: f64) -> bool {
     ratio.is_finite() && ratio <= gate
 }
 

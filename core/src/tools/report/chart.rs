@@ -5,7 +5,7 @@
 use super::html::{esc, time};
 
 /// One bar: who and what, its median and p95 in ns, and whether it is the subject.
-pub struct Bar {
+pub(crate) struct Bar {
     pub label: String,
     pub median: f64,
     pub p95: f64,
@@ -14,7 +14,7 @@ pub struct Bar {
 
 /// Linear from zero (bars of one operation), or logarithmic (rows of very different cost).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scale {
+pub(crate) enum Scale {
     Linear,
     Log,
 }

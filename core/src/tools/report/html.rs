@@ -24,7 +24,7 @@ impl Cell {
     }
 
     /// A number we formatted, right-aligned.
-    pub fn num(s: &str) -> Cell {
+    pub(crate) fn num(s: &str) -> Cell {
         Cell {
             html: esc(s),
             numeric: true,

@@ -74,8 +74,13 @@ pub fn export_recipient(
 pub fn show_recipient(ctx: &Context, file: &Path) -> Result<()> {
     let resolved = super::recipients::read_identity(ctx, file)?;
     let identity = &resolved.identity;
-    let (cert, pk) = peer::encryption_key(identity, KemLevel::MlKem768, super::now(), false)
-        .map_err(|e| e.context(resolved.source()))?;
+    let (cert, pk) = peer::encryption_key(
+        identity,
+        KemLevel::MlKem768,
+        nexusq_core::time::now(),
+        false,
+    )
+    .map_err(|e| e.context(resolved.source()))?;
     let line = recipient::encode_recipient(pk);
     let json = json!({
         "age_recipient": line,

@@ -22,7 +22,6 @@ use nexusq_core::secret::Password;
 use nexusq_core::session::{AgentUse, KeySource};
 use nexusq_core::suite::Backend;
 use nexusq_core::suite::hybrid_kem::{Decapsulate, KemLevel};
-use nexusq_core::vault::storage;
 use std::cell::{Cell, RefCell};
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
@@ -113,12 +112,7 @@ fn line(e: &Error) -> String {
 fn vault_of(identity: &PluginIdentity) -> Result<PathBuf, String> {
     match &identity.vault {
         Some(bytes) => Ok(PathBuf::from(OsString::from_vec(bytes.clone()))),
-        None => storage::default_vault_path(
-            None,
-            std::env::var_os("NEXUSQ_VAULT"),
-            storage::platform_data_dir(),
-        )
-        .ok_or_else(|| {
+        None => super::vault_path::resolve(None).ok_or_else(|| {
             "nexusq: cannot tell where the default vault lives (no NEXUSQ_VAULT and no home \
              folder)"
                 .into()

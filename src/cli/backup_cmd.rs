@@ -3,9 +3,10 @@
 //! stdout, `--json` or an error.
 
 use super::error::{Error, Result};
-use super::{Context, now, output, recover_cmd, words_prompt};
+use super::{Context, output, recover_cmd, words_prompt};
 use nexusq_core::fs::Access;
 use nexusq_core::recovery::{phrase::Phrase, shares};
+use nexusq_core::time::now;
 use nexusq_core::vault::{self, VaultFile};
 use serde_json::json;
 use std::path::{Path, PathBuf};

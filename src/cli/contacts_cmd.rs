@@ -60,7 +60,7 @@ fn change<T>(
         &ctx.save_options()?,
         &owner,
         ctx.backend()?,
-        super::now(),
+        nexusq_core::time::now(),
         f,
     )?)
 }
@@ -186,7 +186,7 @@ fn confirm_and_add(
             "{name}: {what}\ncompare it with its owner; add it? [y/N] "
         ))?
     };
-    let now = super::now();
+    let now = nexusq_core::time::now();
     let merge = change(ctx, |b| b.add(name, key, verified, now))?;
     let state = if verified { "verified" } else { "unverified" };
     ctx.out.note(&format!("added {name}: {what}, {state}"));
@@ -211,7 +211,7 @@ fn add_openpgp(
     expect: Option<&str>,
     yes: bool,
 ) -> Result<()> {
-    let now = super::now();
+    let now = nexusq_core::time::now();
     let loaded = ctx.book()?;
     if let Some(ContactKey::OpenPgp(_)) = loaded.book.get(name).map(|c| &c.key) {
         ctx.out.note(&format!(
@@ -271,7 +271,7 @@ fn add_openpgp(
 /// refused before the password is asked for; a revocation it brings is kept and said.
 fn update_openpgp(ctx: &Context, name: &str, bytes: &[u8], what: &str) -> Result<()> {
     let incoming = pgp_contact::read_update(bytes, what)?;
-    let now = super::now();
+    let now = nexusq_core::time::now();
     ctx.book()?
         .book
         .clone()
@@ -368,14 +368,17 @@ fn update(ctx: &Context, name: &str, file: &Path) -> Result<()> {
             merge_identity(known, &id)?;
         }
         ContactKey::Age(_) | ContactKey::OpenPgp(_) => {
-            loaded.book.clone().update(name, &id, super::now())?;
+            loaded
+                .book
+                .clone()
+                .update(name, &id, nexusq_core::time::now())?;
         }
     }
     apply_update(ctx, name, &id)
 }
 
 fn apply_update(ctx: &Context, name: &str, id: &PublicIdentity) -> Result<()> {
-    let now = super::now();
+    let now = nexusq_core::time::now();
     let (merge, revoked): (Merge, _) = change(ctx, |b| {
         let was_revoked = b
             .get(name)
@@ -557,7 +560,7 @@ fn contact_json(c: &Contact, now: u64) -> serde_json::Value {
 
 fn list(ctx: &Context) -> Result<()> {
     let loaded = ctx.book()?;
-    let now = super::now();
+    let now = nexusq_core::time::now();
     // The save counter and time, so that an older copy put back can be noticed (docs/contacts.md).
     let path = ctx.book_path()?;
     let mut book = json!({
@@ -615,7 +618,7 @@ fn show(ctx: &Context, name: &str) -> Result<()> {
         .book
         .get(name)
         .ok_or_else(|| loaded.book.unknown(name))?;
-    let now = super::now();
+    let now = nexusq_core::time::now();
     ctx.out.json(&contact_json(c, now));
     if ctx.global.json {
         return Ok(());
@@ -820,7 +823,7 @@ fn export(ctx: &Context, names: &[String], all: bool, age: bool) -> Result<()> {
             })
             .collect::<nexusq_core::error::Result<_>>()?
     };
-    let now = super::now();
+    let now = nexusq_core::time::now();
     let mut out = String::new();
     let mut json_items = Vec::new();
     let mut skipped = Vec::new();
@@ -905,7 +908,7 @@ fn recover(ctx: &Context, yes: bool) -> Result<()> {
         }
         Inspection::Revoked(seen) => seen,
     };
-    let now = super::now();
+    let now = nexusq_core::time::now();
     let contacts = &seen.loaded.book.contacts;
     let mut listing = format!(
         "The contacts book {shown} was signed at {} (claimed) by generation {}, whose signing \

@@ -15,7 +15,7 @@ use nexusq_core::contacts::store::Loaded;
 use nexusq_core::secret::Password;
 use nexusq_core::session::{AgentUse, KeySource};
 use nexusq_core::suite::{Backend, BackendChoice};
-use nexusq_core::vault::{SaveOptions, storage};
+use nexusq_core::vault::SaveOptions;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -228,12 +228,7 @@ impl Context {
     }
 
     pub fn vault_path(&self) -> Result<PathBuf> {
-        storage::default_vault_path(
-            self.global.vault.as_deref(),
-            std::env::var_os("NEXUSQ_VAULT"),
-            storage::platform_data_dir(),
-        )
-        .ok_or_else(|| {
+        super::vault_path::resolve(self.global.vault.as_deref()).ok_or_else(|| {
             Error::usage(
                 "cannot tell where the vault lives: no --vault, no NEXUSQ_VAULT and no home folder",
                 "pass --vault PATH or set NEXUSQ_VAULT",

@@ -58,7 +58,7 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
     if format == Format::Age {
         check_recipients_files(args)?;
     }
-    let now = super::now();
+    let now = nexusq_core::time::now();
     let policy = Policy {
         allow_expired: args.peer.allow_expired,
         ..Policy::default()
@@ -536,7 +536,7 @@ pub fn decrypt(ctx: &Context, args: &DecryptArgs) -> Result<()> {
     // A file that is not one is refused before the password is asked for; the vault's keys
     // go once the header is open (the key source is given away).
     let mut plaintext = match key {
-        Some(key) => decryptor.decrypt(key, ctx, &policy, super::now()),
+        Some(key) => decryptor.decrypt(key, ctx, &policy, nexusq_core::time::now()),
         None => decryptor.decrypt_with_identities(&identities, ctx.backend()?, &policy),
     }
     .map_err(fail)?;

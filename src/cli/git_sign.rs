@@ -18,7 +18,6 @@ use nexusq_core::identity::signature::{self, Refusal, Signature};
 use nexusq_core::secret::Password;
 use nexusq_core::session::{AgentUse, KeySource};
 use nexusq_core::suite::Backend;
-use nexusq_core::vault::storage;
 use nexusq_core::{Policy, Trusted, Verifier};
 use std::ffi::OsString;
 use std::io::Write;
@@ -86,12 +85,7 @@ fn backend() -> Result<&'static dyn Backend> {
 }
 
 fn vault_path() -> Result<PathBuf> {
-    storage::default_vault_path(
-        None,
-        std::env::var_os("NEXUSQ_VAULT"),
-        storage::platform_data_dir(),
-    )
-    .ok_or_else(|| {
+    super::vault_path::resolve(None).ok_or_else(|| {
         Error::usage(
             "cannot tell where the vault lives: no NEXUSQ_VAULT and no home folder",
             "set NEXUSQ_VAULT to your vault's path",

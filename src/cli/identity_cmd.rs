@@ -168,7 +168,7 @@ pub fn show(ctx: &Context, file: &Path) -> Result<()> {
     }
     let resolved = super::recipients::read_identity(ctx, file)?;
     let identity = &resolved.identity;
-    let now = super::now();
+    let now = nexusq_core::time::now();
     let fp = identity.root_id().fingerprint().to_string();
     let revoked = nexusq_core::identity::peer::is_revoked(identity);
     let full_history = identity.check_full_history().is_ok();
@@ -268,7 +268,7 @@ pub fn history(ctx: &Context) -> Result<()> {
         .check_history_from(first)
         .and_then(|_| public.verify_signatures(backend))
         .map_err(|e| e.0);
-    let now = super::now();
+    let now = nexusq_core::time::now();
     let newest = public.newest().generation;
     let states = super::state::generations(public, now, None);
     let revoked = super::state::identity_revoked(public);

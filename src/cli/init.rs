@@ -1,9 +1,11 @@
 //! `nexusq init`: create the vault, the identity and its revocation statement.
 
 use super::error::{Error, Result};
-use super::{Context, kdf_json, kdf_params, now, output};
+use super::kdf_options::{kdf_json, kdf_params};
+use super::{Context, output};
 use nexusq_core::format::armor;
 use nexusq_core::identity::revocation;
+use nexusq_core::time::now;
 use nexusq_core::vault::{self, KdfParams, storage};
 use std::path::Path;
 

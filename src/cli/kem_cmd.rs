@@ -63,8 +63,13 @@ pub fn encapsulate(ctx: &Context, args: &EncapsulateArgs) -> Result<()> {
     peer::check_expected(&root_id, &expected)?;
     peer::check_all_expected_present(&[root_id], &expected)?;
     let level = args.suite.level();
-    let (cert, pk) = peer::encryption_key(identity, level, super::now(), args.peer.allow_expired)
-        .map_err(|e| e.context(resolved.source()))?;
+    let (cert, pk) = peer::encryption_key(
+        identity,
+        level,
+        nexusq_core::time::now(),
+        args.peer.allow_expired,
+    )
+    .map_err(|e| e.context(resolved.source()))?;
     let (ct, ss) = hybrid_kem::encapsulate(backend, level, pk).map_err(|e| {
         Error::check(
             format!("cannot encapsulate to {fp}: {e}"),

@@ -148,11 +148,12 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
     // At a terminal that did not ask for the armor, a named FILE's signature goes to
     // FILE.asc, as gpg --armor --detach-sign writes it.
     let beside = match args.inputs.first() {
-        one if super::sign_cmd::unasked_terminal_output(ctx, args, one)? => one.map(|f| {
-            let mut name = f.as_os_str().to_owned();
-            name.push(".asc");
-            std::path::PathBuf::from(name)
-        }),
+        one if super::pipeline::unasked_terminal_output(ctx, args.output.as_deref(), one)? => one
+            .map(|f| {
+                let mut name = f.as_os_str().to_owned();
+                name.push(".asc");
+                std::path::PathBuf::from(name)
+            }),
         _ => None,
     };
     let output = beside
@@ -172,7 +173,7 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
         ..Default::default()
     };
     key.may_sign(&policy)?;
-    let now = super::now();
+    let now = nexusq_core::time::now();
     let newest = key.public().newest().clone();
     let mut generation = 0;
     let text = signature::sign(&mut reader, &newest, now, |digest| {
@@ -232,7 +233,7 @@ pub fn verify(
     sig_name: &str,
     identity: Option<&Path>,
 ) -> Result<()> {
-    let now = super::now();
+    let now = nexusq_core::time::now();
     let Some(identity) = identity else {
         return Err(Error::usage(
             format!("{sig_name} is an OpenPGP signature: name the signer's certificate"),
@@ -313,7 +314,7 @@ pub fn verify(
 /// `identity show CERT.asc`: what someone's OpenPGP certificate holds, to compare its
 /// fingerprint out of band before encrypting to it.
 pub fn show(ctx: &Context, path: &Path) -> Result<()> {
-    let now = super::now();
+    let now = nexusq_core::time::now();
     show_cert(
         ctx,
         &read_cert(path, now)?,
@@ -327,7 +328,7 @@ pub fn show_contact(ctx: &Context, c: &nexusq_core::contacts::Contact) -> Result
     let Some(bytes) = nexusq_core::recipients::openpgp_contact(c) else {
         return Ok(false);
     };
-    let now = super::now();
+    let now = nexusq_core::time::now();
     let peer = cert::parse(bytes, &format!("contact {}", c.name), now)?;
     show_cert(ctx, &peer, &format!("@{}", c.name), now)?;
     Ok(true)

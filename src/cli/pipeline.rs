@@ -14,7 +14,7 @@ use nexusq_core::fs::Access;
 use nexusq_core::fs::paths::folder_is_shared_storage;
 use serde_json::Value;
 use std::io::{IsTerminal, Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// `--json` prints one object on stdout, which is impossible when the data goes there.
 pub(super) fn refuse_json_to_stdout(
@@ -231,4 +231,25 @@ pub(super) fn partial_stdout(err: Error, n: u64, output: Option<&Path>) -> Error
             err.hint()
         ),
     )
+}
+
+/// Would one signature go to a terminal that did not ask for it (no `-o`, no `--json`, stdout
+/// a terminal)? A signature is 5-10 KB of armor, so then a named FILE gets FILE.sig beside it
+/// as several files do (true), and stdin, which has no name to put it beside, is refused with
+/// the way to write it (docs/signature-format.md).
+pub(super) fn unasked_terminal_output(
+    ctx: &Context,
+    output: Option<&Path>,
+    input: Option<&PathBuf>,
+) -> Result<bool> {
+    if output.is_some() || ctx.global.json || !std::io::stdout().is_terminal() {
+        return Ok(false);
+    }
+    match input {
+        Some(file) if !cio::is_stdio(Some(file)) => Ok(true),
+        _ => Err(Error::usage(
+            "not printing a signature of several kilobytes of armor to the terminal",
+            "write it to a file with -o SIG, or print it anyway with -o -",
+        )),
+    }
 }

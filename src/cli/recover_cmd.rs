@@ -4,11 +4,13 @@
 
 use super::args::{RecoverArgs, WordsArgs};
 use super::error::{Error, Result};
-use super::{Context, kdf_params, now, output, words_prompt};
+use super::kdf_options::kdf_params;
+use super::{Context, output, words_prompt};
 use nexusq_core::identity::{MasterSecret, RootId};
 use nexusq_core::recovery::phrase::{self, Phrase};
 use nexusq_core::recovery::rebuild;
 use nexusq_core::recovery::shares::{self, Share};
+use nexusq_core::time::now;
 use nexusq_core::vault::{self, KdfParams, VaultFile};
 use serde_json::json;
 use std::path::Path;

@@ -81,7 +81,7 @@ pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
         rotation.confirmed_retire = Some(planned);
     }
     let password = ctx.password(false)?;
-    let now = super::now();
+    let now = nexusq_core::time::now();
     // The contacts book is signed by the vault's signing key: checked with the key that signed
     // it and signed again with the new one in the same locked operation, so that a compromise
     // rotation does not leave it refused (docs/contacts.md, "After a compromise").

@@ -2,11 +2,11 @@
 //! of one input, of many files with one unlock, or of a `sha256sum` manifest, streaming the
 //! data through SHA-512 (docs/signature-format.md).
 
-use super::Context;
 use super::args::{SignArgs, VerifyArgs};
 use super::error::{Error, Exit, Result};
 use super::io::{create_output, input_name, is_stdio, open_input, read_small};
 use super::output::untrusted_path;
+use super::{Context, pipeline};
 use nexusq_core::fs::Access;
 use nexusq_core::identity::Fingerprint;
 use nexusq_core::identity::signature::{self, Signature};
@@ -65,7 +65,7 @@ fn sign_digest(
 ) -> Result<Signature> {
     Ok(Signer::new(key, policy.clone())
         .compact(compact)
-        .sign_digest(digest, super::now(), ctx)?)
+        .sign_digest(digest, nexusq_core::time::now(), ctx)?)
 }
 
 /// `DIR/<name>.sig`, or `FILE.sig` beside FILE.
@@ -100,37 +100,15 @@ pub fn sign(ctx: &Context, args: &SignArgs) -> Result<()> {
     }
     match args.inputs.as_slice() {
         // One rule for any number of files at a terminal: FILE.sig beside each.
-        [one] if unasked_terminal_output(ctx, args, Some(one))? => {
+        [one] if pipeline::unasked_terminal_output(ctx, args.output.as_deref(), Some(one))? => {
             sign_files(ctx, args, std::slice::from_ref(one))
         }
         [] if args.output_dir.is_none() => {
-            unasked_terminal_output(ctx, args, None)?;
+            pipeline::unasked_terminal_output(ctx, args.output.as_deref(), None)?;
             sign_one(ctx, args, None)
         }
         [one] if args.output_dir.is_none() => sign_one(ctx, args, Some(one)),
         many => sign_files(ctx, args, many),
-    }
-}
-
-/// Would one signature go to a terminal that did not ask for it (no `-o`, no `--json`, stdout
-/// a terminal)? A signature is 5-10 KB of armor, so then a named FILE gets FILE.sig beside it
-/// as several files do (true), and stdin, which has no name to put it beside, is refused with
-/// the way to write it (docs/signature-format.md).
-pub fn unasked_terminal_output(
-    ctx: &Context,
-    args: &SignArgs,
-    input: Option<&PathBuf>,
-) -> Result<bool> {
-    use std::io::IsTerminal;
-    if args.output.is_some() || ctx.global.json || !std::io::stdout().is_terminal() {
-        return Ok(false);
-    }
-    match input {
-        Some(file) if !is_stdio(Some(file)) => Ok(true),
-        _ => Err(Error::usage(
-            "not printing a signature of several kilobytes of armor to the terminal",
-            "write it to a file with -o SIG, or print it anyway with -o -",
-        )),
     }
 }
 
@@ -684,7 +662,7 @@ fn verified_json(ok: &signature::Verified, trusted: &Trusted) -> serde_json::Map
         "superseded": ok.superseded,
         "newest_generation": ok.newest_known,
         "not_after": nexusq_core::time::rfc3339(ok.not_after),
-        "expired": ok.not_after < super::now(),
+        "expired": ok.not_after < nexusq_core::time::now(),
         "contact": trusted.trusted.contact.as_ref().map(|c| c.name.clone()),
         "contact_verified": trusted.trusted.contact.as_ref().map(|c| c.verified),
         "trusted_from": trusted.trusted.origin.name(),
@@ -778,7 +756,7 @@ fn verify_one(ctx: &Context, args: &VerifyArgs) -> Result<()> {
     obj.insert("input".into(), input_name(input).into());
     ctx.out.json(&Value::Object(obj));
     ctx.out.data(&good_line(&ok, &trusted));
-    if ok.not_after < super::now() {
+    if ok.not_after < nexusq_core::time::now() {
         ctx.out.note(&format!(
             "note: the certificate of generation {} expired on {} (signatures stay valid)",
             ok.generation,

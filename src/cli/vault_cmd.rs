@@ -1,7 +1,8 @@
 //! `nexusq vault open | unlock | passwd`.
 
 use super::error::Result;
-use super::{Context, kdf_json, kdf_params, output, state};
+use super::kdf_options::{kdf_json, kdf_params};
+use super::{Context, output, state};
 use nexusq_core::identity::PublicIdentity;
 use nexusq_core::suite::SuiteId;
 use nexusq_core::vault::{self, Argon2id, VaultFile};
@@ -46,7 +47,7 @@ pub fn open(ctx: &Context) -> Result<()> {
     let file: VaultFile = vault::open(&path)?;
     let public = &file.public;
     let cert = public.newest();
-    let now = super::now();
+    let now = nexusq_core::time::now();
     let expired = cert.is_expired(now);
     if file.header.kdf.is_weaker_than_default() {
         ctx.out.warn(&format!(
@@ -139,7 +140,7 @@ pub fn unlock(ctx: &Context) -> Result<()> {
             Err(nexusq_core::identity::MissingKey::Retired)
         )
     };
-    let states = state::generations(&public, super::now(), Some(&retired));
+    let states = state::generations(&public, nexusq_core::time::now(), Some(&retired));
     drop(keys);
     warn_revoked(ctx, &public);
     let mut j = identity_json(&public, &states);

@@ -4,10 +4,10 @@
 //! certificate seen (any generation, in order) and every revocation statement seen. Updates
 //! only add to that, so an older export cannot roll a contact back and an export with its
 //! revocations stripped cannot resurrect anything. An OpenPGP contact is held the same way,
-//! pinned to its primary key, with every subkey and signature seen ([`super::openpgp`]).
+//! pinned to its primary key, with every subkey and signature seen ([`crate::format::openpgp::book`]).
 
-use super::openpgp::{self, OpenPgpMerge};
 use crate::error::{Error, Result};
+use crate::format::openpgp::book::{self as openpgp, OpenPgpMerge};
 use crate::identity::{Certificate, Fingerprint, PublicIdentity, RootId};
 use sequoia_openpgp as pgp;
 use sha3::{Digest, Sha3_256};
@@ -28,7 +28,7 @@ pub enum ContactKey {
     Age(Vec<u8>),
     /// An OpenPGP certificate (RFC 9580, with RFC 9980 post-quantum keys): its public parts in
     /// Sequoia's binary encoding, holding every subkey, signature and revocation the book has
-    /// seen for its primary key ([`super::openpgp`]).
+    /// seen for its primary key ([`crate::format::openpgp::book`]).
     OpenPgp(Vec<u8>),
 }
 
@@ -306,7 +306,7 @@ impl Book {
             openpgp::decode(cert).map_err(|e| {
                 Error::check(
                     format!("not an OpenPGP certificate the book can keep: {}", e.0),
-                    "give the certificate as `contacts::openpgp::encode` writes it",
+                    "give the certificate as `format::openpgp::book::encode` writes it",
                 )
             })?;
         }

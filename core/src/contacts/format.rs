@@ -151,7 +151,7 @@ pub fn decode_body(body: &[u8]) -> DecodeResult<(Book, u64)> {
             }
             KIND_OPENPGP => {
                 // Structure only: an expired or revoked certificate stays readable.
-                super::openpgp::decode(payload)?;
+                crate::format::openpgp::book::decode(payload)?;
                 ContactKey::OpenPgp(payload.to_vec())
             }
             _ => return Err(DecodeError("a contact has an unknown kind".into())),

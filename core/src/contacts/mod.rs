@@ -7,19 +7,19 @@
 //! - [`store`]: reading and saving `contacts.nxq` (lock, atomic replace), carrying it over a
 //!   rotation and recovering one signed by a revoked key.
 //! - [`naming`]: what a name given for a recipient or signer refers to.
-//! - [`openpgp`]: OpenPGP certificates as contacts: stored, read back, merged, described.
+//! - OpenPGP certificates as contacts are stored, read back, merged and described by the
+//!   OpenPGP format room, [`crate::format::openpgp::book`].
 //!
 //! Below `cli`: it returns errors and facts, and prints nothing.
 
 pub mod book;
 pub mod format;
 pub mod naming;
-pub mod openpgp;
 pub mod seal;
 pub mod store;
 
+pub use crate::format::openpgp::book::OpenPgpMerge;
 pub use book::{
     Book, Contact, ContactFingerprint, ContactKey, ContactRef, Known, Merge, age_fingerprint,
     check_name, closest_names,
 };
-pub use openpgp::OpenPgpMerge;

@@ -19,6 +19,7 @@
 //! - [`message`]: encrypt to certificates, decrypt with our keys (streaming, authenticated).
 //! - [`signature`]: detached signatures made and verified.
 
+pub mod book;
 pub mod cert;
 pub mod keys;
 pub mod message;

@@ -1,4 +1,4 @@
-//! OpenPGP certificates in the book (docs/contacts.md, "OpenPGP certificates"): what is
+//! OpenPGP certificates as the contacts book keeps them (docs/contacts.md, "OpenPGP certificates"): what is
 //! stored, how a stored one is read back, how an update merges into it, and what `contacts
 //! show` reports about it.
 //!
@@ -9,10 +9,10 @@
 //! when the certificate is used ([`crate::format::openpgp::cert::parse`]), never when the book
 //! is read, so a stored certificate stays readable after it expires or is revoked.
 
+use super::cert::PeerCert;
+use super::signature::is_post_quantum;
+use super::{MAX_CERT_LEN, packet_tag, pgp_error, system_time, unix_time};
 use crate::error::{Error, Result};
-use crate::format::openpgp::cert::PeerCert;
-use crate::format::openpgp::signature::is_post_quantum;
-use crate::format::openpgp::{MAX_CERT_LEN, packet_tag, pgp_error, system_time, unix_time};
 use crate::wire::{DecodeError, DecodeResult};
 use pgp::cert::prelude::*;
 use pgp::packet::Signature;

@@ -25,7 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let encryptor = Encryptor::new(&to.all(), None, KemLevel::MlKem768, now, &Policy::default())?;
     let mut out = std::fs::File::create_new(&output)?;
     encryptor.encrypt(backend, &mut std::fs::File::open(&input)?, &mut out, false)?;
-    println!("{:?} file for {}", encryptor.format(), contact.name);
+    println!("{} file for {}", encryptor.format(), contact.name);
     Ok(())
 }
 

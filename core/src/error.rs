@@ -36,6 +36,52 @@ pub struct Error {
     io: Option<std::io::ErrorKind>,
     /// The caller's setting the hint is about, if any.
     setting: Option<Setting>,
+    /// The caller's step the hint suggests, if any (boxed: errors stay small).
+    step: Option<Box<Step>>,
+}
+
+/// A step the hint suggests that the caller offers its users in its own words (the command
+/// line names its command): the hint says what to do in the library's words ("create a
+/// vault"), the caller adds how.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Step {
+    /// Create a vault.
+    CreateVault,
+    /// Open a vault that exists (check it, show its identity).
+    OpenVault,
+    /// Change the vault's password (and its Argon2id costs).
+    ChangePassword,
+    /// Make a new generation.
+    Rotate,
+    /// Start the key agent.
+    StartAgent,
+    /// Write the identity's export.
+    ExportIdentity,
+    /// Write the identity's export with every generation.
+    ExportFullHistory,
+    /// Show the identity (its fingerprint).
+    ShowIdentity,
+    /// List the contacts.
+    ListContacts,
+    /// Add a contact.
+    AddContact,
+    /// Update the contact of this name with a newer export.
+    UpdateContact(String),
+    /// Remove the contact of this name.
+    RemoveContact(String),
+    /// Recover the contacts of a book that cannot be trusted.
+    RecoverContacts,
+    /// Use the OpenPGP contact of this name as OpenPGP: encrypt to it, verify with it.
+    UseOpenPgpContact(String),
+    /// Write the master secret as a recovery phrase.
+    BackupPhrase,
+    /// Write the master secret as k-of-n shares.
+    BackupShares,
+    /// Give the recovery phrase (not shares).
+    GivePhrase,
+    /// Give each share.
+    GiveShares,
 }
 
 /// A setting of the caller's that a hint is about. The hint says what to do in the library's
@@ -75,6 +121,7 @@ impl Error {
             hint: hint.into(),
             io: None,
             setting: None,
+            step: None,
         }
     }
 
@@ -148,6 +195,17 @@ impl Error {
         self.setting
     }
 
+    /// The same error, its hint suggesting the caller's `step`.
+    pub fn suggests(mut self, step: Step) -> Self {
+        self.step = Some(Box::new(step));
+        self
+    }
+
+    /// The caller's step the hint suggests, if any.
+    pub fn step(&self) -> Option<&Step> {
+        self.step.as_deref()
+    }
+
     /// The kind of the I/O error behind this one, if any.
     pub fn io_kind(&self) -> Option<std::io::ErrorKind> {
         self.io
@@ -167,6 +225,7 @@ impl Error {
     pub fn reworded_hint(mut self, hint: impl Into<String>) -> Self {
         self.hint = hint.into();
         self.setting = None;
+        self.step = None;
         self
     }
 

@@ -179,12 +179,9 @@ pub fn contact_identity(c: &Contact, callbacks: &dyn Callbacks) -> Result<Resolv
                 "contact {} is an OpenPGP certificate, not a nexusq identity",
                 c.name
             ),
-            format!(
-                "`nexusq encrypt --to @{0}` and `nexusq verify --identity @{0}` use it as \
-                 OpenPGP",
-                c.name
-            ),
-        )),
+            "use it as OpenPGP: encrypt OpenPGP messages to it, verify its OpenPGP signatures",
+        )
+        .suggests(crate::error::Step::UseOpenPgpContact(c.name.clone()))),
     }
 }
 
@@ -782,10 +779,10 @@ mod tests {
         let e = contact_identity(&carol, &Notes::default()).unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Usage);
         assert!(e.message().contains("OpenPGP certificate"), "{e:?}");
-        assert!(
-            e.hint().contains("encrypt --to @carol")
-                && e.hint().contains("verify --identity @carol"),
-            "{e:?}"
+        assert!(e.hint().contains("use it as OpenPGP"), "{e:?}");
+        assert_eq!(
+            e.step(),
+            Some(&crate::error::Step::UseOpenPgpContact("carol".into()))
         );
         assert_eq!(openpgp_contact(&carol), Some(&[0xC6, 1, 2][..]));
         let dave = Contact {

@@ -111,9 +111,10 @@ fn check_lines(checks: &[Check], width: usize) -> Vec<String> {
             block(&mut out, width, " ".repeat(under), under, &c.detail);
             under
         };
-        if !c.hint.is_empty() {
+        let hint = hint_of(c);
+        if !hint.is_empty() {
             let first = format!("{:indent$}hint: ", "");
-            block(&mut out, width, first, indent + "hint: ".len(), &c.hint);
+            block(&mut out, width, first, indent + "hint: ".len(), &hint);
         }
     }
     out
@@ -146,8 +147,16 @@ fn check_json(c: &Check) -> Value {
         "name": c.name,
         "status": c.status.as_str(),
         "detail": c.detail,
-        "hint": c.hint,
+        "hint": hint_of(c),
     })
+}
+
+/// A check's hint, with the command of the step it suggests.
+fn hint_of(c: &Check) -> String {
+    match c.step.as_ref().map(super::error::step_words) {
+        Some(words) if !words.is_empty() => format!("{} ({words})", c.hint),
+        _ => c.hint.clone(),
+    }
 }
 
 /// The vault's identity and the state of each generation, as `vault open` shows them (`null`
@@ -266,6 +275,7 @@ mod tests {
             status,
             detail: detail.into(),
             hint: hint.into(),
+            step: None,
         }
     }
 

@@ -4,7 +4,7 @@
 //! docs/cli.md's table come), the `--json` error object with a command's extra fields, and a
 //! reader of stdout that went away (which ends the command quietly).
 
-use nexusq_core::error::{ErrorKind, Setting};
+use nexusq_core::error::{ErrorKind, Setting, Step};
 use std::fmt;
 
 /// One row of the exit-code table.
@@ -170,15 +170,51 @@ pub fn setting_words(setting: Setting) -> &'static str {
     }
 }
 
+/// The command that takes a step a library hint suggests.
+pub fn step_words(step: &Step) -> String {
+    let command = match step {
+        Step::CreateVault => "nexusq init",
+        Step::OpenVault => "nexusq vault open",
+        Step::ChangePassword => "nexusq vault passwd",
+        Step::Rotate => "nexusq rotate",
+        Step::StartAgent => "nexusq agent start",
+        Step::ExportIdentity => "nexusq identity export",
+        Step::ExportFullHistory => "nexusq identity export --full-history",
+        Step::ShowIdentity => "nexusq identity show",
+        Step::ListContacts => "nexusq contacts list",
+        Step::AddContact => "nexusq contacts add NAME FILE",
+        Step::UpdateContact(name) => return format!("`nexusq contacts update {name} FILE`"),
+        Step::RemoveContact(name) => return format!("`nexusq contacts remove {name}`"),
+        Step::RecoverContacts => "nexusq contacts recover",
+        Step::UseOpenPgpContact(name) => {
+            return format!("`nexusq encrypt --to @{name}`, `nexusq verify --identity @{name}`");
+        }
+        Step::BackupPhrase => "nexusq backup phrase",
+        Step::BackupShares => "nexusq backup shares",
+        Step::GivePhrase => "--phrase-file FILE",
+        Step::GiveShares => "--share-file FILE, once per share",
+        _ => return String::new(),
+    };
+    format!("`{command}`")
+}
+
 impl From<nexusq_core::error::Error> for Error {
-    /// The library's error, its hint completed with the flag of the setting it is about.
+    /// The library's error, its hint completed with the command of the step it suggests and
+    /// the flag of the setting it is about.
     fn from(inner: nexusq_core::error::Error) -> Self {
-        let inner = match inner.setting().map(setting_words) {
-            Some(words) if !words.is_empty() => {
-                let hint = format!("{} ({words})", inner.hint());
-                inner.reworded_hint(hint)
-            }
-            _ => inner,
+        let words: Vec<String> = [
+            inner.step().map(step_words),
+            inner.setting().map(|s| setting_words(s).to_string()),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|w| !w.is_empty())
+        .collect();
+        let inner = if words.is_empty() {
+            inner
+        } else {
+            let hint = format!("{} ({})", inner.hint(), words.join("; "));
+            inner.reworded_hint(hint)
         };
         Error {
             inner,
@@ -440,6 +476,24 @@ mod tests {
         assert!(
             doc.contains(&table),
             "docs/cli.md's exit codes differ from cli::error::EXIT_CODES; write this:\n{table}"
+        );
+    }
+
+    #[test]
+    fn a_library_hint_suggesting_a_step_gets_the_command_that_takes_it() {
+        let core = nexusq_core::error::Error::vault("no vault at v.nxq", "create one")
+            .suggests(Step::CreateVault)
+            .about(Setting::VaultPath);
+        assert!(!core.hint().contains("nexusq"), "the library's own words");
+        assert_eq!(
+            Error::from(core).hint(),
+            "create one (`nexusq init`; --vault PATH or NEXUSQ_VAULT)"
+        );
+        let core = nexusq_core::error::Error::usage("m", "update bob")
+            .suggests(Step::UpdateContact("bob".into()));
+        assert_eq!(
+            Error::from(core).hint(),
+            "update bob (`nexusq contacts update bob FILE`)"
         );
     }
 

@@ -45,11 +45,7 @@ pub fn list(generations: &[u32]) -> String {
 
 fn share_file(path: &Path) -> Result<Share> {
     let text = super::io::read_text(path, "a recovery share")?;
-    shares::parse(&text).map_err(|e| {
-        let msg = format!("{}: {}", output::untrusted_path(path), e.message());
-        let hint = e.hint().to_string();
-        Error::from(e.reworded(msg, hint))
-    })
+    shares::parse(&text).map_err(|e| Error::from(e.context(output::untrusted_path(path))))
 }
 
 /// The master secret from `--phrase-file`, `--share-file`s, or typed at the terminal.

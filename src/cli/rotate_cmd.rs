@@ -120,6 +120,7 @@ pub fn run(ctx: &Context, args: &RotateArgs) -> Result<()> {
             json!({"carried_over": true, "contacts": contacts, "signed_by_generation": to})
         }
         Err(e) => {
+            let e = super::error::Error::from(e.clone());
             ctx.out.warn(&format!(
                 "the contacts book was left as it was: {} ({})",
                 e.message(),

@@ -40,8 +40,9 @@ impl AgentKeys {
         let damaged = |m: String| {
             Error::vault(
                 format!("the working secrets do not match the vault: {m}"),
-                "the vault changed while the agent started; run `nexusq agent start` again",
+                "the vault changed while the agent started; start the agent again",
             )
+            .suggests(crate::error::Step::StartAgent)
         };
         let decryption = secrets
             .check_against(&public.certificates, backend)

@@ -6,7 +6,7 @@
 //! revocations stripped cannot resurrect anything. An OpenPGP contact is held the same way,
 //! pinned to its primary key, with every subkey and signature seen ([`crate::format::openpgp::book`]).
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Step};
 use crate::format::openpgp::book::{self as openpgp, OpenPgpMerge};
 use crate::identity::{Certificate, Fingerprint, PublicIdentity, RootId};
 use sequoia_openpgp as pgp;
@@ -281,18 +281,22 @@ impl Book {
     pub fn unknown(&self, name: &str) -> Error {
         let near = self.closest(name);
         let hint = if near.is_empty() {
-            "`nexusq contacts list` shows the names; `nexusq contacts add NAME FILE` adds one"
-                .to_string()
+            "list the contacts to see their names, or add this one".to_string()
         } else {
             format!("did you mean {}?", near.join(", "))
         };
-        Error::usage(
+        let e = Error::usage(
             format!(
                 "no contact (and no file) named \"{}\"",
                 crate::untrusted::escape(name)
             ),
             hint,
-        )
+        );
+        if near.is_empty() {
+            e.suggests(Step::ListContacts)
+        } else {
+            e
+        }
     }
 
     /// Add a new contact. A name in use is refused; so is an identity already in the book
@@ -311,23 +315,26 @@ impl Book {
             })?;
         }
         if let Some(existing) = self.get(name) {
-            let hint = if existing.key.kind() != key.kind() {
-                format!(
-                    "{name} is {}, which cannot turn into {}: choose another name, or \
-                     `nexusq contacts remove {name}` first",
+            let (hint, step) = if existing.key.kind() != key.kind() {
+                let hint = format!(
+                    "{name} is {}, which cannot turn into {}: choose another name, or remove \
+                     {name} first",
                     existing.key.described(),
                     key.described()
-                )
+                );
+                (hint, Step::RemoveContact(name.to_string()))
             } else if matches!(key, ContactKey::OpenPgp(_)) {
-                format!(
-                    "choose another name, or `nexusq contacts update {name} FILE` for a newer \
-                     copy of the same certificate"
-                )
+                let hint = format!(
+                    "choose another name, or update {name} with a newer copy of the same \
+                     certificate"
+                );
+                (hint, Step::UpdateContact(name.to_string()))
             } else {
-                format!(
-                    "choose another name, or `nexusq contacts update {name} FILE` for a newer \
-                     export of the same identity"
-                )
+                let hint = format!(
+                    "choose another name, or update {name} with a newer export of the same \
+                     identity"
+                );
+                (hint, Step::UpdateContact(name.to_string()))
             };
             return Err(Error::usage(
                 format!(
@@ -335,7 +342,8 @@ impl Book {
                     existing.fingerprint()
                 ),
                 hint,
-            ));
+            )
+            .suggests(step));
         }
         let other = match &key {
             ContactKey::Identity(id) => self.by_root(&id.root_id()),
@@ -359,17 +367,16 @@ impl Book {
                     other.fingerprint(),
                     other.name
                 ),
-                format!(
-                    "use `nexusq contacts update {} FILE` to bring it up to date",
-                    other.name
-                ),
-            ));
+                format!("update {} to bring it up to date", other.name),
+            )
+            .suggests(Step::UpdateContact(other.name.clone())));
         }
         if self.contacts.len() >= MAX_CONTACTS {
             return Err(Error::usage(
                 format!("the book already holds {MAX_CONTACTS} contacts"),
-                "remove some with `nexusq contacts remove NAME`",
-            ));
+                "remove some contacts first",
+            )
+            .suggests(Step::RemoveContact("NAME".into())));
         }
         let merge = Merge {
             newest_before: 0,
@@ -406,10 +413,9 @@ impl Book {
             ContactKey::Age(_) => {
                 return Err(Error::usage(
                     format!("{name} is an age recipient, which has no chain to update along"),
-                    format!(
-                        "`nexusq contacts remove {name}`, then add the new recipient or export"
-                    ),
-                ));
+                    format!("remove {name}, then add the new recipient or export"),
+                )
+                .suggests(Step::RemoveContact(name.to_string())));
             }
             ContactKey::OpenPgp(_) => {
                 return Err(not_updatable(name, &contact.key, "a nexusq export"));
@@ -479,10 +485,11 @@ fn not_updatable(name: &str, key: &ContactKey, given: &str) -> Error {
     Error::usage(
         format!("{name} is {}, which {given} cannot update", key.described()),
         format!(
-            "update it with a newer copy of the same kind, or `nexusq contacts remove {name}` \
-             and add the other under a name of its own"
+            "update it with a newer copy of the same kind, or remove {name} and add the other \
+             under a name of its own"
         ),
     )
+    .suggests(Step::RemoveContact(name.to_string()))
 }
 
 /// An identity read from a file, with what the book knows about it applied (docs/contacts.md,
@@ -556,8 +563,9 @@ pub fn merge_identity(
                 incoming.root_id().fingerprint()
             ),
             "a contact's root never changes; if this person really has a new identity, add it \
-             under a new name (`nexusq contacts add NEWNAME FILE`) after checking its fingerprint",
-        ));
+             under a new name after checking its fingerprint",
+        )
+        .suggests(Step::AddContact));
     }
     let mut certs: BTreeMap<u32, Certificate> = known
         .certificates
@@ -604,9 +612,10 @@ pub fn merge_identity(
                 "the export does not continue the chain the book knows for {known_fp}: {}",
                 e.0
             ),
-            "the contact was left as it was; ask its owner for a fresh export \
-             (`nexusq identity export --full-history`)",
+            "the contact was left as it was; ask its owner for a fresh export with its full \
+             history",
         )
+        .suggests(Step::ExportFullHistory)
     })?;
     let merge = Merge {
         newest_before: known.newest().generation,

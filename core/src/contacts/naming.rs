@@ -4,7 +4,7 @@
 //! and the book, so every rule is tested without a file system.
 
 use super::book::{Book, Contact, check_name};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Step};
 use std::path::PathBuf;
 
 /// What is at the path the value spells.
@@ -72,8 +72,9 @@ pub fn resolve<'a>(
         (None, AtPath::File) => Ok(Named::File(value.into())),
         (None, AtPath::Folder) => Err(Error::usage(
             format!("{shown} is a folder, and no contact is named {shown}"),
-            "pass an export file, or a contact as @NAME (`nexusq contacts list` shows the names)",
-        )),
+            "pass an export file, or a contact as @NAME (the book's list shows the names)",
+        )
+        .suggests(Step::ListContacts)),
         (None, AtPath::Nothing) if looks_like_a_file(value) => Err(missing_file(b, value)),
         (None, AtPath::Nothing) => Err(b.unknown(value)),
     }
@@ -89,21 +90,26 @@ fn looks_like_a_file(value: &str) -> bool {
 fn missing_file(b: &Book, value: &str) -> Error {
     let near = b.closest(value);
     let hint = if near.is_empty() {
-        "check the path; `nexusq contacts list` shows the contacts' names".to_string()
+        "check the path, or the names of the contacts in the book".to_string()
     } else {
         format!(
             "check the path; or, for a contact, did you mean {}?",
             near.join(", ")
         )
     };
-    Error::io(
+    let e = Error::io(
         format!(
             "there is no file {} (and no contact of that name)",
             crate::untrusted::escape(value)
         ),
         hint,
     )
-    .caused_by(std::io::ErrorKind::NotFound)
+    .caused_by(std::io::ErrorKind::NotFound);
+    if near.is_empty() {
+        e.suggests(Step::ListContacts)
+    } else {
+        e
+    }
 }
 
 #[cfg(test)]

@@ -89,7 +89,8 @@ impl std::fmt::Display for SealFault {
             SealFault::Revoked { generation, .. } => write!(
                 f,
                 "it was signed by generation {generation}, whose signing key has since been \
-                 revoked (rotate --compromised), so whoever stole that key could have made it"
+                 revoked (a rotation after a compromise), so whoever stole that key could have \
+                 made it"
             ),
             SealFault::Untrusted(why) => f.write_str(why),
         }

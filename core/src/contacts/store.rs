@@ -74,9 +74,10 @@ fn seal_error(path: &Path, fault: &seal::SealFault) -> Error {
                 "the contacts book {} cannot be trusted as it is: {fault}",
                 crate::untrusted::path(path)
             ),
-            "run `nexusq contacts recover`: with your password it shows the contacts the book \
-             holds and, once you agree, signs it again with your current key",
-        ),
+            "recover the contacts: with your password that shows the contacts the book holds \
+             and, once you agree, signs it again with your current key",
+        )
+        .suggests(crate::error::Step::RecoverContacts),
         seal::SealFault::Untrusted(why) => damaged(path, why),
     }
 }
@@ -304,8 +305,9 @@ pub fn recover(
     if digest != seen.digest {
         return Err(Error::io(
             "the contacts book changed after it was shown; nothing was changed",
-            "run `nexusq contacts recover` again and check what it lists",
-        ));
+            "recover the contacts again and check what is listed",
+        )
+        .suggests(crate::error::Step::RecoverContacts));
     }
     let mut book = seen.loaded.book.clone();
     book.seq += 1;
@@ -499,7 +501,8 @@ mod tests {
         // Signed by generation 1, now revoked: refused, with the way out named.
         let e = load(&path, Some(&me.public), &RustCrypto).unwrap_err();
         assert_eq!(e.kind(), crate::error::ErrorKind::Vault);
-        assert!(e.hint().contains("contacts recover"), "{e:?}");
+        assert!(e.hint().contains("recover the contacts"), "{e:?}");
+        assert_eq!(e.step(), Some(&crate::error::Step::RecoverContacts));
         // Carried over with the identity as it was before: checked with generation 1's key,
         // signed with generation 2's.
         let carried = carry_over(

@@ -5,7 +5,7 @@ use super::certificate::Certificate;
 use super::public::{ARMOR_KIND, PublicIdentity};
 use super::revocation::RevocationScope;
 use super::root_id::{Fingerprint, RootId};
-use crate::error::{Error, Result, Setting};
+use crate::error::{Error, Result, Setting, Step};
 use crate::suite::Backend;
 use crate::suite::hybrid_kem::{self, KemLevel};
 
@@ -31,13 +31,14 @@ pub fn parse_exports(
         .collect()
 }
 
-const EXPORT_HINT: &str = "ask its owner for a fresh `nexusq identity export`";
+const EXPORT_HINT: &str = "ask its owner for a fresh export of their identity";
 
 fn not_an_export(what: &str, e: &crate::format::armor::ArmorError) -> Error {
     Error::check(
         format!("{what} is not a nexusq public identity: it {}", e.0),
         EXPORT_HINT,
     )
+    .suggests(Step::ExportIdentity)
 }
 
 fn decode_export(raw: &[u8], what: &str, backend: &dyn Backend) -> Result<PublicIdentity> {
@@ -46,6 +47,7 @@ fn decode_export(raw: &[u8], what: &str, backend: &dyn Backend) -> Result<Public
             format!("{what} is a damaged public identity: {}", e.0),
             EXPORT_HINT,
         )
+        .suggests(Step::ExportIdentity)
     })?;
     identity.verify_signatures(backend).map_err(|e| {
         Error::check(
@@ -64,8 +66,10 @@ pub fn parse_fingerprints(typed: &[String]) -> Result<Vec<Fingerprint>> {
             Fingerprint::parse(t).ok_or_else(|| {
                 Error::usage(
                     format!("\"{}\" is not a fingerprint", crate::untrusted::escape(t)),
-                    "a fingerprint is 32 base32 characters, e.g. abcd-efgh-... as `nexusq identity show` prints it",
+                    "a fingerprint is 32 base32 characters, e.g. abcd-efgh-..., as its owner's \
+                     identity shows it",
                 )
+                .suggests(Step::ShowIdentity)
             })
         })
         .collect()
@@ -110,8 +114,9 @@ pub fn check_all_expected_present(recipients: &[RootId], expected: &[Fingerprint
             got.join(", ")
         ),
         "one of the recipients' exports is not the identity you expected (a copy of another, \
-         or the wrong file); check each one with `nexusq identity show FILE`",
-    ))
+         or the wrong file); check each one's fingerprint",
+    )
+    .suggests(Step::ShowIdentity))
 }
 
 /// Is the whole identity revoked by a root-signed statement it carries?

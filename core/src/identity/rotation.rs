@@ -248,7 +248,7 @@ pub fn publish_revocation(
     if !revocation.verify(backend, &public.root_pk) {
         return Err(Error::check(
             "the revocation statement is not signed by this vault's root key",
-            "it belongs to another identity, or was altered; use the one `nexusq init` wrote for this vault",
+            "it belongs to another identity, or was altered; use the one written when this vault was made",
         ));
     }
     if public.revocations.contains(&revocation) {

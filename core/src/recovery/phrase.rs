@@ -91,14 +91,19 @@ pub fn parse(text: &str) -> Result<MasterSecret, Error> {
 
 fn count_error(count: usize) -> Error {
     let hint = if count == shares::WORDS {
-        "this looks like a recovery share: give shares with --share-file"
+        "this looks like a recovery share: give it as one of the shares"
     } else {
         "write all 24 words in order; numbers before the words are skipped"
     };
-    Error::check(
+    let e = Error::check(
         format!("a recovery phrase has {WORDS} words; this has {count}"),
         hint,
-    )
+    );
+    if count == shares::WORDS {
+        e.suggests(crate::error::Step::GiveShares)
+    } else {
+        e
+    }
 }
 
 /// The 32 bytes of entropy of 24 word indices, if their checksum holds.
@@ -182,7 +187,7 @@ mod tests {
         assert_no_word_of(&short, &e);
         let share_sized = repeat("abandon", 29, "art");
         let e = parse(&share_sized).unwrap_err();
-        assert!(e.hint().contains("--share-file"), "{e:?}");
+        assert_eq!(e.step(), Some(&crate::error::Step::GiveShares), "{e:?}");
     }
 
     #[test]

@@ -174,8 +174,9 @@ pub fn check_split(threshold: u8, count: u8) -> Result<(), Error> {
     if threshold == 1 {
         return Err(Error::usage(
             "the threshold must be at least 2",
-            "one share would be the whole secret: use `nexusq backup phrase`",
-        ));
+            "one share would be the whole secret: write the recovery phrase instead",
+        )
+        .suggests(crate::error::Step::BackupPhrase));
     }
     if threshold == 0 {
         return Err(Error::usage(
@@ -221,14 +222,19 @@ pub fn parse(text: &str) -> Result<Share, Error> {
 
 fn count_error(count: usize) -> Error {
     let hint = if count == phrase::WORDS {
-        "this looks like a recovery phrase: use --phrase-file"
+        "this looks like a recovery phrase: give it as the phrase"
     } else {
         "write all 30 words of the share in order; numbers before the words are skipped"
     };
-    Error::check(
+    let e = Error::check(
         format!("a recovery share has {WORDS} words; this has {count}"),
         hint,
-    )
+    );
+    if count == phrase::WORDS {
+        e.suggests(crate::error::Step::GivePhrase)
+    } else {
+        e
+    }
 }
 
 /// The fields of a payload whose checksum held.
@@ -244,8 +250,9 @@ fn from_payload(p: &[u8]) -> Result<Share, Error> {
         // Only a share not made by `split` gets here: the checksum held.
         return Err(Error::check(
             format!("this share names index {index} and threshold {threshold}, which no share has"),
-            "use a share written by `nexusq backup shares`",
-        ));
+            "use a share written by the shares backup",
+        )
+        .suggests(crate::error::Step::BackupShares));
     }
     Ok(Share {
         threshold,
@@ -259,10 +266,8 @@ fn from_payload(p: &[u8]) -> Result<Share, Error> {
 /// threshold of them, and combining to a master secret whose root the identity names.
 pub fn combine(shares: &[Share], backend: &dyn Backend) -> Result<MasterSecret, Error> {
     let first = shares.first().ok_or_else(|| {
-        Error::usage(
-            "no share was given",
-            "give each share with --share-file (docs/recovery.md)",
-        )
+        Error::usage("no share was given", "give each share (docs/recovery.md)")
+            .suggests(crate::error::Step::GiveShares)
     })?;
     check_one_set(first, shares)?;
     check_enough(first.threshold, shares)?;
@@ -283,8 +288,9 @@ fn check_one_set(first: &Share, shares: &[Share]) -> Result<(), Error> {
                     "these shares were made with different thresholds ({} and {})",
                     first.threshold, s.threshold
                 ),
-                "they come from different `nexusq backup shares` runs: use shares of one run",
-            ));
+                "they come from different shares backups: use shares of one backup",
+            )
+            .suggests(crate::error::Step::BackupShares));
         }
         if shares[..i].iter().any(|t| t.index == s.index) {
             return Err(Error::check(
@@ -304,8 +310,9 @@ fn different_identities(a: &Share, b: &Share) -> Error {
     }
     Error::check(
         format!("these shares belong to different identities (fingerprints start {x} and {y})"),
-        "use shares of one identity, from one `nexusq backup shares` run",
+        "use shares of one identity, from one shares backup",
     )
+    .suggests(crate::error::Step::BackupShares)
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -328,8 +335,9 @@ fn check_enough(threshold: u8, shares: &[Share]) -> Result<(), Error> {
             given.len(),
             given.join(", ")
         ),
-        "add another share of the same set with --share-file",
-    ))
+        "add another share of the same set",
+    )
+    .suggests(crate::error::Step::GiveShares))
 }
 
 /// blahaj's interpolation over every share given: an extra share of another set then makes
@@ -352,9 +360,10 @@ fn check_root(master: &MasterSecret, prefix: &[u8; 4], backend: &dyn Backend) ->
     }
     Err(Error::check(
         "these shares do not combine to the identity they name: they come from different \
-         `nexusq backup shares` runs (each run makes a new set)",
-        "use shares of one run only",
-    ))
+         shares backups (each backup makes a new set)",
+        "use shares of one backup only",
+    )
+    .suggests(crate::error::Step::BackupShares))
 }
 
 #[cfg(test)]
@@ -425,7 +434,7 @@ mod tests {
         w.truncate(24);
         let e = parse(&w.join(" ")).unwrap_err();
         assert_eq!(e.message(), "a recovery share has 30 words; this has 24");
-        assert!(e.hint().contains("--phrase-file"));
+        assert_eq!(e.step(), Some(&crate::error::Step::GivePhrase));
         let mut newer = fixed_share().payload();
         newer[0] = 2;
         assert!(
@@ -441,7 +450,7 @@ mod tests {
         let m = master([1; 32]);
         let id = RootId([2; 32]);
         let e = split(&m, &id, 1, 3).unwrap_err();
-        assert!(e.hint().contains("nexusq backup phrase"));
+        assert_eq!(e.step(), Some(&crate::error::Step::BackupPhrase));
         for (k, n) in [(0, 3), (3, 2), (2, 17)] {
             assert!(split(&m, &id, k, n).is_err(), "{k} of {n}");
         }
@@ -472,10 +481,7 @@ mod tests {
         let two = split(&m, &id, 2, 3).unwrap();
         let mixed = [one[0].clone(), two[1].clone()];
         let e = combine(&mixed, &RustCrypto).unwrap_err();
-        assert!(
-            e.message()
-                .contains("different `nexusq backup shares` runs")
-        );
+        assert!(e.message().contains("different shares backups"));
         // An extra share of another run spoils an otherwise enough set too.
         let e = combine(
             &[one[0].clone(), one[1].clone(), two[2].clone()],

@@ -14,7 +14,7 @@ pub mod seen;
 pub mod storage;
 pub mod strength;
 
-use crate::error::{Error, Result, Setting};
+use crate::error::{Error, Result, Setting, Step};
 use crate::identity::{
     DecryptionKeys, MasterSecret, NewIdentity, PublicIdentity, RootKeys, SecretSection,
 };
@@ -54,8 +54,9 @@ pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let file = crate::fs::input::open_regular(path).map_err(|e| match e {
         OpenError::Io(e) if e.kind() == std::io::ErrorKind::NotFound => Error::vault(
             format!("no vault at {}", path.display()),
-            "create one with `nexusq init`, or give the path of yours",
+            "create one, or give the path of yours",
         )
+        .suggests(Step::CreateVault)
         .about(Setting::VaultPath),
         OpenError::Io(e) => Error::io_at("open the vault", path, &e),
         OpenError::NotRegular(Kind::Folder) => Error::vault(
@@ -392,8 +393,9 @@ pub fn create_with(
                 "a vault already exists at {}; it was left untouched",
                 path.display()
             ),
-            "use it (`nexusq vault open`), or create another one at another path",
+            "use it, or create another one at another path",
         )
+        .suggests(Step::OpenVault)
         .about(Setting::VaultPath)
     };
     if path.exists() {
@@ -473,8 +475,9 @@ pub fn change_password(
                 current.describe(),
                 base.describe()
             ),
-            "run `nexusq vault passwd` again, so the new parameters start from the current ones",
-        ));
+            "change the password again, so the new parameters start from the current ones",
+        )
+        .suggests(Step::ChangePassword));
     }
     let root = unlocked.root(backend)?;
     let params = new_params.unwrap_or_else(|| unlocked.params().at_least_default());

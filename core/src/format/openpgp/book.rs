@@ -116,8 +116,8 @@ pub fn parse_fingerprint(typed: &str) -> Result<Fingerprint> {
                 "\"{}\" is not an OpenPGP fingerprint",
                 crate::untrusted::escape(typed)
             ),
-            "an OpenPGP fingerprint is 64 hex digits (40 for a v4 key), spaces allowed, as \
-             `nexusq contacts show NAME` prints it",
+            "an OpenPGP fingerprint is 64 hex digits (40 for a v4 key), spaces allowed, as a \
+             contact's certificate shows it",
         )),
     }
 }
@@ -238,9 +238,9 @@ pub fn merge(known: &[u8], incoming: &Cert, now: u64) -> Result<(Vec<u8>, OpenPg
                 crate::format::openpgp::keys::display(&known_fp)
             ),
             "a contact's primary key never changes; if this person really has a new \
-             certificate, add it under a new name (`nexusq contacts add NEWNAME FILE`) after \
-             checking its fingerprint",
-        ));
+             certificate, add it under a new name after checking its fingerprint",
+        )
+        .suggests(crate::error::Step::AddContact));
     }
     let incoming = without_repeats(&known, incoming).map_err(|e| {
         pgp_error(

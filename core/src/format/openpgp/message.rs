@@ -322,8 +322,8 @@ impl DecryptionHelper for Helper<'_> {
         if pq.is_empty() {
             return Err(HelperError(Error::check(
                 "the OpenPGP message is not encrypted to any post-quantum (ML-KEM-768+X25519) key",
-                "nexusq decrypts only messages to its RFC 9980 certificate \
-                 (nexusq identity export --openpgp)",
+                "nexusq decrypts only messages to its RFC 9980 certificate: give the sender \
+                 that certificate",
             ))
             .into());
         }

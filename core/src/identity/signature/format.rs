@@ -23,8 +23,8 @@ pub const COMPACT_VERSION: u8 = 2;
 /// Armor label of a signature file, `-----BEGIN NEXUSQ SIGNATURE-----`.
 pub const ARMOR_KIND: &str = "SIGNATURE";
 
-const DEFECT_HINT: &str = "ask the signer for the signature file again; it must be the \
-                           unmodified output of `nexusq sign`";
+const DEFECT_HINT: &str = "ask the signer for the signature file again; it must be exactly \
+                           as it was signed";
 
 /// A decoded detached signature. Nothing in it is trusted until [`verify`](super::verify())
 /// says so.

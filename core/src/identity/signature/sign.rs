@@ -175,8 +175,9 @@ fn covers(certificate: &Certificate, signed_at: u64) -> Result<()> {
                 "generation {g} expired on {}: verifiers refuse signatures made after that",
                 crate::time::rfc3339(certificate.not_after)
             ),
-            "run `nexusq rotate` for a new generation, then sign again",
+            "make a new generation (rotate), then sign again",
         )
+        .suggests(crate::error::Step::Rotate)
     } else {
         Error::usage(
             format!(

@@ -43,11 +43,10 @@ impl CompactSignature {
                         known.join(", ")
                     ),
                     if g > newest {
-                        "get a newer export from the signer (`nexusq identity export`) and \
-                         verify with it"
+                        "get a newer export from the signer and verify with it"
                     } else {
-                        "get an export that holds the older generations from the signer \
-                         (`nexusq identity export --full-history`) and verify with it"
+                        "get an export that holds the older generations (its full history) \
+                         from the signer and verify with it"
                     },
                 )
                 .about(Setting::SignerIdentity)
@@ -657,7 +656,8 @@ mod tests {
             &[0; 32],
         )
         .unwrap_err();
-        assert!(e.hint().contains("nexusq rotate"), "{e:?}");
+        assert!(e.hint().contains("rotate"), "{e:?}");
+        assert_eq!(e.step(), Some(&crate::error::Step::Rotate));
     }
 
     #[test]

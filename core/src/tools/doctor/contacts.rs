@@ -22,11 +22,11 @@ pub(super) fn contacts_book_check(
     }
     let book = match book {
         Ok(p) => p,
-        Err(e) => return Check::error(name, e.message(), e.hint()),
+        Err(e) => return Check::error_of(name, e),
     };
     let backend = match backend {
         Ok(b) => b,
-        Err(e) => return Check::warn(name, e.message(), e.hint()),
+        Err(e) => return Check::warn_of(name, e),
     };
     contacts_book_result(book, store::load(book, public, backend))
 }
@@ -47,7 +47,7 @@ pub(super) fn contacts_book_result(book: &Path, loaded: Result<Loaded>) -> Check
                 l.signed_by
             ),
         ),
-        Err(e) => Check::error(name, e.message(), e.hint()),
+        Err(e) => Check::error_of(name, &e),
     }
 }
 
@@ -67,10 +67,12 @@ mod tests {
         assert_eq!(contacts_book_result(book, Ok(empty)).status, Status::Ok);
         let e = Error::vault(
             "the contacts book contacts.nxq cannot be trusted as it is: …",
-            "run `nexusq contacts recover`: …",
-        );
+            "recover the contacts: …",
+        )
+        .suggests(crate::error::Step::RecoverContacts);
         let c = contacts_book_result(book, Err(e));
         assert_eq!(c.status, Status::Error);
-        assert!(c.hint.contains("contacts recover"), "{c:?}");
+        assert!(c.hint.contains("recover the contacts"), "{c:?}");
+        assert_eq!(c.step, Some(crate::error::Step::RecoverContacts));
     }
 }

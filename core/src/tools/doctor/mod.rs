@@ -62,6 +62,8 @@ pub struct Check {
     pub detail: String,
     /// What to do; empty when there is nothing to do.
     pub hint: String,
+    /// The caller's step the hint suggests, from the library error it came from.
+    pub step: Option<crate::error::Step>,
 }
 
 impl Check {
@@ -71,6 +73,7 @@ impl Check {
             status,
             detail: detail.into(),
             hint: String::new(),
+            step: None,
         }
     }
 
@@ -84,6 +87,20 @@ impl Check {
 
     fn error(name: &'static str, detail: impl Into<String>, hint: impl Into<String>) -> Check {
         Check::new(name, Status::Error, detail).hint(hint)
+    }
+
+    /// An error check from a library error: its message, hint and the step it suggests.
+    fn error_of(name: &'static str, e: &crate::Error) -> Check {
+        let mut c = Check::error(name, e.message(), e.hint());
+        c.step = e.step().cloned();
+        c
+    }
+
+    /// A warning check from a library error.
+    fn warn_of(name: &'static str, e: &crate::Error) -> Check {
+        let mut c = Check::warn(name, e.message(), e.hint());
+        c.step = e.step().cloned();
+        c
     }
 
     fn hint(mut self, hint: impl Into<String>) -> Check {

@@ -27,7 +27,7 @@ use nexusq_core::recipients::{
 };
 use nexusq_core::{DecryptError, Decryptor, EncryptError, Encryptor, Format, Opened, Policy};
 use serde_json::json;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 // ---------------------------------------------------------------------------------------------
 // encrypt
@@ -63,12 +63,12 @@ pub fn encrypt(ctx: &Context, args: &EncryptArgs) -> Result<()> {
         allow_expired: args.peer.allow_expired,
         ..Policy::default()
     };
-    let gathered = gather(ctx, args, to, format, &policy, now)?;
+    let (gathered, cert_values) = gather(ctx, args, to, format, &policy, now)?;
     let all = gathered.all();
     let encryptor = Encryptor::new(&all, Some(format), level, now, &policy)
         .map_err(|e| refused(e, &[], Some(&gathered)))?;
 
-    let summary = announce(ctx, &gathered, &encryptor, now);
+    let summary = announce(ctx, &gathered, &cert_values, &encryptor, now);
     let output = args.output.as_deref();
     let backend = ctx.backend()?;
     let written = pipeline::encrypt(
@@ -164,7 +164,8 @@ fn check_recipients_files(args: &EncryptArgs) -> Result<()> {
 /// Read every recipient the options name, for a file of `format` (which every one fits):
 /// exports and identity contacts through the library's `Recipients` (repeats collapsed,
 /// forks refused, `--expect-fingerprint` checked both ways), age keys with what the book
-/// knows of them, certificates, and the vault's own identity with `--to-self`.
+/// knows of them, certificates, and the vault's own identity with `--to-self`. Returns them
+/// with the `--to` value each certificate was named by, in order.
 fn gather(
     ctx: &Context,
     args: &EncryptArgs,
@@ -172,7 +173,8 @@ fn gather(
     format: Format,
     policy: &Policy,
     now: u64,
-) -> Result<Gathered> {
+) -> Result<(Gathered, Vec<PathBuf>)> {
+    let mut cert_values = Vec::new();
     let mut all = Recipients::new(peer::parse_fingerprints(&args.peer.expect_fingerprint)?);
     // An age1pq1 key that is one of a contact's certified keys is that contact, with what the
     // book knows about it (docs/contacts.md, "The book is the source of truth").
@@ -196,9 +198,13 @@ fn gather(
                 let source = super::output::untrusted_path(path);
                 let cert = super::openpgp_cmd::read_cert(path, now)?;
                 all.add_cert(CertRecipient { cert, source });
+                cert_values.push(t.value.clone());
             }
             Named::Contact(c) if !matches!(c.key, ContactKey::Identity(_)) => {
                 age_keys += usize::from(matches!(c.key, ContactKey::Age(_)));
+                if matches!(c.key, ContactKey::OpenPgp(_)) {
+                    cert_values.push(t.value.clone());
+                }
                 all.add_contact(c, now, ctx)?;
             }
             // A file (which may hold several concatenated exports: a team's keys in one
@@ -239,13 +245,14 @@ fn gather(
         let identity = nexusq_core::vault::open(&path)?.public;
         all.add_own(identity, &path, ctx.backend()?)?;
     }
-    Ok(all.finish_all()?)
+    Ok((all.finish_all()?, cert_values))
 }
 
 /// Tell people whom the file is for, one line per recipient, and give `--json`'s rows.
 fn announce(
     ctx: &Context,
     gathered: &Gathered,
+    cert_values: &[PathBuf],
     encryptor: &Encryptor,
     now: u64,
 ) -> Vec<serde_json::Value> {
@@ -269,12 +276,12 @@ fn announce(
             ctx.out.note(&format!(
                 "encrypting to {who} with ML-KEM-768+X25519 ({} subkey(s)), from {}",
                 found.len(),
-                cert.source
+                super::output::untrusted_path(&cert_values[index - age])
             ));
             summary.push(json!({
                 "openpgp_fingerprint": cert.cert.fingerprint().to_hex(),
                 "subkeys": found.iter().map(|k| k.fingerprint().to_hex()).collect::<Vec<_>>(),
-                "identity": cert_value(ctx, cert),
+                "identity": cert_values[index - age].display().to_string(),
             }));
             continue;
         }
@@ -345,14 +352,6 @@ fn announce(
         }
     }
     summary
-}
-
-/// The `--to` value a certificate came from, for `--json`: the file as given, or `@NAME`.
-fn cert_value(_ctx: &Context, cert: &CertRecipient) -> String {
-    match cert.source.strip_prefix("contact ") {
-        Some(name) => format!("@{name}"),
-        None => cert.source.clone(),
-    }
 }
 
 /// An encryption refused, in the command line's words: `to` names the values for a format

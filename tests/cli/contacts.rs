@@ -2054,3 +2054,38 @@ fn openpgp_contacts_update_by_merging_keep_revocations_and_refuse_another_primar
     let text = w.ok(&["contacts", "list"]);
     assert!(text.contains("REVOKED"), "{text}");
 }
+
+#[test]
+fn an_openpgp_contact_named_by_encrypt_is_announced_as_it_was_named() {
+    use nexusq_core::identity::NewIdentity;
+    use nexusq_core::suite::rustcrypto::RustCrypto;
+    let w = World::new();
+    let pw = w.pw();
+    let bob = NewIdentity::generate(&RustCrypto, unix_now() - 1_000);
+    let cert = w.dir.join("bob.asc");
+    write_openpgp(&bob, &cert);
+    w.ok(&[
+        "contacts",
+        "add",
+        "bob",
+        &s(&cert),
+        "--yes",
+        "--password-file",
+        &pw,
+    ]);
+    std::fs::write(w.dir.join("data"), b"for bob").unwrap();
+    for (to, json_name) in [("bob", "bob"), ("@bob", "@bob")] {
+        let out = w.run(&["encrypt", "--to", to, "-o", "m.pgp", "data", "--json"]);
+        assert!(out.status.success(), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("with ML-KEM-768+X25519 (1 subkey(s)), from ")
+                && err.contains(&format!("from {to}")),
+            "{err}"
+        );
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(j["format"], "openpgp");
+        assert_eq!(j["recipients"][0]["identity"], json_name);
+        std::fs::remove_file(w.dir.join("m.pgp")).unwrap();
+    }
+}

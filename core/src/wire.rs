@@ -235,6 +235,63 @@ pub fn read_chunk<R: io::Read + ?Sized>(
     Ok((filled, true))
 }
 
+/// A payload opened in place chunk by chunk (nexusq's STREAM and age's), for
+/// [`ChunkReader`].
+pub trait Chunks {
+    /// Why a chunk could not be opened.
+    type Error: std::error::Error + Send + Sync + 'static;
+
+    /// Open (authenticate and decrypt) the next chunk: `Some(n)` when its plaintext is the
+    /// first `n` bytes of [`Chunks::opened`], `None` after the final chunk.
+    fn open_next(&mut self) -> Result<Option<usize>, Self::Error>;
+
+    /// The buffer the last chunk was opened in.
+    fn opened(&self) -> &[u8];
+}
+
+/// [`Chunks`] as a reader: a chunk's bytes are given out only once it has been opened, the
+/// end only after the final chunk, and a failure is an `io::Error` that carries the chunk's
+/// error (`io::Error::get_ref` and a downcast take it back out).
+pub struct ChunkReader<C> {
+    chunks: C,
+    /// The opened plaintext not read yet: `opened()[start..end]`.
+    start: usize,
+    end: usize,
+}
+
+impl<C> ChunkReader<C> {
+    /// Read `chunks`' plaintext.
+    pub fn new(chunks: C) -> ChunkReader<C> {
+        ChunkReader {
+            chunks,
+            start: 0,
+            end: 0,
+        }
+    }
+}
+
+impl<C: Chunks> io::Read for ChunkReader<C> {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        while self.start == self.end {
+            match self.chunks.open_next() {
+                Ok(Some(len)) => (self.start, self.end) = (0, len),
+                Ok(None) => return Ok(0),
+                Err(e) => return Err(io::Error::other(e)),
+            }
+        }
+        let n = out.len().min(self.end - self.start);
+        out[..n].copy_from_slice(&self.chunks.opened()[self.start..self.start + n]);
+        self.start += n;
+        Ok(n)
+    }
+}
+
+impl<C: std::fmt::Debug> std::fmt::Debug for ChunkReader<C> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.chunks.fmt(f)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

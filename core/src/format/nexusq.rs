@@ -24,7 +24,7 @@ use crate::secret::{SecretBytes, random_array};
 use crate::suite::SuiteId;
 use crate::suite::backend::Backend;
 use crate::suite::hybrid_kem::{self, KemError, KemLevel};
-use crate::wire::{read_chunk, read_full};
+use crate::wire::{ChunkReader, Chunks, read_chunk, read_full};
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use aes_gcm::{Aes256Gcm, Nonce, Tag};
 use hkdf::Hkdf;
@@ -507,15 +507,17 @@ impl fmt::Debug for OpenedHeader {
 impl OpenedHeader {
     /// The plaintext of the payload that follows the header in `input`, as a reader that
     /// gives out each chunk only once it has authenticated (see [`Payload`]).
-    pub fn payload<R: Read>(&self, input: R) -> Payload<R> {
+    pub fn payload<R: Read>(&self, input: R) -> ChunkReader<Payload<R>> {
+        ChunkReader::new(self.chunks(input))
+    }
+
+    fn chunks<R: Read>(&self, input: R) -> Payload<R> {
         Payload {
             cipher: cipher(&self.payload_key),
             input,
             buf: Zeroizing::new(vec![0u8; SEALED_CHUNK_LEN]),
             carry: None,
             counter: 0,
-            start: 0,
-            end: 0,
             done: false,
             total: 0,
         }
@@ -530,39 +532,34 @@ impl OpenedHeader {
         input: &mut R,
         output: &mut W,
     ) -> Result<u64, FileError> {
-        let mut payload = self.payload(input);
-        while let Some(chunk) = payload.next_chunk()? {
-            output.write_all(chunk).map_err(FileError::Write)?;
+        let mut payload = self.chunks(input);
+        while let Some(n) = payload.open_next()? {
+            output
+                .write_all(&payload.opened()[..n])
+                .map_err(FileError::Write)?;
         }
         Ok(payload.total)
     }
 }
 
-/// An opened file's plaintext, chunk by chunk: a chunk is given out only once it has
-/// authenticated, and the end only once the final chunk has. As a [`Read`], a failure is an
-/// `io::Error` carrying the [`FileError`] ([`FileError::of`] takes it back out); the bytes
-/// read before it were authentic, but the file is not whole.
+/// An opened file's payload, chunk by chunk: a chunk is opened only once it has
+/// authenticated, and the end only once the final chunk has. Read through
+/// [`ChunkReader`], a failure is an `io::Error` carrying the [`FileError`] ([`FileError::of`]
+/// takes it back out); the bytes read before it were authentic, but the file is not whole.
 pub struct Payload<R> {
     cipher: Aes256Gcm,
     input: R,
     buf: Zeroizing<Vec<u8>>,
     carry: Option<u8>,
     counter: u128,
-    /// The authentic plaintext not read yet: `buf[start..end]`.
-    start: usize,
-    end: usize,
     done: bool,
     total: u64,
 }
 
-impl<R: Read> Payload<R> {
-    /// Plaintext bytes authenticated so far.
-    pub fn bytes(&self) -> u64 {
-        self.total
-    }
+impl<R: Read> Chunks for Payload<R> {
+    type Error = FileError;
 
-    /// The next authentic chunk (the whole of it), or `None` after the final one.
-    fn next_chunk(&mut self) -> Result<Option<&[u8]>, FileError> {
+    fn open_next(&mut self) -> Result<Option<usize>, FileError> {
         if self.done {
             return Ok(None);
         }
@@ -606,27 +603,11 @@ impl<R: Read> Payload<R> {
         self.total += len as u64;
         self.done = last;
         self.counter += 1;
-        Ok(Some(&self.buf[..len]))
+        Ok(Some(len))
     }
-}
 
-impl<R: Read> Read for Payload<R> {
-    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        while self.start == self.end {
-            match self.next_chunk() {
-                Ok(Some(chunk)) => {
-                    let len = chunk.len();
-                    self.start = 0;
-                    self.end = len;
-                }
-                Ok(None) => return Ok(0),
-                Err(e) => return Err(io::Error::other(e)),
-            }
-        }
-        let n = out.len().min(self.end - self.start);
-        out[..n].copy_from_slice(&self.buf[self.start..self.start + n]);
-        self.start += n;
-        Ok(n)
+    fn opened(&self) -> &[u8] {
+        &self.buf
     }
 }
 

@@ -165,8 +165,8 @@ impl Header {
 impl Opened {
     /// The plaintext of the payload that follows the header in `input`, as a reader that gives
     /// out each chunk once it has authenticated.
-    pub fn payload<R: Read>(&self, input: R) -> stream::Payload<R> {
-        stream::Payload::new(&self.payload_key, input)
+    pub fn payload<R: Read>(&self, input: R) -> crate::wire::ChunkReader<stream::Payload<R>> {
+        crate::wire::ChunkReader::new(stream::Payload::new(&self.payload_key, input))
     }
 
     /// Decrypt the payload that follows the header. On error, `output` holds exactly the

@@ -10,7 +10,7 @@ use super::FileKey;
 use super::error::{AgeError, PayloadError};
 use super::header::NONCE_LEN;
 use crate::secret::SecretBytes;
-use crate::wire::read_chunk;
+use crate::wire::{Chunks, read_chunk};
 use chacha20poly1305::aead::{AeadInOut, KeyInit};
 use chacha20poly1305::{ChaCha20Poly1305, Nonce, Tag};
 use hkdf::Hkdf;
@@ -90,23 +90,23 @@ pub fn decrypt<R: Read + ?Sized, W: Write + ?Sized>(
     output: &mut W,
 ) -> Result<u64, AgeError> {
     let mut payload = Payload::new(key, input);
-    while let Some(chunk) = payload.next_chunk()? {
-        output.write_all(chunk).map_err(AgeError::Write)?;
+    while let Some(n) = payload.open_next()? {
+        output
+            .write_all(&payload.opened()[..n])
+            .map_err(AgeError::Write)?;
     }
     Ok(payload.total)
 }
 
-/// An age payload's plaintext, chunk by chunk, each given out once it authenticates. As a
-/// [`Read`], a failure is an `io::Error` carrying the [`AgeError`] ([`AgeError::of`]).
+/// An age payload, chunk by chunk, each opened once it authenticates. Read through
+/// [`ChunkReader`](crate::wire::ChunkReader), a failure is an `io::Error` carrying the
+/// [`AgeError`] ([`AgeError::of`]).
 pub struct Payload<R> {
     cipher: ChaCha20Poly1305,
     input: R,
     buf: Zeroizing<Vec<u8>>,
     carry: Option<u8>,
     counter: u128,
-    /// The authentic plaintext not read yet: `buf[start..end]`.
-    start: usize,
-    end: usize,
     done: bool,
     /// The error to give once the chunk released before it has been read.
     pending: Option<AgeError>,
@@ -122,21 +122,17 @@ impl<R: Read> Payload<R> {
             buf: Zeroizing::new(vec![0u8; SEALED_CHUNK_LEN]),
             carry: None,
             counter: 0,
-            start: 0,
-            end: 0,
             done: false,
             pending: None,
             total: 0,
         }
     }
+}
 
-    /// Plaintext bytes authenticated so far.
-    pub fn bytes(&self) -> u64 {
-        self.total
-    }
+impl<R: Read> Chunks for Payload<R> {
+    type Error = AgeError;
 
-    /// The next authentic chunk, or `None` after the final one.
-    fn next_chunk(&mut self) -> Result<Option<&[u8]>, AgeError> {
+    fn open_next(&mut self) -> Result<Option<usize>, AgeError> {
         if let Some(e) = self.pending.take() {
             return Err(e);
         }
@@ -183,7 +179,7 @@ impl<R: Read> Payload<R> {
             }
             self.pending = Some(error);
             self.done = true;
-            return Ok(Some(&self.buf[..CHUNK_LEN]));
+            return Ok(Some(CHUNK_LEN));
         }
         if last && ct.is_empty() && counter > 0 {
             return fail(PayloadError::EmptyLastChunk);
@@ -192,27 +188,11 @@ impl<R: Read> Payload<R> {
         self.total += len as u64;
         self.done = last;
         self.counter += 1;
-        Ok(Some(&self.buf[..len]))
+        Ok(Some(len))
     }
-}
 
-impl<R: Read> Read for Payload<R> {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        while self.start == self.end {
-            match self.next_chunk() {
-                Ok(Some(chunk)) => {
-                    let len = chunk.len();
-                    self.start = 0;
-                    self.end = len;
-                }
-                Ok(None) => return Ok(0),
-                Err(e) => return Err(std::io::Error::other(e)),
-            }
-        }
-        let n = out.len().min(self.end - self.start);
-        out[..n].copy_from_slice(&self.buf[self.start..self.start + n]);
-        self.start += n;
-        Ok(n)
+    fn opened(&self) -> &[u8] {
+        &self.buf
     }
 }
 

@@ -85,15 +85,4 @@ impl Policy {
             .reworded_hint(hint)
             .about(crate::error::Setting::AllowRevoked))
     }
-
-    /// `format`, refused when this policy does not allow it.
-    pub fn check_format(&self, format: Format) -> crate::Result<()> {
-        if self.allows(format) {
-            return Ok(());
-        }
-        Err(crate::Error::usage(
-            format!("{format} files are not allowed by this policy"),
-            "allow the format in the policy, or use another one",
-        ))
-    }
 }

@@ -417,12 +417,7 @@ impl Recipients {
         vault: &Path,
         backend: &dyn Backend,
     ) -> Result<()> {
-        identity.verify_signatures(backend).map_err(|e| {
-            Error::vault(
-                format!("the vault's public identity does not verify: {}", e.0),
-                "the vault is damaged or was tampered with; restore it from a backup",
-            )
-        })?;
+        crate::vault::check_public(&identity, backend)?;
         if self
             .peers
             .iter()

@@ -413,11 +413,6 @@ pub fn own_identity(path: &Path, backend: &dyn Backend) -> Result<PublicIdentity
         ));
     }
     let identity = crate::vault::open(path)?.public;
-    identity.verify_signatures(backend).map_err(|e| {
-        Error::vault(
-            format!("the vault's public identity does not verify: {}", e.0),
-            "the vault is damaged or was tampered with; restore it from a backup",
-        )
-    })?;
+    crate::vault::check_public(&identity, backend)?;
     Ok(identity)
 }

@@ -45,12 +45,7 @@ pub fn export(ctx: &Context, output: Option<&Path>, opts: ExportOptions) -> Resu
         file.public
     };
     // Cheap insurance either way: every certificate must carry the root's signature.
-    public.verify_signatures(backend).map_err(|e| {
-        Error::vault(
-            format!("the vault's public identity does not verify: {}", e.0),
-            "the vault is damaged or was tampered with; restore it from a backup",
-        )
-    })?;
+    nexusq_core::vault::check_public(&public, backend)?;
     let fp = public.root_id().fingerprint().to_string();
     // Without the password the public part is not authenticated: warn only when it is not
     // what the last unlock here authenticated (docs/vault-format.md, "Exports without the

@@ -369,6 +369,11 @@ mod tests {
 
     /// A vault with the cheapest Argon2id the format allows, password "pw".
     fn vault(dir: &Path) -> PathBuf {
+        vault_and_revocation(dir).0
+    }
+
+    /// [`vault`], and the revocation statement written with it.
+    fn vault_and_revocation(dir: &Path) -> (PathBuf, crate::identity::Revocation) {
         let path = dir.join("vault.nxq");
         let params = KdfParams {
             memory_kib: crate::vault::kdf::MIN_MEMORY_KIB,
@@ -377,17 +382,13 @@ mod tests {
         };
         let password = Password::new(Zeroizing::new("pw".to_string()));
         let opts = SaveOptions::default();
-        crate::vault::create(
-            &path,
-            &password,
-            params,
-            &opts,
-            &RustCrypto,
-            NOW,
-            |_| Ok(()),
-        )
+        let statement = RefCell::new(None);
+        crate::vault::create(&path, &password, params, &opts, &RustCrypto, NOW, |r| {
+            *statement.borrow_mut() = Some(r.clone());
+            Ok(())
+        })
         .unwrap();
-        path
+        (path, statement.into_inner().expect("written at create"))
     }
 
     fn open(path: &Path, caller: &Caller) -> Result<KeySource> {
@@ -408,21 +409,9 @@ mod tests {
     #[test]
     fn a_revoked_identity_signs_nothing_unless_the_policy_allows_it() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("vault.nxq");
-        let params = KdfParams {
-            memory_kib: crate::vault::kdf::MIN_MEMORY_KIB,
-            iterations: 1,
-            parallelism: 1,
-        };
+        let (path, revocation) = vault_and_revocation(dir.path());
         let password = Password::new(Zeroizing::new("pw".to_string()));
         let opts = SaveOptions::default();
-        let statement = RefCell::new(None);
-        crate::vault::create(&path, &password, params, &opts, &RustCrypto, NOW, |r| {
-            *statement.borrow_mut() = Some(r.clone());
-            Ok(())
-        })
-        .unwrap();
-        let revocation = statement.into_inner().unwrap();
         crate::vault::publish_revocation(&path, &password, &opts, revocation, &RustCrypto).unwrap();
 
         let caller = Caller::new("pw");

@@ -573,6 +573,18 @@ pub fn record_backup(
     Ok(now.file.backups)
 }
 
+/// Every certificate and revocation of a vault's public identity carries its root's
+/// signature: anything else means the vault was damaged or altered (checked without the
+/// password, before a vault's own identity is trusted or encrypted to).
+pub fn check_public(public: &PublicIdentity, backend: &dyn Backend) -> Result<()> {
+    public.verify_signatures(backend).map_err(|e| {
+        Error::vault(
+            format!("the vault's public identity does not verify: {}", e.0),
+            "the vault is damaged or was tampered with; restore it from a backup",
+        )
+    })
+}
+
 /// Add a root-signed revocation statement to the vault so it travels in exports.
 /// Returns the updated public identity and whether the statement was new.
 pub fn publish_revocation(

@@ -142,9 +142,7 @@
 
 #![warn(missing_docs)]
 
-pub mod agent;
 pub mod callbacks;
-pub mod contacts;
 pub mod decryptor;
 pub mod encryptor;
 pub mod error;
@@ -154,10 +152,8 @@ pub mod gitsign;
 pub mod identity;
 pub mod manifest;
 pub mod policy;
-pub mod recipients;
-pub mod recovery;
 pub mod secret;
-pub mod session;
+pub mod services;
 pub mod signer;
 pub mod suite;
 pub mod time;
@@ -166,6 +162,8 @@ pub mod untrusted;
 pub mod vault;
 pub mod verifier;
 pub mod wire;
+
+pub use services::{agent, contacts, recipients, recovery, session};
 
 pub use callbacks::{Callbacks, KnownPassword, Note};
 pub use decryptor::{DecryptError, Decryptor, Opened, Plaintext};

@@ -1,4 +1,4 @@
-//! The key agent's protocol parser (core/src/agent/protocol.rs): frames, requests and responses.
+//! The key agent's protocol parser (core/src/services/agent/protocol.rs): frames, requests and responses.
 //! Nothing may panic or allocate past the bounds; whatever decodes must encode back to the
 //! same bytes.
 #![no_main]

@@ -6,6 +6,7 @@ pub mod decryption;
 pub mod envelope;
 pub mod generation;
 pub mod master;
+mod openpgp;
 pub mod peer;
 pub mod public;
 pub mod revocation;

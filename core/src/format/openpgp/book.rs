@@ -10,7 +10,7 @@
 //! is read, so a stored certificate stays readable after it expires or is revoked.
 
 use super::cert::PeerCert;
-use super::signature::is_post_quantum;
+use super::is_post_quantum;
 use super::{MAX_CERT_LEN, packet_tag, pgp_error, system_time, unix_time};
 use crate::error::{Error, Result};
 use crate::wire::{DecodeError, DecodeResult};

@@ -1,12 +1,11 @@
 //! Certificates: ours built from the identity (docs/openpgp.md, "The certificate"), other
 //! people's read and checked before anything is encrypted to them or verified with them.
 
-use super::keys::{self, RootSigner, SubkeySigner};
+use super::keys::{
+    self, OpenPgpGeneration, OpenPgpIdentity, OpenPgpSecrets, RootSigner, SubkeySigner,
+};
 use super::{MAX_CERT_LEN, pgp_error, system_time};
 use crate::error::{Error, Result};
-use crate::identity::PublicIdentity;
-use crate::identity::generation::SecretSection;
-use crate::identity::revocation::RevocationScope;
 use crate::secret::random_array;
 use crate::suite::Backend;
 use crate::suite::hybrid_sig;
@@ -28,9 +27,9 @@ use zeroize::Zeroizing;
 
 /// What goes into our certificate besides the keys: which generations still decrypt, and the
 /// user ID, if one is given.
-pub struct Contents<'a> {
+pub struct Contents<'a, P> {
     /// The vault's whole public identity (every certificate, every revocation).
-    pub public: &'a PublicIdentity,
+    pub public: &'a P,
     /// The generations whose decapsulation keys the vault still holds, oldest first.
     pub decrypting: &'a [u32],
     /// A user ID (`"Name <address>"`), bound by the root; `None` leaves the direct-key signature
@@ -40,8 +39,8 @@ pub struct Contents<'a> {
 
 /// Build the certificate: the root signs every binding (RootSigner), the newest generation
 /// signs its subkey's back-signature (`sign_newest`, Ed25519 || ML-DSA-65 of a digest).
-pub fn build(
-    contents: &Contents,
+pub fn build<P: OpenPgpIdentity>(
+    contents: &Contents<P>,
     root: &RootSecret,
     backend: &dyn Backend,
     sign_newest: impl FnMut(&[u8]) -> Result<Vec<u8>>,
@@ -82,21 +81,16 @@ pub fn build(
         .map_err(failed)?;
     packets.push(direct.into());
 
-    for r in &public.revocations {
-        if r.scope == RevocationScope::Identity {
-            let sig = SignatureBuilder::new(SignatureType::KeyRevocation)
-                .set_hash_algo(HashAlgorithm::SHA3_256)
-                .set_signature_creation_time(system_time(r.created))
-                .and_then(|b| {
-                    b.set_reason_for_revocation(
-                        ReasonForRevocation::KeyCompromised,
-                        r.reason.as_bytes(),
-                    )
-                })
-                .and_then(|b| b.sign_direct_key(&mut root_signer, Some(&primary)))
-                .map_err(failed)?;
-            packets.push(sig.into());
-        }
+    for (created, reason) in public.identity_revocations() {
+        let sig = SignatureBuilder::new(SignatureType::KeyRevocation)
+            .set_hash_algo(HashAlgorithm::SHA3_256)
+            .set_signature_creation_time(system_time(created))
+            .and_then(|b| {
+                b.set_reason_for_revocation(ReasonForRevocation::KeyCompromised, reason.as_bytes())
+            })
+            .and_then(|b| b.sign_direct_key(&mut root_signer, Some(&primary)))
+            .map_err(failed)?;
+        packets.push(sig.into());
     }
 
     if let Some(uid) = contents.user_id {
@@ -111,14 +105,14 @@ pub fn build(
         packets.push(sig.into());
     }
 
-    for c in &public.certificates {
-        if !contents.decrypting.contains(&c.generation) {
+    for c in public.generations() {
+        if !contents.decrypting.contains(&c.number()) {
             continue;
         }
         let subkey = keys::encryption_subkey(c);
         let sig = SignatureBuilder::new(SignatureType::SubkeyBinding)
             .set_hash_algo(HashAlgorithm::SHA3_256)
-            .set_signature_creation_time(system_time(c.created))
+            .set_signature_creation_time(system_time(c.created()))
             .and_then(|b| {
                 b.set_key_flags(
                     KeyFlags::empty()
@@ -126,7 +120,7 @@ pub fn build(
                         .set_storage_encryption(),
                 )
             })
-            .and_then(|b| b.set_key_validity_period(validity(c.created, c.not_after)))
+            .and_then(|b| b.set_key_validity_period(validity(c.created(), c.not_after())))
             .and_then(|b| b.sign_subkey_binding(&mut root_signer, Some(&primary), &subkey))
             .map_err(failed)?;
         packets.push(subkey.into());
@@ -135,57 +129,39 @@ pub fn build(
 
     // Signing keys revoked as compromised (`rotate --compromised`): their subkeys with the
     // root's revocation, so that a copy of an older certificate learns it when merged.
-    let newest = public.newest();
-    let mut revoked_before = 0;
-    let mut revoked_at = (newest.created, newest.reason.clone());
-    for c in &public.certificates {
-        if c.signing_revoked_before > revoked_before {
-            revoked_before = c.signing_revoked_before;
-            revoked_at = (c.created, c.reason.clone());
+    if let Some((before, at, reason)) = public.signing_revoked() {
+        for c in public.generations().iter().filter(|c| c.number() < before) {
+            let subkey = keys::signing_subkey(c);
+            let sig = SignatureBuilder::new(SignatureType::SubkeyRevocation)
+                .set_hash_algo(HashAlgorithm::SHA3_256)
+                .set_signature_creation_time(system_time(at.max(c.created())))
+                .and_then(|b| {
+                    b.set_reason_for_revocation(
+                        ReasonForRevocation::KeyCompromised,
+                        reason.as_bytes(),
+                    )
+                })
+                .and_then(|b| b.sign_subkey_binding(&mut root_signer, Some(&primary), &subkey))
+                .map_err(failed)?;
+            packets.push(subkey.into());
+            packets.push(sig.into());
         }
-    }
-    for r in &public.revocations {
-        if let RevocationScope::SigningKeysBefore(n) = r.scope
-            && n > revoked_before
-        {
-            revoked_before = n;
-            revoked_at = (r.created, r.reason.clone());
-        }
-    }
-    for c in public
-        .certificates
-        .iter()
-        .filter(|c| c.generation < revoked_before)
-    {
-        let subkey = keys::signing_subkey(c);
-        let sig = SignatureBuilder::new(SignatureType::SubkeyRevocation)
-            .set_hash_algo(HashAlgorithm::SHA3_256)
-            .set_signature_creation_time(system_time(revoked_at.0.max(c.created)))
-            .and_then(|b| {
-                b.set_reason_for_revocation(
-                    ReasonForRevocation::KeyCompromised,
-                    revoked_at.1.as_bytes(),
-                )
-            })
-            .and_then(|b| b.sign_subkey_binding(&mut root_signer, Some(&primary), &subkey))
-            .map_err(failed)?;
-        packets.push(subkey.into());
-        packets.push(sig.into());
     }
 
     // The current generation's signing subkey, with its back-signature.
+    let newest = public.current();
     let subkey = keys::signing_subkey(newest);
     let mut subkey_signer = SubkeySigner::new(newest, sign_newest);
     let backsig = SignatureBuilder::new(SignatureType::PrimaryKeyBinding)
         .set_hash_algo(HashAlgorithm::SHA512)
-        .set_signature_creation_time(system_time(newest.created))
+        .set_signature_creation_time(system_time(newest.created()))
         .and_then(|b| b.sign_primary_key_binding(&mut subkey_signer, &primary, &subkey))
         .map_err(failed)?;
     let sig = SignatureBuilder::new(SignatureType::SubkeyBinding)
         .set_hash_algo(HashAlgorithm::SHA3_256)
-        .set_signature_creation_time(system_time(newest.created))
+        .set_signature_creation_time(system_time(newest.created()))
         .and_then(|b| b.set_key_flags(KeyFlags::empty().set_signing()))
-        .and_then(|b| b.set_key_validity_period(validity(newest.created, newest.not_after)))
+        .and_then(|b| b.set_key_validity_period(validity(newest.created(), newest.not_after())))
         .and_then(|b| b.set_embedded_signature(backsig))
         .and_then(|b| b.sign_subkey_binding(&mut root_signer, Some(&primary), &subkey))
         .map_err(failed)?;
@@ -198,31 +174,21 @@ pub fn build(
 /// Our certificate from the vault's public identity and secrets (`identity export
 /// --openpgp`): an encryption subkey for every generation whose decapsulation seeds are kept,
 /// and the newest generation's signing seeds for the back-signature.
-pub fn of_vault(
-    public: &PublicIdentity,
-    secrets: &SecretSection,
+pub fn of_vault<P: OpenPgpIdentity>(
+    public: &P,
+    secrets: &impl OpenPgpSecrets,
     root: &RootSecret,
     backend: &dyn Backend,
     user_id: Option<&str>,
 ) -> Result<Cert> {
-    let decrypting: Vec<u32> = secrets
-        .generations
-        .iter()
-        .filter(|g| g.kem.is_some())
-        .map(|g| g.generation)
-        .collect();
-    let newest = public.newest().generation;
-    let seeds = secrets
-        .generations
-        .iter()
-        .find(|g| g.generation == newest)
-        .and_then(|g| g.sig.as_ref())
-        .ok_or_else(|| {
-            Error::vault(
-                format!("the vault holds no signing key for generation {newest}"),
-                "run nexusq doctor; the vault does not match its certificates",
-            )
-        })?;
+    let decrypting = secrets.decrypting();
+    let newest = public.current().number();
+    let (mldsa_xi, ed25519) = secrets.signing_seeds(newest).ok_or_else(|| {
+        Error::vault(
+            format!("the vault holds no signing key for generation {newest}"),
+            "run nexusq doctor; the vault does not match its certificates",
+        )
+    })?;
     let contents = Contents {
         public,
         decrypting: &decrypting,
@@ -230,14 +196,12 @@ pub fn of_vault(
     };
     build(&contents, root, backend, |digest| {
         let rnd = Zeroizing::new(random_array::<32>());
-        hybrid_sig::sign_openpgp(backend, &seeds.mldsa_xi, &seeds.ed25519, digest, &rnd).map_err(
-            |e| {
-                Error::check(
-                    format!("could not sign: {e:?}"),
-                    "check the vault with nexusq doctor",
-                )
-            },
-        )
+        hybrid_sig::sign_openpgp(backend, mldsa_xi, ed25519, digest, &rnd).map_err(|e| {
+            Error::check(
+                format!("could not sign: {e:?}"),
+                "check the vault with nexusq doctor",
+            )
+        })
     })
 }
 
@@ -443,7 +407,7 @@ pub fn key_summaries(peer: &PeerCert, now: u64) -> Vec<KeySummary> {
             KeySummary {
                 fingerprint: ka.key().fingerprint(),
                 algorithm: algo.to_string(),
-                post_quantum: super::signature::is_post_quantum(algo)
+                post_quantum: super::is_post_quantum(algo)
                     || algo == PublicKeyAlgorithm::MLKEM768_X25519
                     || algo == PublicKeyAlgorithm::MLKEM1024_X448,
                 primary: ka.primary(),

@@ -10,10 +10,14 @@
 //!
 //! The packets hold public bytes only, so the OpenPGP fingerprint is computed without a
 //! password ([`fingerprint`]).
+//!
+//! The format reads an identity through [`OpenPgpIdentity`], [`OpenPgpGeneration`] and
+//! [`OpenPgpSecrets`]: key bytes, times and what the root revoked, nothing of the identity
+//! model itself. The identity implements them beside itself (`identity/openpgp.rs`), so
+//! the format never imports the model back.
 
 use super::system_time;
-use crate::identity::PublicIdentity;
-use crate::identity::certificate::Certificate;
+use crate::secret::SecretBytes;
 use crate::suite::Backend;
 use crate::suite::backend::MLDSA65_VERIFYING_KEY_LEN;
 use crate::suite::root_sig::RootSecret;
@@ -27,19 +31,60 @@ use sequoia_openpgp as pgp;
 /// ML-KEM-768 encapsulation key length, the first part of an X-Wing public key.
 const MLKEM768_EK_LEN: usize = 1184;
 
-/// The primary key: the root's SLH-DSA-SHAKE-128f public key.
-pub fn primary(public: &PublicIdentity) -> Key<PublicParts, PrimaryRole> {
+/// What an OpenPGP certificate shows of an identity.
+pub trait OpenPgpIdentity {
+    /// One generation's keys.
+    type Generation: OpenPgpGeneration;
+    /// The root's SLH-DSA-SHAKE-128f public key.
+    fn root_public(&self) -> [u8; 32];
+    /// Every generation the identity has certified, oldest first (never empty).
+    fn generations(&self) -> &[Self::Generation];
+    /// The current generation: the one that signs.
+    fn current(&self) -> &Self::Generation;
+    /// The root's revocations of the whole identity: when, and why.
+    fn identity_revocations(&self) -> Vec<(u64, &str)>;
+    /// Signing keys revoked as compromised: the generations below the number, revoked at the
+    /// time given, for the reason given; `None` when no signing key is.
+    fn signing_revoked(&self) -> Option<(u32, u64, &str)>;
+}
+
+/// What an OpenPGP certificate shows of one generation.
+pub trait OpenPgpGeneration {
+    /// Its number.
+    fn number(&self) -> u32;
+    /// When its certificate was made (Unix seconds): every subkey's creation time.
+    fn created(&self) -> u64;
+    /// The last second it is valid.
+    fn not_after(&self) -> u64;
+    /// Its X-Wing public key (ML-KEM-768 || X25519).
+    fn xwing(&self) -> &[u8];
+    /// Its ML-DSA-65 || Ed25519 verifying key.
+    fn mldsa65_ed25519(&self) -> &[u8];
+}
+
+/// The secrets our own certificate needs: which generations still decrypt, and the signing
+/// seeds of the current one for its back-signature.
+pub trait OpenPgpSecrets {
+    /// The generations whose decapsulation seeds are kept.
+    fn decrypting(&self) -> Vec<u32>;
+    /// Generation `number`'s ML-DSA-65 seed ξ and Ed25519 seed, if kept.
+    fn signing_seeds(&self, number: u32) -> Option<(&SecretBytes<32>, &SecretBytes<32>)>;
+}
+
+/// The primary key: the root's SLH-DSA-SHAKE-128f public key, created with the oldest
+/// generation.
+pub fn primary(public: &impl OpenPgpIdentity) -> Key<PublicParts, PrimaryRole> {
     let created = public
-        .certificates
+        .generations()
         .iter()
-        .map(|c| c.created)
+        .map(|c| c.created())
         .min()
         .unwrap_or(0);
     let key = Key6::new(
         system_time(created),
         PublicKeyAlgorithm::SLHDSA128f,
         mpi::PublicKey::SLHDSA128f {
-            public: public.root_pk,
+            public: public.root_public(),
         },
     )
     .expect("a fixed-size SLH-DSA key");
@@ -47,10 +92,10 @@ pub fn primary(public: &PublicIdentity) -> Key<PublicParts, PrimaryRole> {
 }
 
 /// Generation `cert`'s encryption subkey: its X-Wing key as RFC 9980's algorithm 35.
-pub fn encryption_subkey(cert: &Certificate) -> Key<PublicParts, SubordinateRole> {
-    let (mlkem, ecdh) = cert.keys.xwing.split_at(MLKEM768_EK_LEN);
+pub fn encryption_subkey(cert: &impl OpenPgpGeneration) -> Key<PublicParts, SubordinateRole> {
+    let (mlkem, ecdh) = cert.xwing().split_at(MLKEM768_EK_LEN);
     let key = Key6::new(
-        system_time(cert.created),
+        system_time(cert.created()),
         PublicKeyAlgorithm::MLKEM768_X25519,
         mpi::PublicKey::MLKEM768_X25519 {
             ecdh: Box::new(
@@ -69,13 +114,10 @@ pub fn encryption_subkey(cert: &Certificate) -> Key<PublicParts, SubordinateRole
 }
 
 /// Generation `cert`'s signing subkey: its composite key as RFC 9980's algorithm 30.
-pub(crate) fn signing_subkey(cert: &Certificate) -> Key<PublicParts, SubordinateRole> {
-    let (mldsa, eddsa) = cert
-        .keys
-        .mldsa65_ed25519
-        .split_at(MLDSA65_VERIFYING_KEY_LEN);
+pub(crate) fn signing_subkey(cert: &impl OpenPgpGeneration) -> Key<PublicParts, SubordinateRole> {
+    let (mldsa, eddsa) = cert.mldsa65_ed25519().split_at(MLDSA65_VERIFYING_KEY_LEN);
     let key = Key6::new(
-        system_time(cert.created),
+        system_time(cert.created()),
         PublicKeyAlgorithm::MLDSA65_Ed25519,
         mpi::PublicKey::MLDSA65_Ed25519 {
             eddsa: Box::new(eddsa.try_into().expect("32 Ed25519 bytes")),
@@ -87,7 +129,7 @@ pub(crate) fn signing_subkey(cert: &Certificate) -> Key<PublicParts, Subordinate
 }
 
 /// The identity's OpenPGP fingerprint (v6: SHA-256 of the primary key packet).
-pub fn fingerprint(public: &PublicIdentity) -> Fingerprint {
+pub fn fingerprint(public: &impl OpenPgpIdentity) -> Fingerprint {
     primary(public).fingerprint()
 }
 
@@ -111,7 +153,11 @@ pub(crate) struct RootSigner<'a> {
 
 impl<'a> RootSigner<'a> {
     /// The signer for `public`'s primary key.
-    pub fn new(public: &PublicIdentity, root: &'a RootSecret, backend: &'a dyn Backend) -> Self {
+    pub fn new(
+        public: &impl OpenPgpIdentity,
+        root: &'a RootSecret,
+        backend: &'a dyn Backend,
+    ) -> Self {
         RootSigner {
             key: primary(public).role_into_unspecified(),
             root,
@@ -151,7 +197,7 @@ where
     F: FnMut(&[u8]) -> crate::Result<Vec<u8>>,
 {
     /// The signer for generation `cert`'s signing subkey.
-    pub fn new(cert: &Certificate, sign: F) -> Self {
+    pub fn new(cert: &impl OpenPgpGeneration, sign: F) -> Self {
         SubkeySigner {
             key: signing_subkey(cert).role_into_unspecified(),
             sign,

@@ -28,6 +28,7 @@ pub mod signature;
 pub use sequoia_openpgp::Fingerprint;
 
 use crate::error::Error;
+use sequoia_openpgp::types::PublicKeyAlgorithm;
 
 /// Longest OpenPGP certificate or signature file read whole (a certificate with sixteen
 /// generations and its revocations is under 100 KiB).
@@ -110,6 +111,19 @@ pub(crate) fn unix_time(t: std::time::SystemTime) -> u64 {
     t.duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0)
+}
+
+/// The algorithms RFC 9980 defines for signatures: the only ones `verify` accepts, and
+/// what makes a certificate post-quantum.
+pub(crate) fn is_post_quantum(algo: PublicKeyAlgorithm) -> bool {
+    matches!(
+        algo,
+        PublicKeyAlgorithm::MLDSA65_Ed25519
+            | PublicKeyAlgorithm::MLDSA87_Ed448
+            | PublicKeyAlgorithm::SLHDSA128s
+            | PublicKeyAlgorithm::SLHDSA128f
+            | PublicKeyAlgorithm::SLHDSA256s
+    )
 }
 
 #[cfg(test)]

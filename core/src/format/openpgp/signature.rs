@@ -4,10 +4,9 @@
 //! signature by a classical key is refused, so nobody is told "good" on a classical key's word.
 
 use super::cert::PeerCert;
-use super::keys::SubkeySigner;
-use super::{MAX_CERT_LEN, pgp_error, system_time, unix_time};
+use super::keys::{OpenPgpGeneration, SubkeySigner};
+use super::{MAX_CERT_LEN, is_post_quantum, pgp_error, system_time, unix_time};
 use crate::error::{Error, Result};
-use crate::identity::certificate::Certificate;
 use crate::secret::random_array;
 use pgp::KeyHandle;
 use pgp::packet::signature::SignatureBuilder;
@@ -21,23 +20,11 @@ use pgp::types::{HashAlgorithm, PublicKeyAlgorithm, SignatureType};
 use sequoia_openpgp as pgp;
 use std::io::{self, Read};
 
-/// The algorithms RFC 9980 defines for signatures: the only ones `verify` accepts.
-pub(crate) fn is_post_quantum(algo: PublicKeyAlgorithm) -> bool {
-    matches!(
-        algo,
-        PublicKeyAlgorithm::MLDSA65_Ed25519
-            | PublicKeyAlgorithm::MLDSA87_Ed448
-            | PublicKeyAlgorithm::SLHDSA128s
-            | PublicKeyAlgorithm::SLHDSA128f
-            | PublicKeyAlgorithm::SLHDSA256s
-    )
-}
-
 /// An armored detached v6 signature of `input` by generation `newest`'s signing subkey, made
 /// at `signed_at`; `sign` signs the digest (the agent or the vault).
 pub fn sign(
     input: &mut dyn Read,
-    newest: &Certificate,
+    newest: &impl OpenPgpGeneration,
     signed_at: u64,
     sign: impl FnMut(&[u8]) -> Result<Vec<u8>>,
 ) -> Result<String> {

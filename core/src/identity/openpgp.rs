@@ -6,6 +6,7 @@ use super::certificate::Certificate;
 use super::generation::SecretSection;
 use super::public::PublicIdentity;
 use super::revocation::RevocationScope;
+use super::rotation;
 use crate::format::openpgp::keys::{OpenPgpGeneration, OpenPgpIdentity, OpenPgpSecrets};
 use crate::secret::SecretBytes;
 
@@ -32,26 +33,28 @@ impl OpenPgpIdentity for PublicIdentity {
             .collect()
     }
 
-    /// The widest cutoff wins, from a certificate (`rotate --compromised`) or a revocation
-    /// statement, with the time and reason of the one that set it.
+    /// The cutoff is the identity's own ([`rotation::signing_revoked_before`]); its time and
+    /// reason are those of the first certificate (`rotate --compromised`), else statement,
+    /// that set it.
     fn signing_revoked(&self) -> Option<(u32, u64, &str)> {
-        let from_certificates = self
+        let before = rotation::signing_revoked_before(self);
+        if before == 0 {
+            return None;
+        }
+        let by_certificate = self
             .certificates
             .iter()
-            .map(|c| (c.signing_revoked_before, c.created, c.reason.as_str()));
-        let from_statements = self.revocations.iter().filter_map(|r| match r.scope {
-            RevocationScope::SigningKeysBefore(n) => Some((n, r.created, r.reason.as_str())),
-            _ => None,
-        });
-        // The first of equal cutoffs counts, certificates before statements.
-        from_certificates.chain(from_statements).fold(
-            None,
-            |widest: Option<(u32, u64, &str)>, next| {
-                (next.0 > widest.map_or(0, |w| w.0))
-                    .then_some(next)
-                    .or(widest)
-            },
-        )
+            .find(|c| c.signing_revoked_before == before)
+            .map(|c| (c.created, c.reason.as_str()));
+        let by_statement = || {
+            self.revocations
+                .iter()
+                .find(|r| r.scope == RevocationScope::SigningKeysBefore(before))
+                .map(|r| (r.created, r.reason.as_str()))
+        };
+        by_certificate
+            .or_else(by_statement)
+            .map(|(at, why)| (before, at, why))
     }
 }
 

@@ -163,7 +163,7 @@ pub mod vault;
 pub mod verifier;
 pub mod wire;
 
-pub use services::{agent, contacts, recipients, recovery, session};
+pub use services::{agent, contacts, directory, recipients, recovery, session};
 
 pub use callbacks::{Callbacks, KnownPassword, Note};
 pub use decryptor::{DecryptError, Decryptor, Opened, Plaintext};

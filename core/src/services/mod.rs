@@ -12,6 +12,7 @@
 
 pub mod agent;
 pub mod contacts;
+pub mod directory;
 pub mod recipients;
 pub mod recovery;
 pub mod session;

@@ -548,24 +548,30 @@ impl Book {
     }
 }
 
-/// Merge what an export carries into what the book knows about the same identity. Refuses
-/// another root, a fork and a broken chain; never drops a certificate or a revocation.
-pub fn merge_identity(
+/// Why an export cannot be merged into what is known of the same identity.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ChainRefusal {
+    /// The export is of another root.
+    OtherRoot,
+    /// The export carries another certificate for a generation already known: a fork.
+    Fork {
+        /// The generation certified twice.
+        generation: u32,
+    },
+    /// The merged history is not one chain (a gap, a broken link); the reason.
+    Broken(String),
+}
+
+/// Merge what an export carries into what is known about the same identity, by the book's
+/// rules (docs/contacts.md, "Updates"): certificates only along the chain, revocations only
+/// added. Refuses another root, a fork and a broken chain, as data; the book and the directory
+/// both apply it.
+pub fn merge_chain(
     known: &PublicIdentity,
     incoming: &PublicIdentity,
-) -> Result<(PublicIdentity, Merge)> {
-    let known_fp = known.root_id().fingerprint();
+) -> std::result::Result<(PublicIdentity, Merge), ChainRefusal> {
     if incoming.root_id() != known.root_id() {
-        return Err(Error::check(
-            format!(
-                "this is a different identity: the export's fingerprint is {}, the contact's is \
-                 {known_fp}",
-                incoming.root_id().fingerprint()
-            ),
-            "a contact's root never changes; if this person really has a new identity, add it \
-             under a new name after checking its fingerprint",
-        )
-        .suggests(Step::AddContact));
+        return Err(ChainRefusal::OtherRoot);
     }
     let mut certs: BTreeMap<u32, Certificate> = known
         .certificates
@@ -576,15 +582,9 @@ pub fn merge_identity(
     for c in &incoming.certificates {
         match certs.get(&c.generation) {
             Some(k) if k != c => {
-                return Err(Error::check(
-                    format!(
-                        "two different certificates for generation {} of identity {known_fp}: \
-                         a fork, which may mean its root key was compromised",
-                        c.generation
-                    ),
-                    "the contact was left as it was; do not use this export, and compare \
-                     fingerprints and generations with its owner out of band",
-                ));
+                return Err(ChainRefusal::Fork {
+                    generation: c.generation,
+                });
             }
             Some(_) => {}
             None => {
@@ -606,17 +606,9 @@ pub fn merge_identity(
         certificates: certs.into_values().collect(),
         revocations,
     };
-    merged.check_structure().map_err(|e| {
-        Error::check(
-            format!(
-                "the export does not continue the chain the book knows for {known_fp}: {}",
-                e.0
-            ),
-            "the contact was left as it was; ask its owner for a fresh export with its full \
-             history",
-        )
-        .suggests(Step::ExportFullHistory)
-    })?;
+    merged
+        .check_structure()
+        .map_err(|e| ChainRefusal::Broken(e.0))?;
     let merge = Merge {
         newest_before: known.newest().generation,
         newest_after: merged.newest().generation,
@@ -624,6 +616,40 @@ pub fn merge_identity(
         revocations_added,
     };
     Ok((merged, merge))
+}
+
+/// [`merge_chain`] for a contact: a refusal as an error that says what to do.
+pub fn merge_identity(
+    known: &PublicIdentity,
+    incoming: &PublicIdentity,
+) -> Result<(PublicIdentity, Merge)> {
+    let known_fp = known.root_id().fingerprint();
+    merge_chain(known, incoming).map_err(|refusal| match refusal {
+        ChainRefusal::OtherRoot => Error::check(
+            format!(
+                "this is a different identity: the export's fingerprint is {}, the contact's is \
+                 {known_fp}",
+                incoming.root_id().fingerprint()
+            ),
+            "a contact's root never changes; if this person really has a new identity, add it \
+             under a new name after checking its fingerprint",
+        )
+        .suggests(Step::AddContact),
+        ChainRefusal::Fork { generation } => Error::check(
+            format!(
+                "two different certificates for generation {generation} of identity \
+                 {known_fp}: a fork, which may mean its root key was compromised"
+            ),
+            "the contact was left as it was; do not use this export, and compare \
+             fingerprints and generations with its owner out of band",
+        ),
+        ChainRefusal::Broken(why) => Error::check(
+            format!("the export does not continue the chain the book knows for {known_fp}: {why}"),
+            "the contact was left as it was; ask its owner for a fresh export with its full \
+             history",
+        )
+        .suggests(Step::ExportFullHistory),
+    })
 }
 
 /// Up to three names close to `typed` (edit distance, or a shared prefix), closest first.

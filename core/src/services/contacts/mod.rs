@@ -20,6 +20,6 @@ pub mod store;
 
 pub use crate::format::openpgp::book::OpenPgpMerge;
 pub use book::{
-    Book, Contact, ContactFingerprint, ContactKey, ContactRef, Known, Merge, age_fingerprint,
-    check_name, closest_names,
+    Book, ChainRefusal, Contact, ContactFingerprint, ContactKey, ContactRef, Known, Merge,
+    age_fingerprint, check_name, closest_names, merge_chain,
 };

@@ -4,6 +4,8 @@
 //! - [`rules`]: what the directory accepts of an upload, given what it holds: the contacts
 //!   book's chain rules ([`crate::contacts::merge_chain`]), so that the directory and the book
 //!   never disagree on what continues an identity.
+//! - [`upload`]: what an upload is (an export, a revocation statement, a certificate), read
+//!   and checked, and the rules for statements and certificates beside [`rules`]'.
 //! - [`api`]: the HTTP interface's paths, bodies and error codes, shared by the server
 //!   (`nexusq-server`) and the client.
 //! - [`client`]: a [`Directory`] by URL: publish, look up.
@@ -19,8 +21,10 @@ pub mod client;
 pub mod config;
 pub mod follow;
 pub mod rules;
+pub mod upload;
 
 pub use api::{ErrorCode, Outcome};
 pub use client::{Directory, Refused};
 pub use follow::{Change, Fetched, Update};
 pub use rules::{Judgement, judge};
+pub use upload::{Unaccepted, Upload};

@@ -32,8 +32,12 @@ const SECRET_KEY_ARMOR: &str = "-----BEGIN PGP PRIVATE KEY BLOCK-----";
 /// secret-key packet) given where a certificate is expected? Both go to
 /// [`crate::format::openpgp::cert::parse`], which refuses the secret key in plain words.
 pub fn looks_like_openpgp_key(prefix: &[u8]) -> bool {
-    crate::format::openpgp::looks_like_cert(prefix)
-        || crate::format::openpgp::starts_armor(prefix, SECRET_KEY_ARMOR)
+    crate::format::openpgp::looks_like_cert(prefix) || looks_like_secret_key(prefix)
+}
+
+/// Does this input start an OpenPGP secret key (armored, or a secret-key packet)?
+pub fn looks_like_secret_key(prefix: &[u8]) -> bool {
+    crate::format::openpgp::starts_armor(prefix, SECRET_KEY_ARMOR)
         || prefix.first().and_then(|b| packet_tag(*b)) == Some(5)
 }
 

@@ -82,15 +82,14 @@ pub fn read(bytes: &[u8], backend: &dyn Backend) -> Result<Upload, Unaccepted> {
 }
 
 fn read_certificate(bytes: &[u8]) -> Result<Upload, Unaccepted> {
-    let cert = book::read_update(bytes, "the upload").map_err(|e| {
-        // A secret key is readable, and refused for what it is.
-        let code = if e.message().contains("secret key") {
-            ErrorCode::NotAccepted
-        } else {
-            ErrorCode::Unreadable
-        };
-        Unaccepted::new(code, e.message())
-    })?;
+    if book::looks_like_secret_key(bytes) {
+        return Err(Unaccepted::new(
+            ErrorCode::NotAccepted,
+            "a secret key: the directory takes public certificates only",
+        ));
+    }
+    let cert = book::read_update(bytes, "the upload")
+        .map_err(|e| Unaccepted::new(ErrorCode::Unreadable, e.message()))?;
     let algo = cert.primary_key().key().pk_algo();
     if !crate::format::openpgp::is_post_quantum(algo) {
         return Err(Unaccepted::new(
